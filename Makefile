@@ -1,0 +1,46 @@
+# The two commands (see README):
+#   make run    install what is missing, build Release, start build/goblin-core on 127.0.0.1:6379
+#   make test   install what is missing, build, run every test (CTest)
+#
+# Debian packages the build and the tests need. `make deps` installs only the
+# missing ones (as root, or through sudo).
+DEPS := build-essential cmake pkg-config libhiredis-dev libsodium-dev libxxhash-dev \
+        redis-server redis-tools
+BUILD ?= build
+JOBS ?= $(shell nproc)
+ARGS ?=
+
+.PHONY: all deps configure build run test clean format
+
+all: build
+
+deps:
+	@missing=""; \
+	for p in $(DEPS); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  if [ "$$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+configure: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+
+build: configure
+	cmake --build $(BUILD) -j$(JOBS)
+
+run: configure
+	cmake --build $(BUILD) -j$(JOBS) --target goblin-core
+	exec ./$(BUILD)/goblin-core $(ARGS)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j$(JOBS) --timeout 900
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,100 @@
+/*
+ * command.h — the command table and dispatch.
+ *
+ * A command is a row: name, Redis arity (n = exactly n arguments including
+ * the name, -n = at least n), flags, handler, key positions and docs. Each
+ * family (strings, keys, server, ...) exports its rows from its own file;
+ * command.c gathers them into one case-insensitive index built at startup,
+ * so lookup hashes the name once into a stack buffer — no allocation.
+ *
+ * Dispatch performs Redis's checks in Redis's order (existence, arity,
+ * authentication, subscribed-context restrictions) and then calls the
+ * handler, which answers only through ctx->reply.
+ */
+#ifndef GOBLIN_COMMAND_H
+#define GOBLIN_COMMAND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "protocol/reply.h"
+#include "store/db.h"
+
+struct conn;
+
+enum command_flag {
+    CMD_WRITE = 1u << 0,
+    CMD_READONLY = 1u << 1,
+    CMD_FAST = 1u << 2,
+    CMD_NO_AUTH = 1u << 3,   /* may run before authentication (AUTH, HELLO) */
+    CMD_PUBSUB_OK = 1u << 4, /* allowed in RESP2 subscribed context */
+    CMD_ADMIN = 1u << 5,
+    CMD_PUBSUB = 1u << 6,
+    CMD_LOADING = 1u << 7,
+    CMD_STALE = 1u << 8,
+    CMD_NOSCRIPT = 1u << 9,
+    CMD_DENYOOM = 1u << 10,
+    CMD_RANDOM = 1u << 11, /* reply is nondeterministic (differential tests skip) */
+};
+
+struct cmd_ctx {
+    struct conn *conn;
+    struct reply *reply;
+    struct db *db;
+    int argc;
+    const char **argv;
+    const size_t *argv_len;
+    const struct command *cmd;
+};
+
+typedef void command_fn(struct cmd_ctx *ctx);
+
+struct command {
+    const char *name; /* lowercase; "config|get" style full name is built for subcommands */
+    int arity;
+    uint32_t flags;
+    command_fn *fn;
+    int first_key, last_key, key_step; /* Redis legacy key spec: 1-based; 0 = none */
+    const char *summary;
+    const char *since;
+    const char *group;
+    const char *complexity;
+    const struct command *subcommands; /* terminated by a row with name == NULL */
+    const struct command *parent;      /* set at init for subcommands */
+    char full_name[48];                /* "get", "config|get" (set at init) */
+    long long calls;                   /* statistics (INFO commandstats) */
+    long long usec;
+};
+
+/* Terminates a command array. */
+#define COMMAND_END {.name = NULL}
+
+/* Builds the lookup index from every family's table. */
+void command_table_init(void);
+
+/* Case-insensitive lookup of a top-level command; NULL if unknown. */
+struct command *command_lookup(const char *name, size_t len);
+
+/* Finds a subcommand of parent by name; NULL if unknown. */
+struct command *command_lookup_sub(const struct command *parent, const char *name, size_t len);
+
+/* Runs one parsed request for conn (all checks, then the handler). */
+void command_dispatch(struct conn *conn, int argc, const char **argv, const size_t *argv_len);
+
+/* Visits every top-level command (COMMAND, COMMAND COUNT, INFO commandstats). */
+void command_foreach(void (*fn)(struct command *cmd, void *arg), void *arg);
+size_t command_count(void);
+
+/* Argument helpers shared by every family. */
+bool arg_equals(const struct cmd_ctx *ctx, int i, const char *lowercase_word);
+bool arg_to_ll(struct cmd_ctx *ctx, int i, long long *out);     /* replies on failure */
+bool arg_to_double(struct cmd_ctx *ctx, int i, double *out);    /* replies on failure */
+
+/* The families' tables (one per file in commands/). */
+extern struct command connection_commands[];
+extern struct command server_commands[];
+extern struct command string_commands[];
+extern struct command key_commands[];
+
+#endif

@@ -1,0 +1,251 @@
+/* conn.c — transport-neutral connection handling; contract in conn.h. */
+#include "connection/conn.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands/command.h"
+#include "server/auth.h"
+#include "server/config.h"
+#include "server/server.h"
+#include "store/db.h"
+#include "util/clock.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
+
+/* Buffers shrink back to this after a burst. */
+#define CONN_BUF_KEEP (16 * 1024)
+
+static struct conn *live_head;
+static size_t live_count;
+static struct conn *closed_head; /* torn down, awaiting conn_reap_closed() */
+
+struct conn *conn_create(const struct conn_transport *transport, int fd, void *transport_data)
+{
+    struct conn *c = xcalloc(1, sizeof *c);
+    c->id = server.next_client_id++;
+    c->transport = transport;
+    c->fd = fd;
+    c->transport_data = transport_data;
+    buf_init(&c->in, CONN_READ_CHUNK);
+    buf_init(&c->out, CONN_BUF_KEEP);
+    resp_parser_init(&c->parser);
+    c->reply.out = &c->out;
+    c->reply.proto = PROTO_RESP2;
+    c->authenticated = !auth_required();
+    c->created_ms = c->last_interaction_ms = clock_unix_ms();
+    c->next = live_head;
+    if (live_head) live_head->prev = c;
+    live_head = c;
+    live_count++;
+    return c;
+}
+
+struct conn *conn_list_head(void)
+{
+    return live_head;
+}
+
+size_t conn_count(void)
+{
+    return live_count;
+}
+
+struct conn *conn_find_by_id(uint64_t id)
+{
+    for (struct conn *c = live_head; c; c = c->next)
+        if (c->id == id) return c;
+    return NULL;
+}
+
+bool conn_auth_required(const struct conn *c)
+{
+    return !c->authenticated && auth_required();
+}
+
+void conn_close(struct conn *c, const char *reason)
+{
+    if (c->flags & CONN_CLOSED) return;
+    c->flags |= CONN_CLOSED;
+    if (reason) log_verbose("closing client id=%llu addr=%s: %s", (unsigned long long)c->id, c->addr,
+                            reason);
+    c->transport->close(c);
+    if (c->prev) c->prev->next = c->next;
+    else live_head = c->next;
+    if (c->next) c->next->prev = c->prev;
+    live_count--;
+    c->prev = NULL;
+    c->next = closed_head;
+    closed_head = c;
+}
+
+void conn_reap_closed(void)
+{
+    while (closed_head) {
+        struct conn *c = closed_head;
+        closed_head = c->next;
+        buf_free(&c->in);
+        buf_free(&c->out);
+        resp_parser_free(&c->parser);
+        xfree(c->name);
+        xfree(c->lib_name);
+        xfree(c->lib_ver);
+        xfree(c);
+    }
+}
+
+/* Tells the transport what to report next: writability while output is
+ * pending, readability unless paused by backpressure. */
+static void conn_update_interest(struct conn *c)
+{
+    bool want_write = buf_len(&c->out) > 0;
+    bool paused = (c->flags & CONN_PAUSED_INPUT) != 0;
+    c->transport->set_interest(c, !paused, want_write);
+    if (want_write) c->flags |= CONN_WANT_WRITE;
+    else c->flags &= ~CONN_WANT_WRITE;
+}
+
+bool conn_flush(struct conn *c)
+{
+    while (buf_len(&c->out) > 0) {
+        ssize_t n = c->transport->write(c, buf_head(&c->out), buf_len(&c->out));
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+            conn_close(c, strerror(errno));
+            return false;
+        }
+        server.stats.net_output_bytes += n;
+        buf_consume(&c->out, (size_t)n);
+    }
+    if (buf_len(&c->out) == 0) {
+        if (c->out.cap > CONN_BUF_KEEP) buf_reset(&c->out, CONN_BUF_KEEP);
+        if (c->flags & CONN_CLOSE_AFTER_REPLY) {
+            conn_close(c, NULL);
+            return false;
+        }
+    }
+    /* Interest changes cost a syscall; make them only on transitions. */
+    bool want_write = buf_len(&c->out) > 0;
+    if (want_write != ((c->flags & CONN_WANT_WRITE) != 0)) conn_update_interest(c);
+    return true;
+}
+
+void conn_process_input(struct conn *c)
+{
+    struct resp_limits limits = {
+        .proto_max_bulk_len = config.proto_max_bulk_len,
+    };
+    while (buf_len(&c->in) > 0 && !(c->flags & (CONN_CLOSED | CONN_CLOSE_AFTER_REPLY))) {
+        if (buf_len(&c->out) >= CONN_OUTPUT_BACKPRESSURE) {
+            /* Try to hand the backlog to the peer before running more. */
+            if (!conn_flush(c)) return;
+            if (buf_len(&c->out) >= CONN_OUTPUT_BACKPRESSURE) {
+                if (!(c->flags & CONN_PAUSED_INPUT)) {
+                    c->flags |= CONN_PAUSED_INPUT;
+                    conn_update_interest(c);
+                }
+                return;
+            }
+        }
+        limits.auth_required = conn_auth_required(c);
+        enum resp_status st = resp_parse(&c->parser, buf_head(&c->in), buf_len(&c->in), &limits);
+        if (st == RESP_INCOMPLETE) break;
+        if (st == RESP_ERROR) {
+            reply_error(&c->reply, c->parser.error);
+            c->flags |= CONN_CLOSE_AFTER_REPLY;
+            server.stats.protocol_error_disconnections++;
+            log_verbose("protocol error from client id=%llu addr=%s: %s",
+                        (unsigned long long)c->id, c->addr, c->parser.error);
+            break;
+        }
+        if (st == RESP_COMMAND) {
+            command_dispatch(c, c->parser.argc, c->parser.argv, c->parser.argv_len);
+        }
+        buf_consume(&c->in, c->parser.consumed);
+    }
+    if (c->flags & CONN_CLOSED) return;
+    if (buf_len(&c->in) == 0 && c->in.cap > CONN_BUF_KEEP * 4) buf_reset(&c->in, CONN_READ_CHUNK);
+}
+
+void conn_on_readable(struct conn *c)
+{
+    if (c->flags & (CONN_CLOSED | CONN_PAUSED_INPUT)) return;
+    /* Make room: a chunk, or the rest of a large bulk argument in one go. */
+    size_t want = resp_parser_pending_bulk(&c->parser, buf_len(&c->in));
+    if (want < CONN_READ_CHUNK) want = CONN_READ_CHUNK;
+    if (!resp_parser_mid_command(&c->parser) && buf_len(&c->in) == 0) c->in.start = c->in.end = 0;
+    buf_reserve(&c->in, want);
+    ssize_t n = c->transport->read(c, buf_tail(&c->in), buf_room(&c->in));
+    if (n == 0) {
+        conn_close(c, "peer closed the connection");
+        return;
+    }
+    if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+        conn_close(c, strerror(errno));
+        return;
+    }
+    c->in.end += (size_t)n;
+    c->last_interaction_ms = clock_unix_ms();
+    server.stats.net_input_bytes += n;
+    if ((long long)buf_len(&c->in) > config.client_query_buffer_limit) {
+        log_warning("closing client id=%llu addr=%s that reached max query buffer length (%zu bytes)",
+                    (unsigned long long)c->id, c->addr, buf_len(&c->in));
+        server.stats.query_buffer_limit_disconnections++;
+        conn_close(c, NULL);
+        return;
+    }
+    conn_process_input(c);
+    if (!(c->flags & CONN_CLOSED)) conn_flush(c);
+}
+
+void conn_on_writable(struct conn *c)
+{
+    if (c->flags & CONN_CLOSED) return;
+    if (!conn_flush(c)) return;
+    if ((c->flags & CONN_PAUSED_INPUT) && buf_len(&c->out) < CONN_OUTPUT_BACKPRESSURE / 2) {
+        c->flags &= ~CONN_PAUSED_INPUT;
+        conn_update_interest(c);
+        /* Commands already buffered run now; the next read waits for epoll. */
+        conn_process_input(c);
+        if (!(c->flags & CONN_CLOSED)) conn_flush(c);
+    }
+}
+
+void conn_feed_input(struct conn *c, const void *data, size_t len)
+{
+    buf_append(&c->in, data, len);
+    server.stats.net_input_bytes += (long long)len;
+}
+
+void conn_close_idle(void)
+{
+    if (config.timeout <= 0) return;
+    int64_t now = clock_unix_ms();
+    struct conn *c = live_head;
+    while (c) {
+        struct conn *next = c->next;
+        if (now - c->last_interaction_ms > config.timeout * 1000) conn_close(c, "idle timeout");
+        c = next;
+    }
+}
+
+void conn_describe(const struct conn *c, struct buf *out)
+{
+    char line[1024];
+    int64_t now = clock_unix_ms();
+    int n = snprintf(line, sizeof line,
+                     "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=N db=%d "
+                     "sub=0 psub=0 ssub=0 multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 "
+                     "rbs=%zu rbp=0 obl=%zu oll=0 omem=%zu tot-mem=%zu events=r cmd=%s "
+                     "user=default redir=-1 resp=%d lib-name=%s lib-ver=%s",
+                     (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "",
+                     (long long)((now - c->created_ms) / 1000),
+                     (long long)((now - c->last_interaction_ms) / 1000), c->db_index,
+                     buf_len(&c->in), c->in.cap - c->in.end, c->in.cap, buf_len(&c->out),
+                     c->out.cap, sizeof *c + c->in.cap + c->out.cap,
+                     c->last_command ? c->last_command : "NULL", (int)c->reply.proto,
+                     c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
+    buf_append(out, line, (size_t)(n < (int)sizeof line ? n : (int)sizeof line - 1));
+}

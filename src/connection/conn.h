@@ -1,0 +1,126 @@
+/*
+ * conn.h — one client connection, whatever carries its bytes.
+ *
+ * A conn owns its input accumulator, its output buffer, its protocol state
+ * (RESP2/RESP3), its selected database, its authentication state and its
+ * name. A transport (TCP/Unix sockets now; shared-memory rings and libfabric
+ * later) owns the byte movement and calls conn_on_readable() /
+ * conn_on_writable(); the conn calls back through struct conn_transport.
+ *
+ * Run to completion: every complete command already in the input buffer is
+ * parsed and executed in order, and the replies are written before the next
+ * read from the transport. A reply is never held back for a later loop pass.
+ *
+ * Output is bounded by backpressure: when pending output passes
+ * CONN_OUTPUT_BACKPRESSURE bytes the conn stops executing commands (and stops
+ * reading) until the peer drains it, so a pipelining peer that never reads
+ * holds at most that much plus one reply.
+ *
+ * Lifetime: conn_close() may be called from anywhere, including a command
+ * handler; the conn is torn down at once but its memory is released only at
+ * the end of the event-loop pass (conn_reap_closed()), so no caller is left
+ * with a dangling pointer.
+ */
+#ifndef GOBLIN_CONN_H
+#define GOBLIN_CONN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "protocol/reply.h"
+#include "protocol/resp_parser.h"
+#include "util/buf.h"
+
+struct conn;
+
+/* Stop executing a conn's commands while this much output is unsent. */
+#define CONN_OUTPUT_BACKPRESSURE (256 * 1024)
+/* Read at least this much per read call (Redis's PROTO_IOBUF_LEN). */
+#define CONN_READ_CHUNK (16 * 1024)
+
+struct conn_transport {
+    const char *name; /* "tcp", "unix", ... (CLIENT LIST) */
+    /* >0 bytes read; 0 peer closed; -1 with errno (EAGAIN: nothing now). */
+    ssize_t (*read)(struct conn *c, void *dst, size_t cap);
+    /* >=0 bytes written; -1 with errno (EAGAIN: would block). */
+    ssize_t (*write)(struct conn *c, const void *src, size_t len);
+    /* Which readiness the conn wants to hear about next. */
+    void (*set_interest)(struct conn *c, bool readable, bool writable);
+    /* Releases transport resources (fd, ring claim). Called once. */
+    void (*close)(struct conn *c);
+};
+
+enum conn_flag {
+    CONN_CLOSE_AFTER_REPLY = 1u << 0, /* QUIT, protocol error: flush then close */
+    CONN_CLOSED = 1u << 1,            /* torn down; awaiting reap */
+    CONN_WANT_WRITE = 1u << 2,        /* transport asked to report writability */
+    CONN_PAUSED_INPUT = 1u << 3,      /* not reading: output backpressure */
+};
+
+struct conn {
+    uint64_t id;
+    const struct conn_transport *transport;
+    int fd;               /* -1 for transports without one */
+    void *transport_data; /* owned by the transport */
+
+    struct buf in;
+    struct buf out;
+    struct resp_parser parser;
+    struct reply reply; /* sink writing to `out` in the conn's protocol */
+
+    int db_index;
+    bool authenticated;
+    uint32_t flags;
+    char *name;     /* CLIENT SETNAME */
+    char *lib_name; /* CLIENT SETINFO */
+    char *lib_ver;
+    const char *last_command; /* full name, for CLIENT LIST cmd= */
+
+    int64_t created_ms;
+    int64_t last_interaction_ms;
+    char addr[64];  /* peer "ip:port" or "path:0" */
+    char laddr[64]; /* local address */
+
+    struct conn *prev, *next; /* server's list of live conns */
+};
+
+/* Creates a conn for an accepted transport endpoint and registers it. */
+struct conn *conn_create(const struct conn_transport *transport, int fd, void *transport_data);
+
+/* Transport callbacks. */
+void conn_on_readable(struct conn *c);
+void conn_on_writable(struct conn *c);
+
+/* Executes complete commands already buffered (also used by transports that
+ * deliver whole messages). */
+void conn_process_input(struct conn *c);
+
+/* Appends raw bytes as if read from the peer (message transports). */
+void conn_feed_input(struct conn *c, const void *data, size_t len);
+
+/* Writes pending output now; returns false if the conn was closed. */
+bool conn_flush(struct conn *c);
+
+/* Tears the conn down (idempotent). Memory is reaped later. */
+void conn_close(struct conn *c, const char *reason);
+
+/* Frees conns closed since the last call. */
+void conn_reap_closed(void);
+
+/* Server-wide list and counts. */
+struct conn *conn_list_head(void);
+size_t conn_count(void);
+struct conn *conn_find_by_id(uint64_t id);
+
+/* Closes conns idle longer than the `timeout` setting (housekeeping). */
+void conn_close_idle(void);
+
+/* Authentication is required on this conn before ordinary commands. */
+bool conn_auth_required(const struct conn *c);
+
+/* Fills `out` with CLIENT LIST's line for c (no trailing newline). */
+void conn_describe(const struct conn *c, struct buf *out);
+
+#endif

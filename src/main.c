@@ -1,0 +1,18 @@
+/* main.c — goblin-core: parse flags, start, serve until told to stop. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "server/config.h"
+#include "server/server.h"
+
+int main(int argc, char **argv)
+{
+    config_init_defaults();
+    bool exit_now;
+    if (!config_parse_args(argc - 1, argv + 1, &exit_now)) return 2;
+    if (exit_now) return 0;
+    if (!server_start()) return 1;
+    server_run();
+    server_stop();
+    return 0;
+}

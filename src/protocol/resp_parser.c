@@ -1,0 +1,281 @@
+/* resp_parser.c — incremental RESP request parsing; contract in resp_parser.h. */
+#include "protocol/resp_parser.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/numparse.h"
+#include "util/xmalloc.h"
+
+void resp_parser_init(struct resp_parser *p)
+{
+    memset(p, 0, sizeof *p);
+    p->multibulk_left = -1;
+    p->bulk_len = -1;
+    buf_init(&p->scratch, 0);
+}
+
+void resp_parser_free(struct resp_parser *p)
+{
+    xfree(p->arg_off);
+    xfree(p->arg_len);
+    xfree(p->argv);
+    xfree(p->argv_len);
+    buf_free(&p->scratch);
+}
+
+static void parser_reset(struct resp_parser *p)
+{
+    p->pos = 0;
+    p->multibulk_left = -1;
+    p->bulk_len = -1;
+    p->is_inline = false;
+    p->argc = 0;
+}
+
+static void ensure_arg_cap(struct resp_parser *p, int need)
+{
+    if (need <= p->arg_cap) return;
+    int cap = p->arg_cap ? p->arg_cap : 8;
+    while (cap < need) cap *= 2;
+    p->arg_off = xrealloc(p->arg_off, sizeof(size_t) * (size_t)cap);
+    p->arg_len = xrealloc(p->arg_len, sizeof(size_t) * (size_t)cap);
+    p->argv = xrealloc(p->argv, sizeof(char *) * (size_t)cap);
+    p->argv_len = xrealloc(p->argv_len, sizeof(size_t) * (size_t)cap);
+    p->arg_cap = cap;
+}
+
+static enum resp_status fail(struct resp_parser *p, const char *msg)
+{
+    p->error = msg;
+    parser_reset(p);
+    return RESP_ERROR;
+}
+
+static enum resp_status finish(struct resp_parser *p, const char *base)
+{
+    for (int i = 0; i < p->argc; i++) {
+        p->argv[i] = base + p->arg_off[i];
+        p->argv_len[i] = p->arg_len[i];
+    }
+    p->consumed = p->pos;
+    int argc = p->argc;
+    parser_reset(p);
+    p->argc = argc; /* stays readable until the next call */
+    return argc ? RESP_COMMAND : RESP_EMPTY;
+}
+
+/* --- inline ------------------------------------------------------------- */
+
+static int hex_value(int c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    c = tolower(c);
+    return (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
+}
+
+static bool is_hex_escape(const char *q, const char *end)
+{
+    return end - q >= 4 && q[0] == '\\' && q[1] == 'x' && hex_value((unsigned char)q[2]) >= 0 &&
+           hex_value((unsigned char)q[3]) >= 0;
+}
+
+static void push_len(size_t **lens, int *cap, int n, size_t v)
+{
+    if (n >= *cap) {
+        *cap = *cap ? *cap * 2 : 8;
+        *lens = xrealloc(*lens, sizeof(size_t) * (size_t)*cap);
+    }
+    (*lens)[n] = v;
+}
+
+int resp_split_args(const char *line, size_t len, struct buf *out, size_t **lens, int *lens_cap)
+{
+    const char *q = line, *end = line + len;
+    int argc = 0;
+    for (;;) {
+        while (q < end && isspace((unsigned char)*q)) q++;
+        if (q >= end) return argc;
+        size_t before = buf_len(out);
+        bool in_double = false, in_single = false, done = false;
+        while (!done) {
+            if (in_double) {
+                if (q >= end) return -1;
+                if (is_hex_escape(q, end)) {
+                    buf_append_char(out, (char)(hex_value((unsigned char)q[2]) * 16 +
+                                                hex_value((unsigned char)q[3])));
+                    q += 3;
+                } else if (*q == '\\' && q + 1 < end) {
+                    char c;
+                    q++;
+                    switch (*q) {
+                    case 'n': c = '\n'; break;
+                    case 'r': c = '\r'; break;
+                    case 't': c = '\t'; break;
+                    case 'b': c = '\b'; break;
+                    case 'a': c = '\a'; break;
+                    default: c = *q; break;
+                    }
+                    buf_append_char(out, c);
+                } else if (*q == '"') {
+                    /* A closing quote must end the argument. */
+                    if (q + 1 < end && !isspace((unsigned char)q[1])) return -1;
+                    done = true;
+                } else {
+                    buf_append_char(out, *q);
+                }
+            } else if (in_single) {
+                if (q >= end) return -1;
+                if (*q == '\\' && q + 1 < end && q[1] == '\'') {
+                    q++;
+                    buf_append_char(out, '\'');
+                } else if (*q == '\'') {
+                    if (q + 1 < end && !isspace((unsigned char)q[1])) return -1;
+                    done = true;
+                } else {
+                    buf_append_char(out, *q);
+                }
+            } else {
+                if (q >= end) break;
+                switch (*q) {
+                case ' ':
+                case '\n':
+                case '\r':
+                case '\t':
+                case '\0':
+                    done = true;
+                    break;
+                case '"': in_double = true; break;
+                case '\'': in_single = true; break;
+                default: buf_append_char(out, *q); break;
+                }
+            }
+            if (q < end) q++;
+        }
+        push_len(lens, lens_cap, argc, buf_len(out) - before);
+        argc++;
+    }
+}
+
+static enum resp_status parse_inline(struct resp_parser *p, const char *data, size_t len)
+{
+    const char *nl = memchr(data, '\n', len);
+    if (!nl) {
+        if (len > RESP_INLINE_MAX) return fail(p, "Protocol error: too big inline request");
+        return RESP_INCOMPLETE;
+    }
+    size_t line_len = (size_t)(nl - data);
+    if (line_len && data[line_len - 1] == '\r') line_len--;
+
+    buf_reset(&p->scratch, 4096);
+    size_t *lens = p->arg_len;
+    int cap = p->arg_cap;
+    int argc = resp_split_args(data, line_len, &p->scratch, &lens, &cap);
+    p->arg_len = lens;
+    if (cap > p->arg_cap) {
+        p->arg_off = xrealloc(p->arg_off, sizeof(size_t) * (size_t)cap);
+        p->argv = xrealloc(p->argv, sizeof(char *) * (size_t)cap);
+        p->argv_len = xrealloc(p->argv_len, sizeof(size_t) * (size_t)cap);
+        p->arg_cap = cap;
+    }
+    if (argc < 0) return fail(p, "Protocol error: unbalanced quotes in request");
+    size_t off = 0;
+    for (int i = 0; i < argc; i++) {
+        p->arg_off[i] = off;
+        off += p->arg_len[i];
+    }
+    p->argc = argc;
+    p->pos = (size_t)(nl - data) + 1;
+    return finish(p, buf_head(&p->scratch));
+}
+
+/* --- multibulk ---------------------------------------------------------- */
+
+/* Finds the '\r' ending a count line starting at data[from]; returns its
+ * offset, or -1 when incomplete (\r\n not both present). */
+static long long find_line_end(const char *data, size_t len, size_t from)
+{
+    const char *cr = memchr(data + from, '\r', len - from);
+    if (!cr) return -1;
+    size_t at = (size_t)(cr - data);
+    if (at + 2 > len) return -1;
+    return (long long)at;
+}
+
+static enum resp_status parse_multibulk(struct resp_parser *p, const char *data, size_t len,
+                                        const struct resp_limits *lim)
+{
+    if (p->multibulk_left < 0) {
+        long long cr = find_line_end(data, len, 0);
+        if (cr < 0) {
+            if (len > RESP_INLINE_MAX) return fail(p, "Protocol error: too big mbulk count string");
+            return RESP_INCOMPLETE;
+        }
+        long long count;
+        if (!num_parse_ll(data + 1, (size_t)cr - 1, &count) || count > INT_MAX)
+            return fail(p, "Protocol error: invalid multibulk length");
+        if (count > RESP_UNAUTH_MAX_ARGS && lim->auth_required)
+            return fail(p, "Protocol error: unauthenticated multibulk length");
+        p->pos = (size_t)cr + 2;
+        if (count <= 0) return finish(p, data);
+        p->multibulk_left = count;
+        /* Grow the argument array with what arrives, never with what is claimed. */
+        ensure_arg_cap(p, count < 1024 ? (int)count : 1024);
+    }
+
+    while (p->multibulk_left > 0) {
+        if (p->bulk_len < 0) {
+            if (p->pos >= len) return RESP_INCOMPLETE;
+            long long cr = find_line_end(data, len, p->pos);
+            if (cr < 0) {
+                if (len - p->pos > RESP_INLINE_MAX)
+                    return fail(p, "Protocol error: too big bulk count string");
+                return RESP_INCOMPLETE;
+            }
+            if (data[p->pos] != '$') {
+                snprintf(p->error_buf, sizeof p->error_buf, "Protocol error: expected '$', got '%c'",
+                         data[p->pos]);
+                return fail(p, p->error_buf);
+            }
+            long long blen;
+            if (!num_parse_ll(data + p->pos + 1, (size_t)cr - p->pos - 1, &blen) || blen < 0 ||
+                blen > lim->proto_max_bulk_len)
+                return fail(p, "Protocol error: invalid bulk length");
+            if (blen > RESP_UNAUTH_MAX_BULK && lim->auth_required)
+                return fail(p, "Protocol error: unauthenticated bulk length");
+            p->pos = (size_t)cr + 2;
+            p->bulk_len = blen;
+        }
+        if (len - p->pos < (size_t)p->bulk_len + 2) return RESP_INCOMPLETE;
+        ensure_arg_cap(p, p->argc + 1);
+        p->arg_off[p->argc] = p->pos;
+        p->arg_len[p->argc] = (size_t)p->bulk_len;
+        p->argc++;
+        p->pos += (size_t)p->bulk_len + 2;
+        p->bulk_len = -1;
+        p->multibulk_left--;
+    }
+    return finish(p, data);
+}
+
+enum resp_status resp_parse(struct resp_parser *p, const char *data, size_t len,
+                            const struct resp_limits *limits)
+{
+    if (len == 0) return RESP_INCOMPLETE;
+    if (p->pos == 0 && p->multibulk_left < 0) {
+        /* A new command: the previous one's argc is no longer needed. */
+        p->argc = 0;
+        p->is_inline = data[0] != '*';
+    }
+    if (p->is_inline) return parse_inline(p, data, len);
+    return parse_multibulk(p, data, len, limits);
+}
+
+size_t resp_parser_pending_bulk(const struct resp_parser *p, size_t len)
+{
+    if (p->is_inline || p->bulk_len < 0) return 0;
+    size_t need = p->pos + (size_t)p->bulk_len + 2;
+    return need > len ? need - len : 0;
+}

@@ -1,0 +1,91 @@
+/*
+ * resp_parser.h — incremental RESP request parser (multibulk and inline).
+ *
+ * The parser reads a connection's input buffer in place: arguments of a
+ * multibulk command are slices of that buffer (no copy); inline commands are
+ * unquoted into a scratch buffer owned by the parser. Parsing resumes where
+ * it stopped, so a command split at any byte costs no rescanning of complete
+ * arguments. Positions are kept relative to the start of the current
+ * command, so the caller may move (compact, grow) the buffer between calls.
+ *
+ * Acceptance and error texts follow Redis 7 exactly, including its
+ * leniency: the two bytes after a count line or a bulk payload are skipped,
+ * not checked. Bounds: a count line longer than 64 KiB, a bulk length over
+ * proto_max_bulk_len, or (before authentication) more than 10 arguments or a
+ * bulk over 16 KiB are errors; the argument array grows only as arguments
+ * actually arrive, so a huge declared count cannot force an allocation.
+ */
+#ifndef GOBLIN_RESP_PARSER_H
+#define GOBLIN_RESP_PARSER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/buf.h"
+
+/* Redis's PROTO_INLINE_MAX_SIZE: the longest inline request or count line. */
+#define RESP_INLINE_MAX 65536
+/* Unauthenticated clients may send at most this many arguments / bytes per bulk. */
+#define RESP_UNAUTH_MAX_ARGS 10
+#define RESP_UNAUTH_MAX_BULK 16384
+
+enum resp_status {
+    RESP_INCOMPLETE, /* need more bytes */
+    RESP_COMMAND,    /* a command is ready in argc/argv */
+    RESP_EMPTY,      /* an empty command was consumed (e.g. "*0", blank line) */
+    RESP_ERROR,      /* protocol error: reply `error`, then close */
+};
+
+struct resp_limits {
+    long long proto_max_bulk_len;
+    bool auth_required; /* applies the unauthenticated bounds */
+};
+
+struct resp_parser {
+    /* Progress through the current command (relative to its first byte). */
+    size_t pos;
+    long long multibulk_left; /* arguments still expected; -1 before the count */
+    long long bulk_len;       /* payload length of the next argument; -1 before its header */
+    bool is_inline;
+
+    /* Arguments parsed so far (offsets relative to the command start). */
+    int argc;
+    int arg_cap;
+    size_t *arg_off;
+    size_t *arg_len;
+
+    /* Filled by RESP_COMMAND: pointers valid until the caller consumes. */
+    const char **argv;
+    size_t *argv_len;
+    size_t consumed; /* bytes of the command, valid for RESP_COMMAND/EMPTY */
+
+    struct buf scratch; /* unquoted inline arguments */
+    const char *error;  /* valid for RESP_ERROR */
+    char error_buf[64];
+};
+
+void resp_parser_init(struct resp_parser *p);
+void resp_parser_free(struct resp_parser *p);
+
+/* Parses from data[0..len) where data[0] is the first byte of the current
+ * command. After RESP_COMMAND or RESP_EMPTY the caller consumes `consumed`
+ * bytes; the parser is then ready for the next command. */
+enum resp_status resp_parse(struct resp_parser *p, const char *data, size_t len,
+                            const struct resp_limits *limits);
+
+/* Bytes the current bulk argument still needs beyond len (for buffer sizing); 0 if unknown. */
+size_t resp_parser_pending_bulk(const struct resp_parser *p, size_t len);
+
+/* True while a command is partially parsed. */
+static inline bool resp_parser_mid_command(const struct resp_parser *p)
+{
+    return p->pos > 0;
+}
+
+/* Splits a line into arguments as Redis's inline protocol does (double quotes
+ * with \n \r \t \b \a \xHH escapes, single quotes with \' only). Appends the
+ * unquoted bytes to out and their lengths to lens (up to max_args). Returns
+ * the argument count, or -1 on unbalanced quotes. */
+int resp_split_args(const char *line, size_t len, struct buf *out, size_t **lens, int *lens_cap);
+
+#endif

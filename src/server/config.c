@@ -1,0 +1,436 @@
+/* config.c — the settings table: flags, --help and CONFIG GET/SET; see config.h. */
+#include "server/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "server/auth.h"
+#include "server/version.h"
+#include "util/glob.h"
+#include "util/log.h"
+#include "util/numparse.h"
+#include "util/xmalloc.h"
+
+struct config config;
+
+enum config_kind {
+    CFG_INT,    /* integer in [min, max] */
+    CFG_MEMORY, /* integer with k/kb/m/mb/g/gb suffixes */
+    CFG_BOOL,   /* yes/no */
+    CFG_STRING,
+    CFG_ENUM,   /* one of `choices` */
+    CFG_LISTEN, /* --listen ADDR:PORT, repeatable */
+    CFG_UNIX,   /* --unixsocket PATH, repeatable */
+    CFG_SECRET, /* requirepass: hashed on set, shown redacted */
+    CFG_CONST,  /* compatibility value clients read; only that value may be set */
+};
+
+enum config_flag {
+    CFG_IMMUTABLE = 1u << 0, /* startup only */
+    CFG_NO_CLI = 1u << 1,    /* CONFIG only (no flag) */
+};
+
+struct config_param {
+    const char *name;
+    const char *alias;
+    enum config_kind kind;
+    void *value;
+    long long min, max;
+    unsigned flags;
+    const char *value_name; /* shown in --help */
+    const char *help;
+    const char *const *choices; /* CFG_ENUM; CFG_CONST: choices[0] is the value */
+};
+
+static const char *const loglevels[] = {"debug", "verbose", "notice", "warning", NULL};
+static const char *const const_empty[] = {"", NULL};
+static const char *const const_no[] = {"no", NULL};
+static const char *const const_noeviction[] = {"noeviction", NULL};
+static const char *const const_zero[] = {"0", NULL};
+static const char *const const_normal_limits[] = {
+    "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60", NULL};
+
+static const struct config_param params[] = {
+    {"port", NULL, CFG_INT, &config.port, 0, 65535, CFG_IMMUTABLE, "P",
+     "TCP port on the --bind addresses (default 6379; 0 = none)", NULL},
+    {"bind", NULL, CFG_STRING, &config.bind, 0, 0, CFG_IMMUTABLE, "ADDRS",
+     "addresses for --port, space-separated (default 127.0.0.1)", NULL},
+    {"listen", NULL, CFG_LISTEN, NULL, 0, 0, CFG_IMMUTABLE, "ADDR:PORT",
+     "extra TCP listener, IPv4 or [IPv6]; repeatable", NULL},
+    {"unixsocket", "uds-listen", CFG_UNIX, NULL, 0, 0, CFG_IMMUTABLE, "PATH",
+     "Unix stream socket listener; repeatable (alias --uds-listen)", NULL},
+    {"unixsocketperm", NULL, CFG_INT, &config.unixsocketperm, 0, 0777, CFG_IMMUTABLE, "MODE",
+     "permissions of Unix sockets, octal (0 = umask)", NULL},
+    {"tcp-backlog", NULL, CFG_INT, &config.tcp_backlog, 0, INT_MAX, CFG_IMMUTABLE, "N",
+     "listen() backlog (default 511)", NULL},
+    {"tcp-keepalive", NULL, CFG_INT, &config.tcp_keepalive, 0, INT_MAX, 0, "SECONDS",
+     "TCP keepalive interval for clients (default 300; 0 = off)", NULL},
+    {"timeout", NULL, CFG_INT, &config.timeout, 0, INT_MAX, 0, "SECONDS",
+     "close clients idle this long (default 0 = never)", NULL},
+    {"maxclients", NULL, CFG_INT, &config.maxclients, 1, 1000000, 0, "N",
+     "maximum simultaneous clients (default 10000)", NULL},
+    {"proto-max-bulk-len", NULL, CFG_MEMORY, &config.proto_max_bulk_len, 1024 * 1024, LLONG_MAX,
+     0, "BYTES", "largest bulk string a client may send (default 512mb)", NULL},
+    {"client-query-buffer-limit", NULL, CFG_MEMORY, &config.client_query_buffer_limit,
+     1024 * 1024, LLONG_MAX, 0, "BYTES",
+     "close a client whose unparsed input exceeds this (default 1gb)", NULL},
+    {"databases", NULL, CFG_INT, &config.databases, 1, INT_MAX, CFG_IMMUTABLE, "N",
+     "number of databases (default 16)", NULL},
+    {"requirepass", NULL, CFG_SECRET, &config.requirepass, 0, 0, 0, "PASSWORD",
+     "password of the default user (kept only as a hash)", NULL},
+    {"auth-file", NULL, CFG_STRING, &config.auth_file, 0, 0, CFG_IMMUTABLE, "FILE",
+     "users file: lines 'user password-hash' (libsodium crypto_pwhash_str)", NULL},
+    {"hz", NULL, CFG_INT, &config.hz, 1, 500, 0, "N",
+     "housekeeping runs per second (default 10)", NULL},
+    {"active-expire-effort", NULL, CFG_INT, &config.active_expire_effort, 1, 10, 0, "N",
+     "active expiry budget: N ms per housekeeping run at most (default 1)", NULL},
+    {"loglevel", NULL, CFG_ENUM, &config.loglevel, 0, 0, 0, "LEVEL",
+     "debug, verbose, notice or warning (default notice)", loglevels},
+    {"daemonize", NULL, CFG_BOOL, &config.daemonize, 0, 0, CFG_IMMUTABLE, "no",
+     "accepted for compatibility; the server always runs in the foreground", NULL},
+    /* Read by redis-benchmark and common clients; goblin-core keeps no
+     * persistence, evicts nothing, replicates nothing. */
+    {"save", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "", "persistence: always off",
+     const_empty},
+    {"appendonly", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "", "persistence: always off",
+     const_no},
+    {"maxmemory", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "", "no memory limit", const_zero},
+    {"maxmemory-policy", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "", "no eviction",
+     const_noeviction},
+    {"client-output-buffer-limit", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "",
+     "replies are bounded by backpressure instead", const_normal_limits},
+};
+
+#define PARAM_COUNT (sizeof params / sizeof params[0])
+
+void config_init_defaults(void)
+{
+    memset(&config, 0, sizeof config);
+    config.port = 6379;
+    config.bind = xstrdup("127.0.0.1");
+    config.unixsocketperm = 0;
+    config.tcp_backlog = 511;
+    config.tcp_keepalive = 300;
+    config.timeout = 0;
+    config.maxclients = 10000;
+    config.proto_max_bulk_len = 512LL * 1024 * 1024;
+    config.client_query_buffer_limit = 1024LL * 1024 * 1024;
+    config.databases = 16;
+    config.requirepass = NULL;
+    config.auth_file = NULL;
+    config.hz = 10;
+    config.active_expire_effort = 1;
+    config.loglevel = xstrdup("notice");
+    config.daemonize = false;
+}
+
+static const struct config_param *param_find(const char *name, size_t len)
+{
+    for (size_t i = 0; i < PARAM_COUNT; i++) {
+        const struct config_param *p = &params[i];
+        if (strlen(p->name) == len && strncasecmp(p->name, name, len) == 0) return p;
+        if (p->alias && strlen(p->alias) == len && strncasecmp(p->alias, name, len) == 0) return p;
+    }
+    return NULL;
+}
+
+bool config_param_exists(const char *name, size_t name_len)
+{
+    return param_find(name, name_len) != NULL;
+}
+
+static bool parse_listen(const char *s, struct listen_addr *out)
+{
+    const char *colon;
+    size_t hostlen;
+    const char *host = s;
+    if (s[0] == '[') {
+        const char *close = strchr(s, ']');
+        if (!close || close[1] != ':') return false;
+        host = s + 1;
+        hostlen = (size_t)(close - host);
+        colon = close + 1;
+    } else {
+        colon = strrchr(s, ':');
+        if (!colon || strchr(s, ':') != colon) return false; /* IPv6 needs brackets */
+        hostlen = (size_t)(colon - s);
+    }
+    if (hostlen == 0 || hostlen >= sizeof out->host) return false;
+    long long port;
+    if (!num_parse_ll(colon + 1, strlen(colon + 1), &port) || port < 1 || port > 65535)
+        return false;
+    memcpy(out->host, host, hostlen);
+    out->host[hostlen] = '\0';
+    out->port = (int)port;
+    return true;
+}
+
+/* Sets a parameter from text. Returns NULL or a reason (without the name). */
+static const char *param_apply(const struct config_param *p, const char *value, size_t len)
+{
+    char *text = xmemdup(value, len);
+    const char *err = NULL;
+    switch (p->kind) {
+    case CFG_INT:
+    case CFG_MEMORY: {
+        long long v;
+        bool ok;
+        if (p->kind == CFG_INT) {
+            ok = num_parse_ll(text, len, &v);
+            if (!ok && p->value == &config.unixsocketperm) {
+                char *end;
+                errno = 0;
+                v = strtoll(text, &end, 8);
+                ok = len && *end == '\0' && errno == 0;
+            }
+        } else {
+            unsigned long long u;
+            ok = num_parse_memory(text, len, &u) && u <= LLONG_MAX;
+            v = (long long)u;
+        }
+        if (!ok) {
+            err = p->kind == CFG_INT ? "argument couldn't be parsed into an integer"
+                                     : "argument must be a memory value";
+            break;
+        }
+        if (v < p->min || v > p->max) {
+            err = "argument must be between the minimum and maximum allowed";
+            break;
+        }
+        if (p->value == &config.port) config.port = (int)v;
+        else *(long long *)p->value = v;
+        break;
+    }
+    case CFG_BOOL:
+        if (strcasecmp(text, "yes") == 0) *(bool *)p->value = true;
+        else if (strcasecmp(text, "no") == 0) *(bool *)p->value = false;
+        else err = "argument must be 'yes' or 'no'";
+        break;
+    case CFG_STRING:
+        xfree(*(char **)p->value);
+        *(char **)p->value = xstrdup(text);
+        break;
+    case CFG_ENUM: {
+        const char *const *c = p->choices;
+        while (*c && strcasecmp(*c, text) != 0) c++;
+        if (!*c) {
+            err = "argument(s) must be one of the following: debug, verbose, notice, warning";
+            break;
+        }
+        xfree(*(char **)p->value);
+        *(char **)p->value = xstrdup(*c);
+        break;
+    }
+    case CFG_LISTEN: {
+        struct listen_addr a;
+        if (!parse_listen(text, &a)) {
+            err = "expected ADDR:PORT or [IPV6]:PORT";
+            break;
+        }
+        config.listen = xrealloc(config.listen, sizeof a * (size_t)(config.listen_count + 1));
+        config.listen[config.listen_count++] = a;
+        break;
+    }
+    case CFG_UNIX:
+        if (len == 0) {
+            err = "path must not be empty";
+            break;
+        }
+        config.unixsocket =
+            xrealloc(config.unixsocket, sizeof(char *) * (size_t)(config.unixsocket_count + 1));
+        config.unixsocket[config.unixsocket_count++] = xstrdup(text);
+        break;
+    case CFG_SECRET:
+        auth_set_default_password(text, len);
+        xfree(config.requirepass);
+        config.requirepass = len ? xstrdup("(hashed)") : NULL;
+        break;
+    case CFG_CONST:
+        if (strcasecmp(text, p->choices[0]) != 0) err = "goblin-core does not support this setting";
+        break;
+    }
+    if (text) {
+        /* Scrub a password from memory before freeing. */
+        if (p->kind == CFG_SECRET) explicit_bzero(text, len);
+        xfree(text);
+    }
+    if (!err && p->value == &config.loglevel) {
+        for (int i = 0; loglevels[i]; i++)
+            if (strcmp(loglevels[i], config.loglevel) == 0) log_min_level = (enum log_level)i;
+    }
+    return err;
+}
+
+static void param_render(const struct config_param *p, struct buf *out)
+{
+    char tmp[64];
+    switch (p->kind) {
+    case CFG_INT:
+    case CFG_MEMORY: {
+        long long v = p->value == &config.port ? config.port : *(long long *)p->value;
+        if (p->value == &config.unixsocketperm) snprintf(tmp, sizeof tmp, "%llo", v);
+        else num_format_ll(tmp, v);
+        buf_append(out, tmp, strlen(tmp));
+        break;
+    }
+    case CFG_BOOL: buf_append(out, *(bool *)p->value ? "yes" : "no", *(bool *)p->value ? 3 : 2); break;
+    case CFG_STRING:
+    case CFG_ENUM: {
+        const char *s = *(char **)p->value;
+        if (s) buf_append(out, s, strlen(s));
+        break;
+    }
+    case CFG_LISTEN:
+        for (int i = 0; i < config.listen_count; i++) {
+            const struct listen_addr *a = &config.listen[i];
+            int n = strchr(a->host, ':') ? snprintf(tmp, sizeof tmp, "[%s]:%d", a->host, a->port)
+                                         : snprintf(tmp, sizeof tmp, "%s:%d", a->host, a->port);
+            if (i) buf_append_char(out, ' ');
+            buf_append(out, tmp, (size_t)n);
+        }
+        break;
+    case CFG_UNIX:
+        for (int i = 0; i < config.unixsocket_count; i++) {
+            if (i) buf_append_char(out, ' ');
+            buf_append(out, config.unixsocket[i], strlen(config.unixsocket[i]));
+        }
+        break;
+    case CFG_SECRET:
+        /* The password is not kept; report only whether one is set. */
+        if (auth_default_password_set()) buf_append(out, "(hashed)", 8);
+        break;
+    case CFG_CONST: buf_append(out, p->choices[0], strlen(p->choices[0])); break;
+    }
+}
+
+bool config_get_value(const char *name, struct buf *out)
+{
+    const struct config_param *p = param_find(name, strlen(name));
+    if (!p) return false;
+    param_render(p, out);
+    return true;
+}
+
+void config_get_matching(const char *pattern, size_t len,
+                         void (*emit)(const char *name, const char *value, void *arg), void *arg,
+                         bool (*already)(const char *name, void *arg))
+{
+    struct buf value;
+    buf_init(&value, 64);
+    for (size_t i = 0; i < PARAM_COUNT; i++) {
+        const struct config_param *p = &params[i];
+        const char *names[2] = {p->name, p->alias};
+        for (int k = 0; k < 2; k++) {
+            const char *n = names[k];
+            if (!n) continue;
+            if (!glob_match(pattern, len, n, strlen(n), true)) continue;
+            if (already && already(n, arg)) continue;
+            buf_reset(&value, 64);
+            param_render(p, &value);
+            buf_append_char(&value, '\0');
+            emit(n, buf_head(&value), arg);
+        }
+    }
+    buf_free(&value);
+}
+
+const char *config_set(const char *name, size_t name_len, const char *value, size_t value_len)
+{
+    static char err[256];
+    const struct config_param *p = param_find(name, name_len);
+    if (!p) {
+        snprintf(err, sizeof err, "Unknown option or number of arguments for CONFIG SET - '%.*s'",
+                 (int)name_len, name);
+        return err;
+    }
+    if (p->flags & CFG_IMMUTABLE) {
+        snprintf(err, sizeof err, "CONFIG SET failed (possibly related to argument '%s') - can't set immutable config",
+                 p->name);
+        return err;
+    }
+    const char *why = param_apply(p, value, value_len);
+    if (why) {
+        snprintf(err, sizeof err, "CONFIG SET failed (possibly related to argument '%s') - %s",
+                 p->name, why);
+        return err;
+    }
+    return NULL;
+}
+
+void config_print_help(void)
+{
+    printf("Usage: goblin-core [--flag value ...]\n\n"
+           "A Redis-compatible in-memory server built for request latency.\n\n"
+           "Flags (each is also a CONFIG GET/SET parameter of the same name):\n");
+    for (size_t i = 0; i < PARAM_COUNT; i++) {
+        const struct config_param *p = &params[i];
+        if (p->flags & CFG_NO_CLI) continue;
+        char left[64];
+        snprintf(left, sizeof left, "--%s %s", p->name, p->value_name);
+        printf("  %-34s %s%s\n", left, p->help, (p->flags & CFG_IMMUTABLE) ? " [startup]" : "");
+    }
+    printf("  %-34s %s\n", "--help", "print this help and exit");
+    printf("  %-34s %s\n", "--version", "print the version and exit");
+    printf("\nRead-only compatibility parameters (CONFIG GET):");
+    for (size_t i = 0; i < PARAM_COUNT; i++)
+        if (params[i].flags & CFG_NO_CLI) printf(" %s", params[i].name);
+    printf("\n");
+}
+
+bool config_parse_args(int argc, char **argv, bool *exit_now)
+{
+    *exit_now = false;
+    for (int i = 0; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            config_print_help();
+            *exit_now = true;
+            return true;
+        }
+        if (strcmp(arg, "--version") == 0 || strcmp(arg, "-v") == 0) {
+            printf("goblin-core %s (redis_version %s)\n", GOBLIN_VERSION, GOBLIN_REDIS_VERSION);
+            *exit_now = true;
+            return true;
+        }
+        if (strncmp(arg, "--", 2) != 0) {
+            fprintf(stderr, "goblin-core: unexpected argument '%s' (flags start with --; see --help)\n",
+                    arg);
+            return false;
+        }
+        const char *name = arg + 2;
+        const char *eq = strchr(name, '=');
+        size_t name_len = eq ? (size_t)(eq - name) : strlen(name);
+        const struct config_param *p = param_find(name, name_len);
+        if (!p || (p->flags & CFG_NO_CLI)) {
+            fprintf(stderr, "goblin-core: unknown flag '--%.*s' (see --help)\n", (int)name_len, name);
+            return false;
+        }
+        const char *value;
+        if (eq) {
+            value = eq + 1;
+        } else {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "goblin-core: flag '--%s' needs a value (%s)\n", p->name,
+                        p->value_name);
+                return false;
+            }
+            value = argv[++i];
+        }
+        const char *why = param_apply(p, value, strlen(value));
+        if (why) {
+            fprintf(stderr, "goblin-core: bad value '%s' for --%s: %s\n",
+                    p->kind == CFG_SECRET ? "***" : value, p->name, why);
+            return false;
+        }
+    }
+    if (config.daemonize) {
+        fprintf(stderr, "goblin-core: --daemonize yes is not supported (run under a supervisor)\n");
+        return false;
+    }
+    return true;
+}

@@ -1,0 +1,80 @@
+/*
+ * config.h — every setting of the server, in one table.
+ *
+ * Each row is at once a command-line flag (`--name VALUE`), a line of
+ * `--help`, and a CONFIG GET/SET parameter under the same name (Redis's name
+ * where Redis has the setting). Rows marked CFG_IMMUTABLE are startup-only;
+ * CONFIG SET refuses them with Redis's text. Repeatable flags (`--listen`,
+ * `--unixsocket`) append to lists.
+ */
+#ifndef GOBLIN_CONFIG_H
+#define GOBLIN_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/buf.h"
+
+struct listen_addr {
+    char host[128]; /* numeric IPv4 or IPv6 (no brackets) */
+    int port;
+};
+
+struct config {
+    /* network */
+    int port;
+    char *bind; /* space-separated addresses for --port (Redis's `bind`) */
+    struct listen_addr *listen;
+    int listen_count;
+    char **unixsocket;
+    int unixsocket_count;
+    long long unixsocketperm;
+    long long tcp_backlog;
+    long long tcp_keepalive;
+    long long timeout; /* idle client timeout, seconds; 0 = never */
+
+    /* limits */
+    long long maxclients;
+    long long proto_max_bulk_len;
+    long long client_query_buffer_limit;
+    long long databases;
+
+    /* security */
+    char *requirepass; /* never stored in clear: see auth.c */
+    char *auth_file;
+
+    /* housekeeping */
+    long long hz;
+    long long active_expire_effort;
+    char *loglevel;
+    bool daemonize; /* accepted for compatibility; must be "no" */
+};
+
+extern struct config config;
+
+/* Fills defaults. */
+void config_init_defaults(void);
+
+/* Parses argv (after the program name). On error prints one line naming the
+ * flag and returns false. Sets *exit_now for --help/--version. */
+bool config_parse_args(int argc, char **argv, bool *exit_now);
+
+/* Prints --help. */
+void config_print_help(void);
+
+/* CONFIG GET: appends matching name/value pairs for a glob pattern.
+ * `emit` receives each pair once. */
+void config_get_matching(const char *pattern, size_t len,
+                         void (*emit)(const char *name, const char *value, void *arg), void *arg,
+                         bool (*already)(const char *name, void *arg));
+
+/* CONFIG SET of one parameter. Returns NULL on success or an error text. */
+const char *config_set(const char *name, size_t name_len, const char *value, size_t value_len);
+
+/* Whether a parameter exists (for CONFIG SET validation before applying). */
+bool config_param_exists(const char *name, size_t name_len);
+
+/* Renders the value of a parameter into out (for INFO and CONFIG GET). */
+bool config_get_value(const char *name, struct buf *out);
+
+#endif

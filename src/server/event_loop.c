@@ -1,0 +1,92 @@
+/* event_loop.c — epoll loop with housekeeping; see event_loop.h. */
+#include "server/event_loop.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "connection/conn.h"
+#include "util/clock.h"
+#include "util/log.h"
+
+#define EV_BATCH 256
+
+static int epfd = -1;
+static volatile sig_atomic_t stop_requested;
+
+bool ev_init(void)
+{
+    epfd = epoll_create1(EPOLL_CLOEXEC);
+    return epfd >= 0;
+}
+
+static uint32_t to_epoll(uint32_t mask)
+{
+    return ((mask & EV_READABLE) ? EPOLLIN : 0) | ((mask & EV_WRITABLE) ? EPOLLOUT : 0);
+}
+
+bool ev_add(int fd, uint32_t mask, struct ev_handler *h)
+{
+    struct epoll_event ev = {.events = to_epoll(mask), .data.ptr = h};
+    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) == 0;
+}
+
+bool ev_modify(int fd, uint32_t mask, struct ev_handler *h)
+{
+    struct epoll_event ev = {.events = to_epoll(mask), .data.ptr = h};
+    return epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &ev) == 0;
+}
+
+void ev_remove(int fd)
+{
+    epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
+}
+
+int ev_process(int timeout_ms)
+{
+    struct epoll_event events[EV_BATCH];
+    int n = epoll_wait(epfd, events, EV_BATCH, timeout_ms);
+    if (n < 0) {
+        if (errno != EINTR) log_warning("epoll_wait failed: %s", strerror(errno));
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        uint32_t mask = 0;
+        /* Errors and hangups surface as readability: the read reports them. */
+        if (events[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP | EPOLLRDHUP)) mask |= EV_READABLE;
+        if (events[i].events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) mask |= EV_WRITABLE;
+        struct ev_handler *h = events[i].data.ptr;
+        h->on_event(h, mask);
+    }
+    /* Conns closed by this batch may still have had events queued in it;
+     * their memory is released only now. */
+    conn_reap_closed();
+    return n;
+}
+
+void ev_stop(void)
+{
+    stop_requested = 1;
+}
+
+bool ev_stopping(void)
+{
+    return stop_requested != 0;
+}
+
+void ev_run(void (*housekeeping)(void), long long (*hz)(void))
+{
+    int64_t next_cron_us = clock_mono_us();
+    while (!stop_requested) {
+        int64_t now = clock_mono_us();
+        if (now >= next_cron_us) {
+            housekeeping();
+            next_cron_us = now + 1000000 / hz();
+            now = clock_mono_us();
+        }
+        int timeout_ms = (int)((next_cron_us - now + 999) / 1000);
+        ev_process(timeout_ms < 0 ? 0 : timeout_ms);
+    }
+}

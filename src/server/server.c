@@ -1,0 +1,107 @@
+/* server.c — startup, housekeeping and shutdown; see server.h. */
+#include "server/server.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "commands/command.h"
+#include "connection/conn.h"
+#include "server/auth.h"
+#include "server/config.h"
+#include "server/event_loop.h"
+#include "server/version.h"
+#include "store/db.h"
+#include "transport/socket.h"
+#include "util/clock.h"
+#include "util/hash.h"
+#include "util/log.h"
+
+struct server server;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    ev_stop();
+}
+
+static void make_run_id(void)
+{
+    unsigned char raw[20];
+    if (getrandom(raw, sizeof raw, 0) != sizeof raw) memset(raw, 0x5a, sizeof raw);
+    for (int i = 0; i < 20; i++) snprintf(server.run_id + 2 * i, 3, "%02x", raw[i]);
+}
+
+bool server_start(void)
+{
+    server.start_ms = clock_unix_ms();
+    server.start_mono_us = clock_mono_us();
+    server.next_client_id = 1;
+    make_run_id();
+    hash_seed_init();
+
+    if (!auth_init()) {
+        log_warning("libsodium failed to initialise");
+        return false;
+    }
+    if (config.auth_file) {
+        char err[512];
+        if (!auth_load_file(config.auth_file, err, sizeof err)) {
+            log_warning("%s", err);
+            return false;
+        }
+    }
+    command_table_init();
+    keyspace_init((int)config.databases);
+    if (!ev_init()) {
+        log_warning("epoll_create1 failed: %m");
+        return false;
+    }
+    if (!socket_listeners_start()) return false;
+
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    log_notice("goblin-core %s ready to accept connections (pid %d)", GOBLIN_VERSION, (int)getpid());
+    return true;
+}
+
+static long long housekeeping_hz(void)
+{
+    return config.hz;
+}
+
+void server_housekeeping(void)
+{
+    keyspace_update_lru_clock();
+    keyspace_begin_command();
+    long long budget_us = config.active_expire_effort * 1000;
+    int64_t deadline = clock_mono_us() + budget_us;
+    for (int i = 0; i < keyspace.count; i++) {
+        int64_t left = deadline - clock_mono_us();
+        if (left <= 0) break;
+        db_active_expire(keyspace_db(i), left);
+    }
+    /* Finish pending resizes in idle time, one millisecond per run at most. */
+    for (int i = 0; i < keyspace.count; i++) {
+        struct db *db = keyspace_db(i);
+        dict_rehash_for_us(&db->keys, 500);
+        dict_rehash_for_us(&db->expires, 100);
+    }
+    conn_close_idle();
+}
+
+void server_run(void)
+{
+    ev_run(server_housekeeping, housekeeping_hz);
+    log_notice("shutting down");
+}
+
+void server_stop(void)
+{
+    socket_listeners_stop();
+}

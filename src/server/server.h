@@ -1,0 +1,44 @@
+/*
+ * server.h — process-wide state: statistics, startup, housekeeping.
+ */
+#ifndef GOBLIN_SERVER_H
+#define GOBLIN_SERVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct server_stats {
+    long long connections_received;
+    long long rejected_connections;
+    long long commands_processed;
+    long long net_input_bytes;
+    long long net_output_bytes;
+    long long query_buffer_limit_disconnections;
+    long long protocol_error_disconnections;
+};
+
+struct server {
+    int64_t start_ms;      /* wall clock at start */
+    int64_t start_mono_us; /* monotonic at start (uptime) */
+    uint64_t next_client_id;
+    struct server_stats stats;
+    char run_id[41];
+    int tcp_port; /* first TCP port actually bound (INFO) */
+};
+
+extern struct server server;
+
+/* Sets up everything from config: keyspace, listeners. Returns false (after
+ * logging why) when the server cannot start. */
+bool server_start(void);
+
+/* Runs until SIGINT/SIGTERM or SHUTDOWN. */
+void server_run(void);
+
+/* Releases listeners (unlinks Unix socket files) and everything else. */
+void server_stop(void);
+
+/* Periodic work: LRU clock, active expiry, incremental rehash, idle clients. */
+void server_housekeeping(void);
+
+#endif

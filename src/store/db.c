@@ -1,0 +1,352 @@
+/* db.c — the keyspace; contracts in db.h. */
+#include "store/db.h"
+
+#include <string.h>
+
+#include "util/clock.h"
+#include "util/hash.h"
+#include "util/xmalloc.h"
+
+struct keyspace keyspace;
+
+/* The expires dict holds one of these per key with a TTL. The expiry time
+ * itself lives in the kv (so a read checks it without a second lookup). */
+struct expire_entry {
+    struct dict_node node;
+    struct kv *kv;
+};
+
+static uint64_t kv_node_hash(const struct dict_node *n)
+{
+    const struct kv *kv = (const struct kv *)n;
+    return hash_bytes(kv->key, kv->key_len);
+}
+
+static bool kv_node_has_key(const struct dict_node *n, const void *key, size_t len)
+{
+    const struct kv *kv = (const struct kv *)n;
+    return kv->key_len == len && memcmp(kv->key, key, len) == 0;
+}
+
+static uint64_t expire_node_hash(const struct dict_node *n)
+{
+    const struct expire_entry *e = (const struct expire_entry *)n;
+    return hash_bytes(e->kv->key, e->kv->key_len);
+}
+
+static bool expire_node_has_key(const struct dict_node *n, const void *key, size_t len)
+{
+    const struct kv *kv = ((const struct expire_entry *)n)->kv;
+    return kv->key_len == len && memcmp(kv->key, key, len) == 0;
+}
+
+static const struct dict_type keys_type = {kv_node_hash, kv_node_has_key};
+static const struct dict_type expires_type = {expire_node_hash, expire_node_has_key};
+
+uint64_t db_hash_key(const char *key, size_t len)
+{
+    return hash_bytes(key, len);
+}
+
+void keyspace_init(int databases)
+{
+    keyspace.dbs = xcalloc((size_t)databases, sizeof(struct db));
+    keyspace.count = databases;
+    for (int i = 0; i < databases; i++) {
+        dict_init(&keyspace.dbs[i].keys, &keys_type);
+        dict_init(&keyspace.dbs[i].expires, &expires_type);
+        keyspace.dbs[i].id = i;
+    }
+    keyspace_update_lru_clock();
+}
+
+void keyspace_release(void)
+{
+    keyspace_flush_all();
+    xfree(keyspace.dbs);
+    keyspace.dbs = NULL;
+    keyspace.count = 0;
+}
+
+int64_t keyspace_now_ms_slow(void)
+{
+    keyspace.now_ms = clock_unix_ms();
+    return keyspace.now_ms;
+}
+
+void keyspace_update_lru_clock(void)
+{
+    keyspace.lru_clock = (uint32_t)(clock_mono_us() / 1000000) & 0xFFFFFF;
+}
+
+/* --- TTL bookkeeping --------------------------------------------------- */
+
+static void expires_forget(struct db *db, struct kv *kv)
+{
+    struct dict_node *n = dict_remove(&db->expires, kv->key, kv->key_len,
+                                      hash_bytes(kv->key, kv->key_len));
+    xfree(n);
+}
+
+/* After a kv was reallocated (same key), points its expire entry at it. */
+static void expires_repoint(struct db *db, struct kv *kv)
+{
+    struct dict_node *n = dict_find(&db->expires, kv->key, kv->key_len,
+                                    hash_bytes(kv->key, kv->key_len));
+    if (n) ((struct expire_entry *)n)->kv = kv;
+}
+
+bool db_set_expire(struct db *db, struct kv *kv, int64_t when_ms)
+{
+    if (when_ms <= keyspace_now_ms()) {
+        db_delete_kv(db, kv);
+        return false;
+    }
+    if (kv->expire_ms == 0) {
+        struct expire_entry *e = xmalloc(sizeof *e);
+        e->kv = kv;
+        dict_insert(&db->expires, &e->node, hash_bytes(kv->key, kv->key_len));
+    }
+    kv->expire_ms = when_ms;
+    return true;
+}
+
+bool db_persist(struct db *db, struct kv *kv)
+{
+    if (kv->expire_ms == 0) return false;
+    expires_forget(db, kv);
+    kv->expire_ms = 0;
+    return true;
+}
+
+/* --- lookup ------------------------------------------------------------ */
+
+static struct kv *db_find_live(struct db *db, const char *key, size_t len)
+{
+    struct dict_node *n = dict_find(&db->keys, key, len, hash_bytes(key, len));
+    if (!n) return NULL;
+    struct kv *kv = kv_of_node(n);
+    if (kv->expire_ms && kv_is_expired(kv)) {
+        db_delete_kv(db, kv);
+        keyspace.stats.expired_keys++;
+        return NULL;
+    }
+    return kv;
+}
+
+struct kv *db_lookup_read(struct db *db, const char *key, size_t len)
+{
+    struct kv *kv = db_find_live(db, key, len);
+    if (kv) {
+        keyspace.stats.hits++;
+        kv->lru = keyspace.lru_clock;
+    } else {
+        keyspace.stats.misses++;
+    }
+    return kv;
+}
+
+struct kv *db_lookup_write(struct db *db, const char *key, size_t len)
+{
+    struct kv *kv = db_find_live(db, key, len);
+    if (kv) kv->lru = keyspace.lru_clock;
+    return kv;
+}
+
+struct kv *db_lookup_quiet(struct db *db, const char *key, size_t len)
+{
+    return db_find_live(db, key, len);
+}
+
+/* --- writes ------------------------------------------------------------ */
+
+void db_add(struct db *db, struct kv *kv)
+{
+    kv->lru = keyspace.lru_clock;
+    dict_insert(&db->keys, &kv->node, hash_bytes(kv->key, kv->key_len));
+    if (kv->expire_ms) {
+        /* A kv moved in with its TTL (RENAME, MOVE). */
+        int64_t when = kv->expire_ms;
+        kv->expire_ms = 0;
+        db_set_expire(db, kv, when);
+    }
+    keyspace.stats.dirty++;
+}
+
+void db_replace(struct db *db, struct kv *old, struct kv *fresh, bool keep_ttl)
+{
+    struct dict_node **link = dict_find_link(&db->keys, old->key, old->key_len,
+                                             hash_bytes(old->key, old->key_len));
+    dict_replace_link(link, &fresh->node);
+    fresh->lru = keyspace.lru_clock;
+    if (old->expire_ms) {
+        if (keep_ttl) {
+            fresh->expire_ms = old->expire_ms;
+            expires_repoint(db, fresh);
+        } else {
+            expires_forget(db, old);
+            fresh->expire_ms = 0;
+        }
+    }
+    kv_free(old);
+    keyspace.stats.dirty++;
+}
+
+struct kv *db_set_string(struct db *db, const char *key, size_t key_len, const char *val,
+                         size_t val_len, enum kv_string_hint hint, bool keep_ttl)
+{
+    struct kv *kv = db_lookup_write(db, key, key_len);
+    if (!kv) {
+        kv = kv_new_string(key, key_len, val, val_len, hint);
+        db_add(db, kv);
+        return kv;
+    }
+    if (kv_string_set_in_place(kv, val, val_len, hint)) {
+        if (!keep_ttl) db_persist(db, kv);
+        keyspace.stats.dirty++;
+        return kv;
+    }
+    struct kv *fresh = kv_new_string(key, key_len, val, val_len, hint);
+    db_replace(db, kv, fresh, keep_ttl);
+    return fresh;
+}
+
+void db_unlink_kv(struct db *db, struct kv *kv)
+{
+    if (kv->expire_ms) expires_forget(db, kv);
+    dict_remove(&db->keys, kv->key, kv->key_len, hash_bytes(kv->key, kv->key_len));
+    keyspace.stats.dirty++;
+}
+
+void db_delete_kv(struct db *db, struct kv *kv)
+{
+    db_unlink_kv(db, kv);
+    kv_free(kv);
+}
+
+bool db_delete(struct db *db, const char *key, size_t len)
+{
+    struct kv *kv = db_lookup_write(db, key, len);
+    if (!kv) return false;
+    db_delete_kv(db, kv);
+    return true;
+}
+
+static void free_kv_node(struct dict_node *n, void *arg)
+{
+    (void)arg;
+    kv_free(kv_of_node(n));
+}
+
+static void free_expire_node(struct dict_node *n, void *arg)
+{
+    (void)arg;
+    xfree(n);
+}
+
+long long db_flush(struct db *db)
+{
+    long long removed = (long long)dict_size(&db->keys);
+    dict_release(&db->expires, free_expire_node, NULL);
+    dict_release(&db->keys, free_kv_node, NULL);
+    db->expire_cursor = 0;
+    db->avg_ttl_ms = 0;
+    keyspace.stats.dirty += removed;
+    return removed;
+}
+
+long long keyspace_flush_all(void)
+{
+    long long removed = 0;
+    for (int i = 0; i < keyspace.count; i++) removed += db_flush(&keyspace.dbs[i]);
+    return removed;
+}
+
+void keyspace_swap(int a, int b)
+{
+    struct db *x = &keyspace.dbs[a], *y = &keyspace.dbs[b];
+    struct db tmp = *x;
+    *x = *y;
+    *y = tmp;
+    x->id = a;
+    y->id = b;
+}
+
+/* --- active expiry ----------------------------------------------------- */
+
+#define EXPIRE_BATCH_MAX 64
+
+struct expire_scan {
+    struct kv *found[EXPIRE_BATCH_MAX];
+    int nfound;
+    int sampled;
+    int64_t now_ms;
+    long long ttl_sum_ms;
+    int ttl_samples;
+};
+
+static void expire_scan_visit(struct dict_node *n, void *arg)
+{
+    struct expire_scan *s = arg;
+    struct kv *kv = ((struct expire_entry *)n)->kv;
+    s->sampled++;
+    if (kv->expire_ms <= s->now_ms) {
+        if (s->nfound < EXPIRE_BATCH_MAX) s->found[s->nfound++] = kv;
+    } else {
+        s->ttl_sum_ms += kv->expire_ms - s->now_ms;
+        s->ttl_samples++;
+    }
+}
+
+long long db_active_expire(struct db *db, long long budget_us)
+{
+    if (dict_size(&db->expires) == 0) return 0;
+    long long expired = 0;
+    int64_t deadline = clock_mono_us() + budget_us;
+    int64_t now_ms = keyspace_now_ms();
+    for (;;) {
+        struct expire_scan scan = {.now_ms = now_ms};
+        /* Sample about twenty entries, as Redis's cycle does per round. */
+        do {
+            db->expire_cursor = dict_scan(&db->expires, db->expire_cursor, expire_scan_visit, &scan);
+        } while (db->expire_cursor != 0 && scan.sampled < 20 && scan.nfound < EXPIRE_BATCH_MAX / 2);
+        for (int i = 0; i < scan.nfound; i++) db_delete_kv(db, scan.found[i]);
+        expired += scan.nfound;
+        keyspace.stats.expired_keys += scan.nfound;
+        if (scan.ttl_samples) {
+            long long avg = scan.ttl_sum_ms / scan.ttl_samples;
+            db->avg_ttl_ms = db->avg_ttl_ms ? (db->avg_ttl_ms / 50) * 49 + avg / 50 : avg;
+        }
+        /* Keep going only while a round still finds plenty (> 10%) expired. */
+        if (scan.sampled == 0 || scan.nfound * 10 <= scan.sampled) break;
+        if (db->expire_cursor == 0 || clock_mono_us() >= deadline) break;
+    }
+    dict_shrink_if_sparse(&db->keys);
+    return expired;
+}
+
+/* --- random ------------------------------------------------------------ */
+
+static uint64_t rng_state = 0x853c49e6748fea9bULL;
+
+static uint64_t db_random(void)
+{
+    /* xorshift64*: RANDOMKEY needs spread, not secrecy. */
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 0x2545F4914F6CDD1DULL;
+}
+
+struct kv *db_random_key(struct db *db)
+{
+    /* Expired keys are deleted as they are drawn; bound the tries so a db
+     * full of expired keys cannot spin here (Redis does the same). */
+    for (int tries = 0; tries < 100 && dict_size(&db->keys); tries++) {
+        struct kv *kv = kv_of_node(dict_random_node(&db->keys, db_random));
+        if (!kv->expire_ms || !kv_is_expired(kv)) return kv;
+        db_delete_kv(db, kv);
+        keyspace.stats.expired_keys++;
+    }
+    return NULL;
+}

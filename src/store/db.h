@@ -1,0 +1,142 @@
+/*
+ * db.h — the keyspace: numbered databases of kvs, TTLs and expiry.
+ *
+ * Knows nothing of connections or protocols: commands call these typed
+ * operations and encode the answers themselves through the reply sink.
+ *
+ * Expiry is lazy (a read or write of an expired key deletes it first) and
+ * active: db_active_expire() samples keys that have a TTL, resumable by
+ * cursor, for a bounded time per call, so expired memory is reclaimed without
+ * a pause. Time is "command time": keyspace_now_ms() is read once per command
+ * (keyspace_begin_command() invalidates it), so a command sees one instant.
+ */
+#ifndef GOBLIN_DB_H
+#define GOBLIN_DB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/dict.h"
+#include "store/kv.h"
+
+struct db {
+    struct dict keys;
+    struct dict expires; /* one struct expire_entry per kv with a TTL */
+    unsigned long long expire_cursor;
+    long long avg_ttl_ms; /* running estimate from active expiry, for INFO */
+    int id;
+};
+
+struct keyspace_stats {
+    long long hits, misses;
+    long long expired_keys;
+    long long dirty; /* writes since start (for INFO) */
+};
+
+struct keyspace {
+    struct db *dbs;
+    int count;
+    struct keyspace_stats stats;
+    int64_t now_ms; /* command time; 0 = not read yet for this command */
+    uint32_t lru_clock;
+};
+
+extern struct keyspace keyspace;
+
+void keyspace_init(int databases);
+void keyspace_release(void);
+
+static inline void keyspace_begin_command(void)
+{
+    keyspace.now_ms = 0;
+}
+
+int64_t keyspace_now_ms_slow(void);
+
+static inline int64_t keyspace_now_ms(void)
+{
+    return keyspace.now_ms ? keyspace.now_ms : keyspace_now_ms_slow();
+}
+
+/* Refreshes the LRU clock (seconds); called from cron. */
+void keyspace_update_lru_clock(void);
+
+static inline struct db *keyspace_db(int id)
+{
+    return &keyspace.dbs[id];
+}
+
+/* --- lookup ---------------------------------------------------------- */
+
+/* Read lookup: expired keys are deleted first; counts a hit or a miss. */
+struct kv *db_lookup_read(struct db *db, const char *key, size_t len);
+
+/* Write lookup: like read, without hit/miss accounting. */
+struct kv *db_lookup_write(struct db *db, const char *key, size_t len);
+
+/* Lookup that touches nothing (no LRU update, no stats) but still honours
+ * expiry (EXISTS/TOUCH-like introspection use db_lookup_read). */
+struct kv *db_lookup_quiet(struct db *db, const char *key, size_t len);
+
+/* --- writes ---------------------------------------------------------- */
+
+/* Adds a kv whose key is absent. */
+void db_add(struct db *db, struct kv *kv);
+
+/* Puts `fresh` in place of the existing kv with the same key (its TTL is
+ * dropped unless keep_ttl, in which case fresh inherits it). Frees old. */
+void db_replace(struct db *db, struct kv *old, struct kv *fresh, bool keep_ttl);
+
+/* Stores a string under key: overwrites in place when the size allows,
+ * creates otherwise. TTL is cleared unless keep_ttl. Returns the kv. */
+struct kv *db_set_string(struct db *db, const char *key, size_t key_len, const char *val,
+                         size_t val_len, enum kv_string_hint hint, bool keep_ttl);
+
+/* Deletes key; returns true if it existed (and was not expired). */
+bool db_delete(struct db *db, const char *key, size_t len);
+
+/* Deletes a kv found by lookup. */
+void db_delete_kv(struct db *db, struct kv *kv);
+
+/* Removes kv from db without freeing it (RENAME, MOVE). */
+void db_unlink_kv(struct db *db, struct kv *kv);
+
+/* Empties one database / every database; returns keys removed. */
+long long db_flush(struct db *db);
+long long keyspace_flush_all(void);
+
+/* Exchanges the contents of two databases (SWAPDB). */
+void keyspace_swap(int a, int b);
+
+/* --- TTL ------------------------------------------------------------- */
+
+/* Sets an absolute expiry (ms since epoch); when already in the past the key
+ * is deleted and false is returned. */
+bool db_set_expire(struct db *db, struct kv *kv, int64_t when_ms);
+
+/* Removes the TTL; returns true if there was one. */
+bool db_persist(struct db *db, struct kv *kv);
+
+static inline bool kv_is_expired(const struct kv *kv)
+{
+    return kv->expire_ms != 0 && kv->expire_ms <= keyspace_now_ms();
+}
+
+/* One active-expiry pass over db for at most budget_us; returns keys expired. */
+long long db_active_expire(struct db *db, long long budget_us);
+
+/* --- iteration ------------------------------------------------------- */
+
+static inline struct kv *kv_of_node(struct dict_node *n)
+{
+    return (struct kv *)n; /* node is the first member of struct kv */
+}
+
+/* A random live key, or NULL (RANDOMKEY). */
+struct kv *db_random_key(struct db *db);
+
+/* Hash of key bytes as the keyspace computes it. */
+uint64_t db_hash_key(const char *key, size_t len);
+
+#endif

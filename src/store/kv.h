@@ -1,0 +1,118 @@
+/*
+ * kv.h — one key of the keyspace: a single allocation holding the dict link,
+ * the TTL, the key bytes and, for short strings, the value bytes.
+ *
+ *   [next][expire_ms][value word][key_len][type|encoding|lru][key bytes][embedded value]
+ *
+ * String encodings mirror Redis's names so OBJECT ENCODING reads the same:
+ *   ENC_INT     value word holds a canonical int64 ("123", not "0123")
+ *   ENC_EMBSTR  value bytes follow the key in this allocation (<= 44 bytes)
+ *   ENC_RAW     value word points at a growable struct strbuf
+ * Container types (hash, sorted set) keep a pointer in the value word.
+ *
+ * The store owns kvs; a kv may be reallocated when its value changes size,
+ * so callers must not hold a kv across a store call that writes that key.
+ */
+#ifndef GOBLIN_KV_H
+#define GOBLIN_KV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/dict.h"
+#include "util/numparse.h"
+
+enum obj_type {
+    OBJ_STRING = 0,
+    OBJ_HASH = 1,
+    OBJ_ZSET = 2,
+};
+
+enum obj_encoding {
+    ENC_EMBSTR = 0,
+    ENC_RAW,
+    ENC_INT,
+    ENC_LISTPACK,
+    ENC_HASHTABLE,
+    ENC_SKIPLIST,
+};
+
+/* Strings at most this long are embedded (Redis's OBJ_ENCODING_EMBSTR_SIZE_LIMIT). */
+#define KV_EMBSTR_MAX 44
+
+struct strbuf {
+    size_t len;
+    size_t cap;
+    char data[];
+};
+
+struct kv {
+    struct dict_node node;
+    int64_t expire_ms; /* absolute Unix time in ms; 0 = no TTL */
+    union {
+        long long integer;  /* ENC_INT */
+        struct strbuf *raw; /* ENC_RAW */
+        uint64_t emb_len;   /* ENC_EMBSTR: bytes after the key */
+        void *ptr;          /* hash, sorted set */
+    } v;
+    uint32_t key_len;
+    uint32_t type : 4;
+    uint32_t encoding : 4;
+    uint32_t lru : 24; /* LRU clock (seconds, wraps) at last access */
+    char key[];
+};
+
+/* How a string value should be encoded when stored. */
+enum kv_string_hint {
+    KV_STR_TRY_INT, /* SET and friends: canonical integers become ENC_INT */
+    KV_STR_PLAIN,   /* MSET, INCRBYFLOAT: embstr/raw only, as Redis */
+    KV_STR_RAW,     /* APPEND, SETRANGE results: always a growable buffer */
+};
+
+/* A read-only view of string bytes (ints are printed into `tmp`). */
+struct strview {
+    const char *ptr;
+    size_t len;
+    char tmp[NUM_LL_STR_SIZE];
+};
+
+struct kv *kv_new_string(const char *key, size_t key_len, const char *val, size_t val_len,
+                         enum kv_string_hint hint);
+struct kv *kv_new_int(const char *key, size_t key_len, long long value);
+
+/* A kv of a container type holding ptr (ownership moves to the kv). */
+struct kv *kv_new_container(const char *key, size_t key_len, enum obj_type type,
+                            enum obj_encoding encoding, void *ptr);
+
+/* Same value under another key (RENAME/MOVE); the old kv keeps nothing. */
+struct kv *kv_rekey(struct kv *old, const char *key, size_t key_len);
+
+/* Frees the kv and the value it owns. */
+void kv_free(struct kv *kv);
+
+/* Tries to replace the string value in place; returns false when the new
+ * value needs another allocation size (the caller builds a new kv). */
+bool kv_string_set_in_place(struct kv *kv, const char *val, size_t val_len,
+                            enum kv_string_hint hint);
+
+void kv_string_view(const struct kv *kv, struct strview *out);
+size_t kv_string_len(const struct kv *kv);
+
+/* Turns the value into ENC_RAW with capacity for at least `len` bytes and
+ * returns the buffer (APPEND, SETRANGE). */
+struct strbuf *kv_string_make_raw(struct kv *kv, size_t min_cap);
+
+const char *kv_type_name(const struct kv *kv);
+const char *kv_encoding_name(const struct kv *kv);
+
+/* Bytes held by this key (allocator's view), for MEMORY USAGE. `samples`
+ * bounds the elements a container inspects (0 = all). */
+size_t kv_memory_usage(const struct kv *kv, long long samples);
+
+static inline const char *kv_embedded_value(const struct kv *kv)
+{
+    return kv->key + kv->key_len;
+}
+
+#endif

@@ -1,0 +1,305 @@
+/* socket.c — TCP and Unix listeners and their conn transport; see socket.h. */
+#include "transport/socket.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "connection/conn.h"
+#include "server/config.h"
+#include "server/event_loop.h"
+#include "server/server.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
+
+struct listener {
+    struct ev_handler handler; /* first: the event loop hands this back */
+    int fd;
+    bool is_unix;
+    char *path; /* Unix socket path to unlink on stop */
+    char desc[160];
+};
+
+struct socket_conn {
+    struct ev_handler handler;
+    struct conn *conn;
+    uint32_t mask; /* current epoll interest */
+};
+
+static struct listener *listeners;
+static int listener_count;
+
+/* --- the conn transport --------------------------------------------- */
+
+static ssize_t sock_read(struct conn *c, void *dst, size_t cap)
+{
+    ssize_t n;
+    do n = read(c->fd, dst, cap);
+    while (n < 0 && errno == EINTR);
+    return n;
+}
+
+static ssize_t sock_write(struct conn *c, const void *src, size_t len)
+{
+    ssize_t n;
+    do n = write(c->fd, src, len);
+    while (n < 0 && errno == EINTR);
+    return n;
+}
+
+static void sock_set_interest(struct conn *c, bool readable, bool writable)
+{
+    struct socket_conn *sc = c->transport_data;
+    uint32_t mask = (readable ? EV_READABLE : 0) | (writable ? EV_WRITABLE : 0);
+    if (mask == sc->mask) return;
+    sc->mask = mask;
+    ev_modify(c->fd, mask, &sc->handler);
+}
+
+static void sock_close(struct conn *c)
+{
+    struct socket_conn *sc = c->transport_data;
+    ev_remove(c->fd);
+    close(c->fd);
+    c->fd = -1;
+    xfree(sc);
+    c->transport_data = NULL;
+}
+
+static const struct conn_transport tcp_transport = {
+    .name = "tcp",
+    .read = sock_read,
+    .write = sock_write,
+    .set_interest = sock_set_interest,
+    .close = sock_close,
+};
+
+static const struct conn_transport unix_transport = {
+    .name = "unix",
+    .read = sock_read,
+    .write = sock_write,
+    .set_interest = sock_set_interest,
+    .close = sock_close,
+};
+
+static void on_conn_event(struct ev_handler *h, uint32_t mask)
+{
+    struct socket_conn *sc = (struct socket_conn *)h;
+    struct conn *c = sc->conn;
+    if (c->flags & CONN_CLOSED) return;
+    if (mask & EV_WRITABLE) conn_on_writable(c);
+    if ((mask & EV_READABLE) && !(c->flags & CONN_CLOSED)) conn_on_readable(c);
+}
+
+/* --- addresses ------------------------------------------------------ */
+
+static void format_sockaddr(const struct sockaddr_storage *ss, char *out, size_t cap)
+{
+    char host[INET6_ADDRSTRLEN] = "?";
+    int port = 0;
+    if (ss->ss_family == AF_INET) {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)ss;
+        inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+        port = ntohs(a->sin_port);
+        snprintf(out, cap, "%s:%d", host, port);
+    } else if (ss->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ss;
+        inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+        port = ntohs(a->sin6_port);
+        snprintf(out, cap, "%s:%d", host, port);
+    } else {
+        snprintf(out, cap, "?:0");
+    }
+}
+
+/* --- listeners ------------------------------------------------------ */
+
+static void reject_over_limit(int fd)
+{
+    static const char msg[] = "-ERR max number of clients reached\r\n";
+    /* Best effort: a fresh socket's send buffer takes this without blocking. */
+    ssize_t n = write(fd, msg, sizeof msg - 1);
+    (void)n;
+    close(fd);
+    server.stats.rejected_connections++;
+}
+
+static void on_listener_readable(struct ev_handler *h, uint32_t mask)
+{
+    (void)mask;
+    struct listener *l = (struct listener *)h;
+    struct sockaddr_storage peer;
+    socklen_t plen = sizeof peer;
+    /* One accept per readiness report: it can only fail if the peer vanished
+     * between the report and the call. */
+    int fd = accept4(l->fd, (struct sockaddr *)&peer, &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNABORTED && errno != EINTR)
+            log_warning("accept on %s failed: %s", l->desc, strerror(errno));
+        return;
+    }
+    server.stats.connections_received++;
+    if ((long long)conn_count() >= config.maxclients) {
+        reject_over_limit(fd);
+        return;
+    }
+    if (!l->is_unix) {
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        if (config.tcp_keepalive > 0) {
+            int idle = (int)config.tcp_keepalive;
+            setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+            setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+        }
+    }
+    struct socket_conn *sc = xcalloc(1, sizeof *sc);
+    sc->handler.on_event = on_conn_event;
+    sc->mask = EV_READABLE;
+    struct conn *c = conn_create(l->is_unix ? &unix_transport : &tcp_transport, fd, sc);
+    sc->conn = c;
+    if (l->is_unix) {
+        snprintf(c->addr, sizeof c->addr, "%s:0", l->path);
+        snprintf(c->laddr, sizeof c->laddr, "%s:0", l->path);
+    } else {
+        struct sockaddr_storage local;
+        socklen_t llen = sizeof local;
+        format_sockaddr(&peer, c->addr, sizeof c->addr);
+        if (getsockname(fd, (struct sockaddr *)&local, &llen) == 0)
+            format_sockaddr(&local, c->laddr, sizeof c->laddr);
+    }
+    if (!ev_add(fd, EV_READABLE, &sc->handler)) {
+        log_warning("epoll_ctl for client %s failed: %s", c->addr, strerror(errno));
+        conn_close(c, "epoll registration failed");
+    }
+}
+
+static struct listener *listener_new(void)
+{
+    listeners = xrealloc(listeners, sizeof *listeners * (size_t)(listener_count + 1));
+    struct listener *l = &listeners[listener_count++];
+    memset(l, 0, sizeof *l);
+    l->fd = -1;
+    l->handler.on_event = on_listener_readable;
+    return l;
+}
+
+static bool listen_tcp(const char *host, int port)
+{
+    struct sockaddr_storage ss;
+    socklen_t len;
+    memset(&ss, 0, sizeof ss);
+    const char *h = host[0] == '-' ? host + 1 : host; /* Redis's optional-bind marker */
+    if (strchr(h, ':')) {
+        struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+        a->sin6_family = AF_INET6;
+        a->sin6_port = htons((uint16_t)port);
+        if (inet_pton(AF_INET6, h, &a->sin6_addr) != 1) goto bad_address;
+        len = sizeof *a;
+    } else {
+        struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+        a->sin_family = AF_INET;
+        a->sin_port = htons((uint16_t)port);
+        if (inet_pton(AF_INET, h, &a->sin_addr) != 1) goto bad_address;
+        len = sizeof *a;
+    }
+    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        log_warning("socket() for %s:%d failed: %s", h, port, strerror(errno));
+        return false;
+    }
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (ss.ss_family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+    if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, (int)config.tcp_backlog) < 0) {
+        int err = errno;
+        close(fd);
+        if (host[0] == '-' && (err == EADDRNOTAVAIL || err == EAFNOSUPPORT)) return true;
+        log_warning("could not listen on %s:%d: %s", h, port, strerror(err));
+        return false;
+    }
+    struct listener *l = listener_new();
+    l->fd = fd;
+    snprintf(l->desc, sizeof l->desc, strchr(h, ':') ? "[%s]:%d" : "%s:%d", h, port);
+    if (!server.tcp_port) server.tcp_port = port;
+    return true;
+
+bad_address:
+    log_warning("invalid listen address '%s' (numeric IPv4 or IPv6 expected)", h);
+    return false;
+}
+
+static bool listen_unix(const char *path)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof a.sun_path) {
+        log_warning("unix socket path too long: %s", path);
+        return false;
+    }
+    strcpy(a.sun_path, path);
+    unlink(path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) < 0 ||
+        listen(fd, (int)config.tcp_backlog) < 0) {
+        log_warning("could not listen on unix socket %s: %s", path, strerror(errno));
+        if (fd >= 0) close(fd);
+        return false;
+    }
+    if (config.unixsocketperm) chmod(path, (mode_t)config.unixsocketperm);
+    struct listener *l = listener_new();
+    l->fd = fd;
+    l->is_unix = true;
+    l->path = xstrdup(path);
+    snprintf(l->desc, sizeof l->desc, "%s", path);
+    return true;
+}
+
+bool socket_listeners_start(void)
+{
+    bool ok = true;
+    if (config.port > 0) {
+        char *addrs = xstrdup(config.bind ? config.bind : "127.0.0.1");
+        char *save = NULL;
+        for (char *tok = strtok_r(addrs, " ", &save); tok && ok; tok = strtok_r(NULL, " ", &save))
+            ok = listen_tcp(tok, config.port);
+        xfree(addrs);
+    }
+    for (int i = 0; ok && i < config.listen_count; i++)
+        ok = listen_tcp(config.listen[i].host, config.listen[i].port);
+    for (int i = 0; ok && i < config.unixsocket_count; i++) ok = listen_unix(config.unixsocket[i]);
+    if (!ok) return false;
+    if (listener_count == 0) {
+        log_warning("no listeners configured (--port 0 and no --listen/--unixsocket)");
+        return false;
+    }
+    for (int i = 0; i < listener_count; i++) {
+        if (!ev_add(listeners[i].fd, EV_READABLE, &listeners[i].handler)) {
+            log_warning("epoll_ctl for listener %s failed: %s", listeners[i].desc, strerror(errno));
+            return false;
+        }
+        log_notice("listening on %s", listeners[i].desc);
+    }
+    return true;
+}
+
+void socket_listeners_stop(void)
+{
+    for (int i = 0; i < listener_count; i++) {
+        ev_remove(listeners[i].fd);
+        close(listeners[i].fd);
+        if (listeners[i].path) {
+            unlink(listeners[i].path);
+            xfree(listeners[i].path);
+        }
+    }
+    xfree(listeners);
+    listeners = NULL;
+    listener_count = 0;
+}

@@ -1,0 +1,21 @@
+/*
+ * socket.h — kernel stream sockets: TCP (IPv4/IPv6) and Unix listeners, and
+ * the conn transport that reads and writes their fds.
+ *
+ * A listener is accept()ed from only when epoll reports it readable, and one
+ * connection is taken per readiness report (level-triggered: more pending
+ * connections report again). No accept() ever runs speculatively, so no
+ * failing accept() allocates and retires kernel objects (seed 000).
+ */
+#ifndef GOBLIN_SOCKET_H
+#define GOBLIN_SOCKET_H
+
+#include <stdbool.h>
+
+/* Binds every configured listener; logs and returns false on failure. */
+bool socket_listeners_start(void);
+
+/* Closes listeners and unlinks Unix socket paths. */
+void socket_listeners_stop(void);
+
+#endif

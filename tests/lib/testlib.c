@@ -1,0 +1,315 @@
+/* testlib.c — test servers and raw RESP connections; see testlib.h. */
+#include "testlib.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+int test_free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    CHECK(bind(fd, (struct sockaddr *)&a, sizeof a) == 0);
+    socklen_t len = sizeof a;
+    CHECK(getsockname(fd, (struct sockaddr *)&a, &len) == 0);
+    close(fd);
+    return ntohs(a.sin_port);
+}
+
+static bool port_accepts(int port)
+{
+    struct rconn c;
+    if (!rconn_try_open_tcp(&c, port)) return false;
+    rconn_close(&c);
+    return true;
+}
+
+static void start_once(struct test_server *s, enum test_server_kind kind, const char *const *extra)
+{
+    s->kind = kind;
+    s->port = test_free_port();
+    snprintf(s->unix_path, sizeof s->unix_path, "%s/server.sock", s->dir);
+    snprintf(s->log_path, sizeof s->log_path, "%s/server.log", s->dir);
+
+    const char *argv[64];
+    int argc = 0;
+    char port[16];
+    snprintf(port, sizeof port, "%d", s->port);
+    if (kind == TEST_SERVER_GOBLIN) {
+        const char *bin = getenv("GOBLIN_SERVER");
+        CHECKF(bin, "GOBLIN_SERVER is not set");
+        argv[argc++] = bin;
+        argv[argc++] = "--port";
+        argv[argc++] = port;
+        argv[argc++] = "--unixsocket";
+        argv[argc++] = s->unix_path;
+    } else {
+        const char *bin = getenv("REDIS_SERVER");
+        argv[argc++] = bin ? bin : "redis-server";
+        argv[argc++] = "--port";
+        argv[argc++] = port;
+        argv[argc++] = "--bind";
+        argv[argc++] = "127.0.0.1";
+        argv[argc++] = "--unixsocket";
+        argv[argc++] = s->unix_path;
+        argv[argc++] = "--save";
+        argv[argc++] = "";
+        argv[argc++] = "--appendonly";
+        argv[argc++] = "no";
+        argv[argc++] = "--dir";
+        argv[argc++] = s->dir;
+    }
+    for (int i = 0; extra && extra[i] && argc < 62; i++) argv[argc++] = extra[i];
+    argv[argc] = NULL;
+
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        int log = open(s->log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        if (log >= 0) {
+            dup2(log, 1);
+            dup2(log, 2);
+        }
+        execvp(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    s->pid = pid;
+}
+
+static void dump_log(const struct test_server *s)
+{
+    FILE *f = fopen(s->log_path, "r");
+    if (!f) return;
+    char line[512];
+    fprintf(stderr, "--- server log %s ---\n", s->log_path);
+    while (fgets(line, sizeof line, f)) fputs(line, stderr);
+    fclose(f);
+}
+
+void test_server_start(struct test_server *s, enum test_server_kind kind, const char *const *extra)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->dir, sizeof s->dir, "/tmp/goblin-test-XXXXXX");
+    CHECK(mkdtemp(s->dir) != NULL);
+    for (int attempt = 0; attempt < 5; attempt++) {
+        start_once(s, kind, extra);
+        /* Up to 20 s: sanitizer builds start slowly on a loaded machine. */
+        for (int i = 0; i < 2000; i++) {
+            int status;
+            if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
+                s->pid = 0;
+                break; /* exited: port taken or bad arguments; maybe retry */
+            }
+            if (port_accepts(s->port)) return;
+            usleep(10000);
+        }
+        if (s->pid) {
+            dump_log(s);
+            CHECKF(false, "server did not start listening on port %d", s->port);
+        }
+    }
+    dump_log(s);
+    CHECKF(false, "server failed to start (see log above)");
+}
+
+void test_server_stop(struct test_server *s)
+{
+    if (s->pid <= 0) return;
+    kill(s->pid, SIGTERM);
+    int status = 0;
+    CHECK(waitpid(s->pid, &status, 0) == s->pid);
+    s->pid = 0;
+    bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (!ok) {
+        dump_log(s);
+        CHECKF(false, "server exited abnormally (status 0x%x)", status);
+    }
+    unlink(s->unix_path);
+    unlink(s->log_path);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", s->dir);
+    if (system(cmd) != 0) fprintf(stderr, "warning: could not remove %s\n", s->dir);
+}
+
+void test_server_kill(struct test_server *s)
+{
+    if (s->pid <= 0) return;
+    kill(s->pid, SIGKILL);
+    waitpid(s->pid, NULL, 0);
+    s->pid = 0;
+}
+
+/* --- raw connections ------------------------------------------------- */
+
+bool rconn_try_open_tcp(struct rconn *c, int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(fd);
+        return false;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    c->fd = fd;
+    buf_init(&c->in, 4096);
+    return true;
+}
+
+void rconn_open_tcp(struct rconn *c, int port)
+{
+    CHECKF(rconn_try_open_tcp(c, port), "connect to 127.0.0.1:%d failed: %s", port,
+           strerror(errno));
+}
+
+void rconn_open_unix(struct rconn *c, const char *path)
+{
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    CHECKF(connect(fd, (struct sockaddr *)&a, sizeof a) == 0, "connect to %s failed: %s", path,
+           strerror(errno));
+    c->fd = fd;
+    buf_init(&c->in, 4096);
+}
+
+void rconn_close(struct rconn *c)
+{
+    if (c->fd >= 0) close(c->fd);
+    c->fd = -1;
+    buf_free(&c->in);
+}
+
+void rconn_send_raw(struct rconn *c, const void *p, size_t n)
+{
+    const char *q = p;
+    while (n) {
+        ssize_t w = write(c->fd, q, n);
+        if (w < 0 && errno == EINTR) continue;
+        CHECKF(w > 0, "write failed: %s", strerror(errno));
+        q += w;
+        n -= (size_t)w;
+    }
+}
+
+void rconn_send_argv(struct rconn *c, int argc, const char *const *argv, const size_t *lens)
+{
+    struct buf b;
+    buf_init(&b, 256);
+    char tmp[64];
+    int n = snprintf(tmp, sizeof tmp, "*%d\r\n", argc);
+    buf_append(&b, tmp, (size_t)n);
+    for (int i = 0; i < argc; i++) {
+        size_t len = lens ? lens[i] : strlen(argv[i]);
+        n = snprintf(tmp, sizeof tmp, "$%zu\r\n", len);
+        buf_append(&b, tmp, (size_t)n);
+        buf_append(&b, argv[i], len);
+        buf_append(&b, "\r\n", 2);
+    }
+    rconn_send_raw(c, buf_head(&b), buf_len(&b));
+    buf_free(&b);
+}
+
+static int collect_args(va_list ap, const char **argv, int max)
+{
+    int argc = 0;
+    for (const char *a; (a = va_arg(ap, const char *)) && argc < max;) argv[argc++] = a;
+    return argc;
+}
+
+void rconn_send(struct rconn *c, ...)
+{
+    const char *argv[256];
+    va_list ap;
+    va_start(ap, c);
+    int argc = collect_args(ap, argv, 256);
+    va_end(ap);
+    rconn_send_argv(c, argc, argv, NULL);
+}
+
+char *rconn_try_read_reply(struct rconn *c, size_t *len, int timeout_ms)
+{
+    for (;;) {
+        long long n = resp_reply_length(buf_head(&c->in), buf_len(&c->in));
+        CHECKF(n >= 0, "malformed reply from server");
+        if (n > 0) {
+            char *out = malloc((size_t)n + 1);
+            memcpy(out, buf_head(&c->in), (size_t)n);
+            out[n] = '\0';
+            buf_consume(&c->in, (size_t)n);
+            if (len) *len = (size_t)n;
+            return out;
+        }
+        struct pollfd p = {.fd = c->fd, .events = POLLIN};
+        int r = poll(&p, 1, timeout_ms);
+        if (r <= 0) return NULL;
+        buf_reserve(&c->in, 65536);
+        ssize_t got = read(c->fd, buf_tail(&c->in), buf_room(&c->in));
+        if (got <= 0) return NULL;
+        c->in.end += (size_t)got;
+    }
+}
+
+char *rconn_read_reply(struct rconn *c, size_t *len)
+{
+    char *r = rconn_try_read_reply(c, len, 10000);
+    CHECKF(r, "no reply from server (EOF or 10 s timeout)");
+    return r;
+}
+
+char *rconn_call(struct rconn *c, ...)
+{
+    const char *argv[256];
+    va_list ap;
+    va_start(ap, c);
+    int argc = collect_args(ap, argv, 256);
+    va_end(ap);
+    rconn_send_argv(c, argc, argv, NULL);
+    return rconn_read_reply(c, NULL);
+}
+
+bool rconn_wait_closed(struct rconn *c, int timeout_ms)
+{
+    char tmp[4096];
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long elapsed = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+        if (elapsed >= timeout_ms) return false;
+        struct pollfd p = {.fd = c->fd, .events = POLLIN};
+        if (poll(&p, 1, (int)(timeout_ms - elapsed)) <= 0) return false;
+        ssize_t n = read(c->fd, tmp, sizeof tmp);
+        if (n == 0) return true;
+        if (n < 0) return errno == ECONNRESET;
+    }
+}
+
+unsigned long long test_seed(const char *test_name)
+{
+    const char *env = getenv("TEST_SEED");
+    unsigned long long seed;
+    if (env) seed = strtoull(env, NULL, 10);
+    else {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        seed = (unsigned long long)ts.tv_sec * 1000003ULL ^ (unsigned long long)ts.tv_nsec;
+    }
+    fprintf(stderr, "%s: seed %llu (rerun with TEST_SEED=%llu)\n", test_name, seed, seed);
+    return seed;
+}

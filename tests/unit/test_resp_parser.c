@@ -1,0 +1,195 @@
+/* Unit tests of the RESP request parser: every split point of pipelined
+ * input, inline commands, and malformed input of every kind. */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "protocol/resp_parser.h"
+#include "util/buf.h"
+
+static const struct resp_limits limits = {.proto_max_bulk_len = 512LL * 1024 * 1024};
+
+struct parsed {
+    int commands;
+    char text[8192]; /* "arg|arg;arg;" rendering of every command */
+};
+
+/* Feeds `input` to a fresh parser in pieces split at each offset of `splits`
+ * (like reads arriving), consuming as a connection would. */
+static enum resp_status feed(const char *input, size_t len, const size_t *splits, int nsplits,
+                             struct parsed *out, const struct resp_limits *lim)
+{
+    struct resp_parser p;
+    resp_parser_init(&p);
+    struct buf in;
+    buf_init(&in, 16);
+    out->commands = 0;
+    out->text[0] = '\0';
+    size_t fed = 0;
+    enum resp_status st = RESP_INCOMPLETE;
+    for (int s = 0; s <= nsplits; s++) {
+        size_t upto = s < nsplits ? splits[s] : len;
+        buf_append(&in, input + fed, upto - fed);
+        fed = upto;
+        /* Move the buffer between reads to prove offsets are relative. */
+        buf_compact(&in);
+        for (;;) {
+            st = resp_parse(&p, buf_head(&in), buf_len(&in), lim);
+            if (st == RESP_INCOMPLETE) break;
+            if (st == RESP_ERROR) goto done;
+            if (st == RESP_COMMAND) {
+                out->commands++;
+                /* Render only what fits; deep pipelines are checked by count. */
+                for (int i = 0; i < p.argc; i++) {
+                    size_t used = strlen(out->text);
+                    if (used + p.argv_len[i] + 2 >= sizeof out->text) break;
+                    strncat(out->text, p.argv[i], p.argv_len[i]);
+                    strcat(out->text, i + 1 < p.argc ? "|" : ";");
+                }
+            }
+            buf_consume(&in, p.consumed);
+        }
+    }
+done:
+    if (st == RESP_ERROR) snprintf(out->text, sizeof out->text, "ERROR:%s", p.error);
+    resp_parser_free(&p);
+    buf_free(&in);
+    return st;
+}
+
+static void expect_parse(const char *input, const char *expected_text, int expected_commands)
+{
+    size_t len = strlen(input);
+    struct parsed whole;
+    feed(input, len, NULL, 0, &whole, &limits);
+    CHECK_STR(whole.text, expected_text);
+    CHECK_EQ_LL(whole.commands, expected_commands);
+    /* Every single split point and every pair of split points gives the same result. */
+    for (size_t a = 1; a < len; a++) {
+        struct parsed part;
+        size_t one[1] = {a};
+        feed(input, len, one, 1, &part, &limits);
+        CHECKF(strcmp(part.text, expected_text) == 0, "split at %zu: got %s", a, part.text);
+        for (size_t b = a + 1; b < len && len < 200; b++) {
+            size_t two[2] = {a, b};
+            feed(input, len, two, 2, &part, &limits);
+            CHECKF(strcmp(part.text, expected_text) == 0, "split at %zu,%zu: got %s", a, b,
+                   part.text);
+        }
+    }
+    /* Byte at a time. */
+    size_t *every = malloc(sizeof(size_t) * len);
+    for (size_t i = 0; i < len; i++) every[i] = i;
+    struct parsed bytes;
+    feed(input, len, every, (int)len, &bytes, &limits);
+    CHECK_STR(bytes.text, expected_text);
+    free(every);
+}
+
+static void expect_error(const char *input, size_t len, const char *error,
+                         const struct resp_limits *lim)
+{
+    struct parsed out;
+    enum resp_status st = feed(input, len, NULL, 0, &out, lim);
+    CHECKF(st == RESP_ERROR, "expected error for %s, got %s", input, out.text);
+    char want[256];
+    snprintf(want, sizeof want, "ERROR:%s", error);
+    CHECK_STR(out.text, want);
+}
+
+static void test_multibulk(void)
+{
+    expect_parse("*1\r\n$4\r\nPING\r\n", "PING;", 1);
+    expect_parse("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$0\r\n\r\n", "SET|k|;", 1);
+    expect_parse("*2\r\n$3\r\nGET\r\n$3\r\na\r\n\r\n", "GET|a\r\n;", 1);
+    /* Pipelined, with empty commands between. */
+    expect_parse("*1\r\n$4\r\nPING\r\n*0\r\n*-1\r\n*2\r\n$4\r\nECHO\r\n$2\r\nhi\r\n",
+                 "PING;ECHO|hi;", 2);
+    /* Binary payload containing CR, LF, NUL-free. */
+    expect_parse("*2\r\n$4\r\nECHO\r\n$5\r\na\r\nb\n\r\n", "ECHO|a\r\nb\n;", 1);
+}
+
+static void test_inline(void)
+{
+    expect_parse("PING\r\n", "PING;", 1);
+    expect_parse("PING\n", "PING;", 1);
+    expect_parse("SET k v\r\nGET k\r\n", "SET|k|v;GET|k;", 2);
+    expect_parse("  set   a   b  \r\n", "set|a|b;", 1);
+    expect_parse("\r\n\r\nPING\r\n", "PING;", 1);
+    expect_parse("ECHO \"a b\\n\\x41\"\r\n", "ECHO|a b\nA;", 1);
+    expect_parse("ECHO 'it\\'s'\r\n", "ECHO|it's;", 1);
+    expect_parse("ECHO a\"b c\"\r\n", "ECHO|ab c;", 1);
+    expect_parse("ECHO \"\"\r\n", "ECHO|;", 1);
+    /* Mixed inline and multibulk. */
+    expect_parse("PING\r\n*1\r\n$4\r\nPING\r\nPING\r\n", "PING;PING;PING;", 3);
+}
+
+static void test_deep_pipeline(void)
+{
+    struct buf in;
+    buf_init(&in, 0);
+    for (int i = 0; i < 5000; i++) buf_append(&in, "*2\r\n$3\r\nGET\r\n$3\r\nkey\r\n", 22);
+    struct parsed out;
+    size_t splits[3] = {7, 50000, 100001};
+    CHECK(feed(buf_head(&in), buf_len(&in), splits, 3, &out, &limits) == RESP_INCOMPLETE);
+    CHECK_EQ_LL(out.commands, 5000);
+    buf_free(&in);
+}
+
+static void test_malformed(void)
+{
+    expect_error("*x\r\n", 4, "Protocol error: invalid multibulk length", &limits);
+    expect_error("*2147483648\r\n", 13, "Protocol error: invalid multibulk length", &limits);
+    expect_error("*01\r\n", 5, "Protocol error: invalid multibulk length", &limits);
+    expect_error("*1\r\n:1\r\n", 8, "Protocol error: expected '$', got ':'", &limits);
+    expect_error("*1\r\n$-1\r\n", 9, "Protocol error: invalid bulk length", &limits);
+    expect_error("*1\r\n$abc\r\n", 10, "Protocol error: invalid bulk length", &limits);
+    expect_error("*1\r\n$536870913\r\n", 16, "Protocol error: invalid bulk length", &limits);
+    expect_error("ECHO \"abc\r\n", 11, "Protocol error: unbalanced quotes in request", &limits);
+    expect_error("ECHO \"a\"b\r\n", 11, "Protocol error: unbalanced quotes in request", &limits);
+    expect_error("ECHO 'a\r\n", 9, "Protocol error: unbalanced quotes in request", &limits);
+
+    /* Unauthenticated limits. */
+    struct resp_limits unauth = limits;
+    unauth.auth_required = true;
+    expect_error("*11\r\n", 5, "Protocol error: unauthenticated multibulk length", &unauth);
+    expect_error("*1\r\n$16385\r\n", 12, "Protocol error: unauthenticated bulk length", &unauth);
+    struct parsed ok;
+    CHECK(feed("*10\r\n", 5, NULL, 0, &ok, &unauth) == RESP_INCOMPLETE);
+
+    /* Oversized lines without a terminator. */
+    size_t big = RESP_INLINE_MAX + 10;
+    char *junk = malloc(big);
+    memset(junk, 'a', big);
+    expect_error(junk, big, "Protocol error: too big inline request", &limits);
+    junk[0] = '*';
+    expect_error(junk, big, "Protocol error: too big mbulk count string", &limits);
+    memcpy(junk, "*1\r\n$", 5);
+    expect_error(junk, big, "Protocol error: too big bulk count string", &limits);
+    free(junk);
+}
+
+static void test_split_args(void)
+{
+    struct buf out;
+    buf_init(&out, 0);
+    size_t *lens = NULL;
+    int cap = 0;
+    CHECK_EQ_LL(resp_split_args("", 0, &out, &lens, &cap), 0);
+    CHECK_EQ_LL(resp_split_args("a \"b\" 'c d'", 11, &out, &lens, &cap), 3);
+    CHECK_EQ_LL(lens[2], 3);
+    CHECK(memcmp(buf_head(&out), "abc d", 5) == 0);
+    buf_free(&out);
+    free(lens);
+}
+
+int main(void)
+{
+    test_multibulk();
+    test_inline();
+    test_deep_pipeline();
+    test_malformed();
+    test_split_args();
+    printf("resp parser: ok\n");
+    return 0;
+}
