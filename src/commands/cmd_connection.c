@@ -31,10 +31,7 @@ static void cmd_quit(struct cmd_ctx *ctx)
 static void cmd_select(struct cmd_ctx *ctx)
 {
     long long id;
-    if (!num_parse_ll(ctx->argv[1], ctx->argv_len[1], &id)) {
-        reply_error(ctx->reply, "ERR invalid DB index");
-        return;
-    }
+    if (!arg_to_ll(ctx, 1, &id)) return;
     if (id < 0 || id >= keyspace.count) {
         reply_error(ctx->reply, "ERR DB index is out of range");
         return;

@@ -1,0 +1,49 @@
+/*
+ * diff.h — differential testing against a real redis-server.
+ *
+ * A diff_pair runs goblin-core and redis-server side by side (ephemeral
+ * loopback ports) and sends both the same command on connections in the same
+ * protocol (RESP2, or RESP3 after diff_hello3()). Replies are compared as raw
+ * bytes: Redis is the judge of compatibility, byte for byte. On a mismatch
+ * the command, both replies and the seed are printed and the test exits 1.
+ */
+#ifndef GOBLIN_DIFF_H
+#define GOBLIN_DIFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "testlib.h"
+
+struct diff_pair {
+    struct test_server goblin, redis;
+    struct rconn g, r;
+    unsigned long long seed;
+    long long commands; /* compared so far */
+    const char *name;
+};
+
+/* Starts both servers (extra args may be NULL) and connects to each. */
+void diff_start(struct diff_pair *d, const char *name, unsigned long long seed,
+                const char *const *goblin_extra, const char *const *redis_extra);
+
+/* Closes connections and stops both servers (checking goblin's exit status). */
+void diff_stop(struct diff_pair *d);
+
+/* Sends argv to both; fails the test unless the raw replies are identical. */
+void diff_check_argv(struct diff_pair *d, int argc, const char *const *argv, const size_t *lens);
+
+/* Same with a NULL-terminated list of C strings. */
+void diff_check(struct diff_pair *d, ...);
+
+/* Sends argv to both and returns goblin's raw reply (caller frees) without
+ * comparing — for commands whose replies legitimately differ (INFO, TIME). */
+char *diff_send_both(struct diff_pair *d, int argc, const char *const *argv, const size_t *lens);
+
+/* Switches both connections to RESP3 (HELLO 3); the replies are compared too. */
+void diff_hello3(struct diff_pair *d);
+
+/* Opens a second pair of connections (e.g. for another client's view). */
+void diff_open_extra(struct diff_pair *d, struct rconn *g, struct rconn *r);
+
+#endif
