@@ -1,27 +1,60 @@
-/* cmd_server.c — commands about the server: DBSIZE, FLUSHALL, FLUSHDB, TIME,
- * CONFIG, COMMAND, INFO, SHUTDOWN. */
+/* cmd_server.c — commands about the server: DBSIZE, FLUSHALL, FLUSHDB, SWAPDB,
+ * TIME, CONFIG, SHUTDOWN, LASTSAVE, ROLE. (INFO and COMMAND have their own files.) */
+#include <stdio.h>
 #include <string.h>
 
 #include "commands/command.h"
 #include "connection/conn.h"
 #include "server/config.h"
 #include "server/event_loop.h"
+#include "server/server.h"
 #include "util/clock.h"
+#include "util/xmalloc.h"
 
 static void cmd_dbsize(struct cmd_ctx *ctx)
 {
     reply_int(ctx->reply, (long long)dict_size(&ctx->db->keys));
 }
 
+/* FLUSHALL/FLUSHDB take an optional ASYNC|SYNC; freeing is synchronous either way. */
+static bool flush_mode_ok(struct cmd_ctx *ctx)
+{
+    if (ctx->argc == 1) return true;
+    if (ctx->argc == 2 && (arg_equals(ctx, 1, "async") || arg_equals(ctx, 1, "sync"))) return true;
+    reply_error_syntax(ctx->reply);
+    return false;
+}
+
 static void cmd_flushall(struct cmd_ctx *ctx)
 {
+    if (!flush_mode_ok(ctx)) return;
     keyspace_flush_all();
     reply_ok(ctx->reply);
 }
 
 static void cmd_flushdb(struct cmd_ctx *ctx)
 {
+    if (!flush_mode_ok(ctx)) return;
     db_flush(ctx->db);
+    reply_ok(ctx->reply);
+}
+
+static void cmd_swapdb(struct cmd_ctx *ctx)
+{
+    long long a, b;
+    if (!num_parse_ll(ctx->argv[1], ctx->argv_len[1], &a)) {
+        reply_error(ctx->reply, "ERR invalid first DB index");
+        return;
+    }
+    if (!num_parse_ll(ctx->argv[2], ctx->argv_len[2], &b)) {
+        reply_error(ctx->reply, "ERR invalid second DB index");
+        return;
+    }
+    if (a < 0 || a >= keyspace.count || b < 0 || b >= keyspace.count) {
+        reply_error(ctx->reply, "ERR DB index is out of range");
+        return;
+    }
+    if (a != b) keyspace_swap((int)a, (int)b);
     reply_ok(ctx->reply);
 }
 
@@ -33,14 +66,67 @@ static void cmd_time(struct cmd_ctx *ctx)
     reply_bulk_ll(ctx->reply, us % 1000000);
 }
 
+static void cmd_lastsave(struct cmd_ctx *ctx)
+{
+    /* Nothing is ever saved; report the start time, as a server that loaded at boot. */
+    reply_int(ctx->reply, server.start_ms / 1000);
+}
+
+static void cmd_role(struct cmd_ctx *ctx)
+{
+    reply_array_len(ctx->reply, 3);
+    reply_bulk_cstr(ctx->reply, "master");
+    reply_int(ctx->reply, 0);
+    reply_array_len(ctx->reply, 0);
+}
+
+static void cmd_shutdown(struct cmd_ctx *ctx)
+{
+    bool abort_requested = false;
+    for (int j = 1; j < ctx->argc; j++) {
+        if (arg_equals(ctx, j, "nosave") || arg_equals(ctx, j, "save") ||
+            arg_equals(ctx, j, "now") || arg_equals(ctx, j, "force"))
+            continue;
+        if (arg_equals(ctx, j, "abort")) {
+            abort_requested = true;
+            continue;
+        }
+        reply_error_syntax(ctx->reply);
+        return;
+    }
+    if (abort_requested) {
+        reply_error(ctx->reply, "ERR No shutdown in progress.");
+        return;
+    }
+    /* Nothing to persist: stop the loop; clients see the connection close. */
+    ev_stop();
+}
+
+/* --- CONFIG ---------------------------------------------------------- */
+
 struct config_get_state {
     struct reply *reply;
     long long pairs;
+    char **seen; /* names already emitted (CONFIG GET a a* returns each once) */
+    int nseen, cap;
 };
+
+static bool config_get_seen(const char *name, void *arg)
+{
+    struct config_get_state *st = arg;
+    for (int i = 0; i < st->nseen; i++)
+        if (strcmp(st->seen[i], name) == 0) return true;
+    return false;
+}
 
 static void config_get_emit(const char *name, const char *value, void *arg)
 {
     struct config_get_state *st = arg;
+    if (st->nseen == st->cap) {
+        st->cap = st->cap ? st->cap * 2 : 32;
+        st->seen = xrealloc(st->seen, sizeof *st->seen * (size_t)st->cap);
+    }
+    st->seen[st->nseen++] = xstrdup(name); /* emit's name may be a temporary */
     reply_bulk_cstr(st->reply, name);
     reply_bulk_cstr(st->reply, value);
     st->pairs++;
@@ -51,43 +137,132 @@ static void cmd_config_get(struct cmd_ctx *ctx)
     struct config_get_state st = {.reply = ctx->reply};
     reply_mark m = reply_defer(ctx->reply);
     for (int i = 2; i < ctx->argc; i++)
-        config_get_matching(ctx->argv[i], ctx->argv_len[i], config_get_emit, &st, NULL);
+        config_get_matching(ctx->argv[i], ctx->argv_len[i], config_get_emit, &st,
+                            config_get_seen);
     reply_defer_map(ctx->reply, m, st.pairs);
+    for (int i = 0; i < st.nseen; i++) xfree(st.seen[i]);
+    xfree(st.seen);
 }
 
+/* CONFIG SET is all-or-nothing, as in Redis 7: names are checked first, then
+ * values applied in order; on a failure the ones already applied are put
+ * back. Secrets (stored hashed, not restorable) are applied last. */
 static void cmd_config_set(struct cmd_ctx *ctx)
 {
     if ((ctx->argc - 2) % 2 != 0) {
-        reply_error_arity(ctx->reply, "config|set");
+        reply_error_syntax(ctx->reply);
         return;
     }
-    for (int i = 2; i < ctx->argc; i += 2) {
-        const char *err = config_set(ctx->argv[i], ctx->argv_len[i], ctx->argv[i + 1],
-                                     ctx->argv_len[i + 1]);
+    int pairs = (ctx->argc - 2) / 2;
+    const char **names = xcalloc((size_t)pairs, sizeof *names);
+    int *order = xcalloc((size_t)pairs, sizeof *order);
+    struct buf *old = xcalloc((size_t)pairs, sizeof *old);
+    int applied = 0, n = 0;
+    for (int i = 0; i < pairs; i++) {
+        int a = 2 + 2 * i;
+        names[i] = config_canonical_name(ctx->argv[a], ctx->argv_len[a]);
+        if (!names[i]) {
+            reply_error_fmt(ctx->reply,
+                            "ERR Unknown option or number of arguments for CONFIG SET - '%.*s'",
+                            (int)ctx->argv_len[a], ctx->argv[a]);
+            goto done;
+        }
+        for (int k = 0; k < i; k++) {
+            if (strcmp(names[k], names[i]) == 0) {
+                reply_error_fmt(ctx->reply,
+                                "ERR CONFIG SET failed (possibly related to argument '%.*s') - "
+                                "duplicate parameter",
+                                (int)ctx->argv_len[a], ctx->argv[a]);
+                goto done;
+            }
+        }
+    }
+    for (int i = 0; i < pairs; i++)
+        if (!config_param_is_secret(ctx->argv[2 + 2 * i], ctx->argv_len[2 + 2 * i])) order[n++] = i;
+    for (int i = 0; i < pairs; i++)
+        if (config_param_is_secret(ctx->argv[2 + 2 * i], ctx->argv_len[2 + 2 * i])) order[n++] = i;
+    for (applied = 0; applied < pairs; applied++) {
+        int i = order[applied], a = 2 + 2 * i;
+        buf_init(&old[i], 64);
+        config_get_value(names[i], &old[i]);
+        const char *err = config_set(ctx->argv[a], ctx->argv_len[a], ctx->argv[a + 1],
+                                     ctx->argv_len[a + 1]);
         if (err) {
             reply_error_fmt(ctx->reply, "ERR %s", err);
-            return;
+            buf_free(&old[i]);
+            while (applied-- > 0) {
+                int k = order[applied];
+                config_set(names[k], strlen(names[k]), buf_head(&old[k]), buf_len(&old[k]));
+                buf_free(&old[k]);
+            }
+            applied = 0;
+            goto done;
         }
     }
     reply_ok(ctx->reply);
+done:
+    for (int i = 0; i < applied; i++) buf_free(&old[order[i]]);
+    xfree(old);
+    xfree(order);
+    xfree(names);
 }
+
+static void cmd_config_resetstat(struct cmd_ctx *ctx)
+{
+    memset(&server.stats, 0, sizeof server.stats);
+    memset(&keyspace.stats, 0, sizeof keyspace.stats);
+    reply_error_count = 0;
+    command_reset_stats();
+    reply_ok(ctx->reply);
+}
+
+static void cmd_config_rewrite(struct cmd_ctx *ctx)
+{
+    reply_error(ctx->reply, "ERR The server is running without a config file");
+}
+
+static void cmd_config_help(struct cmd_ctx *ctx)
+{
+    static const char *const lines[] = {
+        "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "GET <pattern>",
+        "    Return parameters matching the glob-like <pattern> and their values.",
+        "SET <directive> <value>",
+        "    Set the configuration <directive> to <value>.",
+        "RESETSTAT",
+        "    Reset statistics reported by the INFO command.",
+        "REWRITE",
+        "    Rewrite the configuration file.",
+        "HELP",
+        "    Print this help.",
+        NULL,
+    };
+    long long count = 0;
+    while (lines[count]) count++;
+    reply_array_len(ctx->reply, count);
+    for (long long i = 0; i < count; i++) reply_status(ctx->reply, lines[i]);
+}
+
+#define CONFIG_FLAGS (CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE)
 
 static struct command config_subcommands[] = {
-    {.name = "get", .arity = -3, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
-     .fn = cmd_config_get, .summary = "Returns the effective values of configuration parameters.",
-     .since = "2.0.0", .group = "server", .complexity = "O(N) when N is the number of configuration parameters provided"},
-    {.name = "set", .arity = -4, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
-     .fn = cmd_config_set, .summary = "Sets configuration parameters in-flight.", .since = "2.0.0",
+    {.name = "get", .arity = -3, .flags = CONFIG_FLAGS, .fn = cmd_config_get,
+     .summary = "Returns the effective values of configuration parameters.", .since = "2.0.0",
      .group = "server", .complexity = "O(N) when N is the number of configuration parameters provided"},
+    {.name = "set", .arity = -4, .flags = CONFIG_FLAGS, .fn = cmd_config_set,
+     .summary = "Sets configuration parameters in-flight.", .since = "2.0.0", .group = "server",
+     .complexity = "O(N) when N is the number of configuration parameters provided"},
+    {.name = "resetstat", .arity = 2, .flags = CONFIG_FLAGS, .fn = cmd_config_resetstat,
+     .summary = "Resets the server's statistics.", .since = "2.0.0", .group = "server",
+     .complexity = "O(1)"},
+    {.name = "rewrite", .arity = 2, .flags = CONFIG_FLAGS, .fn = cmd_config_rewrite,
+     .summary = "Persists the effective configuration to file.", .since = "2.8.0",
+     .group = "server", .complexity = "O(1)"},
+    {.name = "help", .arity = 2, .flags = CMD_LOADING | CMD_STALE, .fn = cmd_config_help,
+     .summary = "Returns helpful text about the different subcommands.", .since = "5.0.0",
+     .group = "server", .complexity = "O(1)"},
     COMMAND_END,
 };
-
-static void cmd_shutdown(struct cmd_ctx *ctx)
-{
-    (void)ctx;
-    /* Nothing to persist: stop the loop; the connection closes with the server. */
-    ev_stop();
-}
 
 struct command server_commands[] = {
     {.name = "dbsize", .arity = 1, .flags = CMD_READONLY | CMD_FAST, .fn = cmd_dbsize,
@@ -99,14 +274,25 @@ struct command server_commands[] = {
     {.name = "flushdb", .arity = -1, .flags = CMD_WRITE, .fn = cmd_flushdb,
      .summary = "Remove all keys from the current database.", .since = "1.0.0",
      .group = "server", .complexity = "O(N) where N is the number of keys in the selected database"},
+    {.name = "swapdb", .arity = 3, .flags = CMD_WRITE | CMD_FAST, .fn = cmd_swapdb,
+     .summary = "Swaps two Redis databases.", .since = "4.0.0", .group = "server",
+     .complexity = "O(N) where N is the count of clients watching or blocking on keys from both databases."},
     {.name = "time", .arity = 1, .flags = CMD_LOADING | CMD_STALE | CMD_FAST | CMD_RANDOM,
      .fn = cmd_time, .summary = "Returns the server time.", .since = "2.6.0", .group = "server",
      .complexity = "O(1)"},
-    {.name = "config", .arity = -2, .flags = 0, .fn = NULL, .subcommands = config_subcommands,
+    {.name = "lastsave", .arity = 1, .flags = CMD_LOADING | CMD_STALE | CMD_FAST | CMD_RANDOM,
+     .fn = cmd_lastsave, .summary = "Returns the Unix timestamp of the last successful save to disk.",
+     .since = "1.0.0", .group = "server", .complexity = "O(1)"},
+    {.name = "role", .arity = 1, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST,
+     .fn = cmd_role, .summary = "Returns the replication role.", .since = "2.8.12",
+     .group = "server", .complexity = "O(1)"},
+    {.name = "config", .arity = -2, .subcommands = config_subcommands,
      .summary = "A container for server configuration commands.", .since = "2.0.0",
      .group = "server", .complexity = "Depends on subcommand."},
     {.name = "shutdown", .arity = -1, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
-     .fn = cmd_shutdown, .summary = "Synchronously saves the database(s) to disk and shuts down the server.",
-     .since = "1.0.0", .group = "server", .complexity = "O(N) when saving, where N is the total number of keys in all databases"},
+     .fn = cmd_shutdown,
+     .summary = "Synchronously saves the database(s) to disk and shuts down the server.",
+     .since = "1.0.0", .group = "server",
+     .complexity = "O(N) when saving, where N is the total number of keys in all databases"},
     COMMAND_END,
 };

@@ -8,6 +8,7 @@
 #include "connection/conn.h"
 #include "server/server.h"
 #include "util/clock.h"
+#include "util/cycles.h"
 #include "util/hash.h"
 #include "util/numparse.h"
 #include "util/xmalloc.h"
@@ -21,6 +22,8 @@ static struct command *const families[] = {
     server_commands,
     string_commands,
     key_commands,
+    info_commands,
+    introspection_commands,
 };
 
 /* Open-addressing index of top-level commands by lowercase name. */
@@ -149,10 +152,12 @@ void command_dispatch(struct conn *conn, int argc, const char **argv, const size
     }
     if (!arity_ok(cmd, argc)) {
         reply_error_arity(r, cmd->full_name);
+        cmd->rejected_calls++;
         return;
     }
     if (conn_auth_required(conn) && !(cmd->flags & CMD_NO_AUTH)) {
         reply_error(r, "NOAUTH Authentication required.");
+        cmd->rejected_calls++;
         return;
     }
     struct cmd_ctx ctx = {
@@ -165,10 +170,29 @@ void command_dispatch(struct conn *conn, int argc, const char **argv, const size
         .cmd = cmd,
     };
     keyspace_begin_command();
+    long long errors_before = reply_error_count;
+    uint64_t start = cycles_now();
     cmd->fn(&ctx);
+    cmd->cycles += cycles_now() - start;
     cmd->calls++;
+    if (reply_error_count != errors_before) cmd->failed_calls++;
     conn->last_command = cmd->full_name;
     server.stats.commands_processed++;
+}
+
+static void reset_stats(struct command *cmd)
+{
+    cmd->calls = cmd->rejected_calls = cmd->failed_calls = 0;
+    cmd->cycles = 0;
+    if (cmd->subcommands)
+        for (struct command *sub = (struct command *)cmd->subcommands; sub->name; sub++)
+            reset_stats(sub);
+}
+
+void command_reset_stats(void)
+{
+    for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
+        for (struct command *c = families[f]; c->name; c++) reset_stats(c);
 }
 
 bool arg_equals(const struct cmd_ctx *ctx, int i, const char *word)

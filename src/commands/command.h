@@ -63,8 +63,11 @@ struct command {
     const struct command *subcommands; /* terminated by a row with name == NULL */
     const struct command *parent;      /* set at init for subcommands */
     char full_name[48];                /* "get", "config|get" (set at init) */
-    long long calls;                   /* statistics (INFO commandstats) */
-    long long usec;
+    /* Statistics for INFO commandstats. */
+    long long calls;
+    uint64_t cycles;
+    long long rejected_calls; /* refused before running (arity, auth, context) */
+    long long failed_calls;   /* ran and answered an error */
 };
 
 /* Terminates a command array. */
@@ -86,6 +89,9 @@ void command_dispatch(struct conn *conn, int argc, const char **argv, const size
 void command_foreach(void (*fn)(struct command *cmd, void *arg), void *arg);
 size_t command_count(void);
 
+/* Zeroes every command's statistics (CONFIG RESETSTAT). */
+void command_reset_stats(void);
+
 /* Argument helpers shared by every family. */
 bool arg_equals(const struct cmd_ctx *ctx, int i, const char *lowercase_word);
 bool arg_to_ll(struct cmd_ctx *ctx, int i, long long *out);     /* replies on failure */
@@ -96,5 +102,7 @@ extern struct command connection_commands[];
 extern struct command server_commands[];
 extern struct command string_commands[];
 extern struct command key_commands[];
+extern struct command info_commands[];
+extern struct command introspection_commands[];
 
 #endif

@@ -3,6 +3,7 @@
 
 #include <sodium.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/clock.h"
@@ -23,10 +24,15 @@ static size_t file_user_count;
 static int64_t throttle_second;
 static int throttle_used;
 
+static bool initialised;
+
 bool auth_init(void)
 {
+    /* Idempotent: the password may be set while flags are parsed, before startup. */
+    if (initialised) return true;
     if (sodium_init() < 0) return false;
     randombytes_buf(digest_key, sizeof digest_key);
+    initialised = true;
     return true;
 }
 
@@ -38,6 +44,7 @@ static void password_digest(const char *pw, size_t len, unsigned char out[crypto
 
 void auth_set_default_password(const char *password, size_t len)
 {
+    if (!auth_init()) abort();
     if (len == 0) {
         default_from_requirepass = false;
         default_user.has_digest = false;

@@ -72,7 +72,7 @@ static const struct config_param params[] = {
      "TCP keepalive interval for clients (default 300; 0 = off)", NULL},
     {"timeout", NULL, CFG_INT, &config.timeout, 0, INT_MAX, 0, "SECONDS",
      "close clients idle this long (default 0 = never)", NULL},
-    {"maxclients", NULL, CFG_INT, &config.maxclients, 1, 1000000, 0, "N",
+    {"maxclients", NULL, CFG_INT, &config.maxclients, 1, 4294967295LL, 0, "N",
      "maximum simultaneous clients (default 10000)", NULL},
     {"proto-max-bulk-len", NULL, CFG_MEMORY, &config.proto_max_bulk_len, 1024 * 1024, LLONG_MAX,
      0, "BYTES", "largest bulk string a client may send (default 512mb)", NULL},
@@ -85,8 +85,8 @@ static const struct config_param params[] = {
      "password of the default user (kept only as a hash)", NULL},
     {"auth-file", NULL, CFG_STRING, &config.auth_file, 0, 0, CFG_IMMUTABLE, "FILE",
      "users file: lines 'user password-hash' (libsodium crypto_pwhash_str)", NULL},
-    {"hz", NULL, CFG_INT, &config.hz, 1, 500, 0, "N",
-     "housekeeping runs per second (default 10)", NULL},
+    {"hz", NULL, CFG_INT, &config.hz, 0, INT_MAX, 0, "N",
+     "housekeeping runs per second, clamped to 1..500 (default 10)", NULL},
     {"active-expire-effort", NULL, CFG_INT, &config.active_expire_effort, 1, 10, 0, "N",
      "active expiry budget: N ms per housekeeping run at most (default 1)", NULL},
     {"loglevel", NULL, CFG_ENUM, &config.loglevel, 0, 0, 0, "LEVEL",
@@ -144,6 +144,18 @@ bool config_param_exists(const char *name, size_t name_len)
     return param_find(name, name_len) != NULL;
 }
 
+const char *config_canonical_name(const char *name, size_t name_len)
+{
+    const struct config_param *p = param_find(name, name_len);
+    return p ? p->name : NULL;
+}
+
+bool config_param_is_secret(const char *name, size_t name_len)
+{
+    const struct config_param *p = param_find(name, name_len);
+    return p && p->kind == CFG_SECRET;
+}
+
 static bool parse_listen(const char *s, struct listen_addr *out)
 {
     const char *colon;
@@ -199,11 +211,16 @@ static const char *param_apply(const struct config_param *p, const char *value, 
             break;
         }
         if (v < p->min || v > p->max) {
-            err = "argument must be between the minimum and maximum allowed";
+            static char range[128];
+            snprintf(range, sizeof range, "argument must be between %lld and %lld inclusive",
+                     p->min, p->max);
+            err = range;
             break;
         }
         if (p->value == &config.port) config.port = (int)v;
         else *(long long *)p->value = v;
+        /* Like Redis, hz accepts any non-negative value and clamps it. */
+        if (p->value == &config.hz) config.hz = v < 1 ? 1 : v > 500 ? 500 : v;
         break;
     }
     case CFG_BOOL:
@@ -322,6 +339,19 @@ void config_get_matching(const char *pattern, size_t len,
 {
     struct buf value;
     buf_init(&value, 64);
+    if (!memchr(pattern, '*', len) && !memchr(pattern, '?', len) && !memchr(pattern, '[', len)) {
+        /* A plain name is looked up directly and echoed as typed, as Redis does. */
+        const struct config_param *p = param_find(pattern, len);
+        char *typed = xmemdup(pattern, len);
+        if (p && !(already && already(typed, arg))) {
+            param_render(p, &value);
+            buf_append_char(&value, '\0');
+            emit(typed, buf_head(&value), arg);
+        }
+        xfree(typed);
+        buf_free(&value);
+        return;
+    }
     for (size_t i = 0; i < PARAM_COUNT; i++) {
         const struct config_param *p = &params[i];
         const char *names[2] = {p->name, p->alias};

@@ -74,6 +74,12 @@ const char *config_set(const char *name, size_t name_len, const char *value, siz
 /* Whether a parameter exists (for CONFIG SET validation before applying). */
 bool config_param_exists(const char *name, size_t name_len);
 
+/* The parameter's primary name (aliases resolve to it), or NULL. */
+const char *config_canonical_name(const char *name, size_t name_len);
+
+/* Secrets are stored hashed: their old value cannot be restored. */
+bool config_param_is_secret(const char *name, size_t name_len);
+
 /* Renders the value of a parameter into out (for INFO and CONFIG GET). */
 bool config_get_value(const char *name, struct buf *out);
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "commands/command.h"
@@ -16,6 +17,7 @@
 #include "store/db.h"
 #include "transport/socket.h"
 #include "util/clock.h"
+#include "util/cycles.h"
 #include "util/hash.h"
 #include "util/log.h"
 
@@ -25,6 +27,23 @@ static void on_signal(int sig)
 {
     (void)sig;
     ev_stop();
+}
+
+/* Room for maxclients connections plus listeners and housekeeping fds, as
+ * Redis does; a lower hard limit is a warning (accepts beyond it fail and
+ * are counted, they do not crash the server). */
+static void raise_open_files_limit(void)
+{
+    struct rlimit lim;
+    if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return;
+    rlim_t want = (rlim_t)config.maxclients + 64;
+    if (lim.rlim_cur >= want) return;
+    rlim_t target = want;
+    if (lim.rlim_max != RLIM_INFINITY && lim.rlim_max < target) target = lim.rlim_max;
+    lim.rlim_cur = target;
+    if (setrlimit(RLIMIT_NOFILE, &lim) != 0 || target < want)
+        log_warning("open files limit is %llu, below maxclients+64 (%llu)",
+                    (unsigned long long)target, (unsigned long long)want);
 }
 
 static void make_run_id(void)
@@ -41,6 +60,8 @@ bool server_start(void)
     server.next_client_id = 1;
     make_run_id();
     hash_seed_init();
+    cycles_init();
+    raise_open_files_limit();
 
     if (!auth_init()) {
         log_warning("libsodium failed to initialise");
@@ -75,9 +96,22 @@ static long long housekeeping_hz(void)
     return config.hz;
 }
 
+/* Commands per second over about the last second, for INFO. */
+static void sample_ops_per_sec(void)
+{
+    int64_t now = clock_mono_us();
+    int64_t elapsed = now - server.ops_sample_us;
+    if (elapsed < 1000000) return;
+    long long done = server.stats.commands_processed - server.ops_sample_count;
+    server.stats.instantaneous_ops_per_sec = done * 1000000 / elapsed;
+    server.ops_sample_us = now;
+    server.ops_sample_count = server.stats.commands_processed;
+}
+
 void server_housekeeping(void)
 {
     keyspace_update_lru_clock();
+    sample_ops_per_sec();
     keyspace_begin_command();
     long long budget_us = config.active_expire_effort * 1000;
     int64_t deadline = clock_mono_us() + budget_us;

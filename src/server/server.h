@@ -15,6 +15,7 @@ struct server_stats {
     long long net_output_bytes;
     long long query_buffer_limit_disconnections;
     long long protocol_error_disconnections;
+    long long instantaneous_ops_per_sec; /* over the last sampling second */
 };
 
 struct server {
@@ -24,6 +25,8 @@ struct server {
     struct server_stats stats;
     char run_id[41];
     int tcp_port; /* first TCP port actually bound (INFO) */
+    int64_t ops_sample_us;       /* when commands_processed was last sampled */
+    long long ops_sample_count;  /* its value then */
 };
 
 extern struct server server;

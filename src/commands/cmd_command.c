@@ -1,0 +1,275 @@
+/* cmd_command.c — COMMAND: introspection of the command table (what redis-cli
+ * and client libraries read to learn arity, flags, key positions and docs). */
+#include <string.h>
+
+#include "commands/command.h"
+#include "util/glob.h"
+
+struct flag_name {
+    uint32_t flag;
+    const char *name;
+};
+
+static const struct flag_name flag_names[] = {
+    {CMD_WRITE, "write"},   {CMD_READONLY, "readonly"}, {CMD_DENYOOM, "denyoom"},
+    {CMD_ADMIN, "admin"},   {CMD_PUBSUB, "pubsub"},     {CMD_NOSCRIPT, "noscript"},
+    {CMD_LOADING, "loading"}, {CMD_STALE, "stale"},     {CMD_FAST, "fast"},
+    {CMD_NO_AUTH, "no_auth"},
+};
+
+static void reply_flags(struct reply *r, const struct command *cmd)
+{
+    long long n = 0;
+    for (size_t i = 0; i < sizeof flag_names / sizeof flag_names[0]; i++)
+        if (cmd->flags & flag_names[i].flag) n++;
+    reply_set_len(r, n);
+    for (size_t i = 0; i < sizeof flag_names / sizeof flag_names[0]; i++)
+        if (cmd->flags & flag_names[i].flag) reply_status(r, flag_names[i].name);
+}
+
+/* ACL categories derived from the flags and the group, as Redis assigns them. */
+static void reply_categories(struct reply *r, const struct command *cmd)
+{
+    const char *cats[6];
+    int n = 0;
+    const char *group = cmd->group ? cmd->group : (cmd->parent ? cmd->parent->group : "");
+    if (cmd->flags & CMD_WRITE) cats[n++] = "@write";
+    if (cmd->flags & CMD_READONLY) cats[n++] = "@read";
+    if (cmd->flags & CMD_ADMIN) cats[n++] = "@admin", cats[n++] = "@dangerous";
+    if (strcmp(group, "string") == 0) cats[n++] = "@string";
+    else if (strcmp(group, "hash") == 0) cats[n++] = "@hash";
+    else if (strcmp(group, "sorted_set") == 0) cats[n++] = "@sortedset";
+    else if (strcmp(group, "generic") == 0) cats[n++] = "@keyspace";
+    else if (strcmp(group, "pubsub") == 0) cats[n++] = "@pubsub";
+    else if (strcmp(group, "connection") == 0) cats[n++] = "@connection";
+    cats[n++] = (cmd->flags & CMD_FAST) ? "@fast" : "@slow";
+    reply_set_len(r, n);
+    for (int i = 0; i < n; i++) reply_status(r, cats[i]);
+}
+
+static void reply_key_specs(struct reply *r, const struct command *cmd)
+{
+    if (cmd->first_key <= 0) {
+        reply_array_len(r, 0);
+        return;
+    }
+    reply_array_len(r, 1);
+    reply_map_len(r, 3);
+    reply_bulk_cstr(r, "flags");
+    reply_set_len(r, 1);
+    reply_status(r, (cmd->flags & CMD_WRITE) ? "RW" : "RO");
+    reply_bulk_cstr(r, "begin_search");
+    reply_map_len(r, 2);
+    reply_bulk_cstr(r, "type");
+    reply_bulk_cstr(r, "index");
+    reply_bulk_cstr(r, "spec");
+    reply_map_len(r, 1);
+    reply_bulk_cstr(r, "index");
+    reply_int(r, cmd->first_key);
+    reply_bulk_cstr(r, "find_keys");
+    reply_map_len(r, 2);
+    reply_bulk_cstr(r, "type");
+    reply_bulk_cstr(r, "range");
+    reply_bulk_cstr(r, "spec");
+    reply_map_len(r, 3);
+    reply_bulk_cstr(r, "lastkey");
+    reply_int(r, cmd->last_key < 0 ? cmd->last_key : cmd->last_key - cmd->first_key);
+    reply_bulk_cstr(r, "keystep");
+    reply_int(r, cmd->key_step);
+    reply_bulk_cstr(r, "limit");
+    reply_int(r, 0);
+}
+
+static long long subcommand_count(const struct command *cmd)
+{
+    long long n = 0;
+    if (cmd->subcommands)
+        for (const struct command *s = cmd->subcommands; s->name; s++) n++;
+    return n;
+}
+
+static void reply_command_info(struct reply *r, const struct command *cmd)
+{
+    reply_array_len(r, 10);
+    reply_bulk_cstr(r, cmd->full_name);
+    reply_int(r, cmd->arity);
+    reply_flags(r, cmd);
+    reply_int(r, cmd->first_key);
+    reply_int(r, cmd->last_key);
+    reply_int(r, cmd->key_step);
+    reply_categories(r, cmd);
+    reply_set_len(r, 0); /* tips */
+    reply_key_specs(r, cmd);
+    reply_array_len(r, subcommand_count(cmd));
+    if (cmd->subcommands)
+        for (const struct command *s = cmd->subcommands; s->name; s++) reply_command_info(r, s);
+}
+
+static void reply_command_docs(struct reply *r, const struct command *cmd)
+{
+    long long subs = subcommand_count(cmd);
+    reply_map_len(r, 4 + (subs ? 1 : 0));
+    reply_bulk_cstr(r, "summary");
+    reply_bulk_cstr(r, cmd->summary ? cmd->summary : "");
+    reply_bulk_cstr(r, "since");
+    reply_bulk_cstr(r, cmd->since ? cmd->since : "1.0.0");
+    reply_bulk_cstr(r, "group");
+    reply_bulk_cstr(r, cmd->group ? cmd->group : (cmd->parent ? cmd->parent->group : "server"));
+    reply_bulk_cstr(r, "complexity");
+    reply_bulk_cstr(r, cmd->complexity ? cmd->complexity : "O(1)");
+    if (subs) {
+        reply_bulk_cstr(r, "subcommands");
+        reply_map_len(r, subs);
+        for (const struct command *s = cmd->subcommands; s->name; s++) {
+            reply_bulk_cstr(r, s->full_name);
+            reply_command_docs(r, s);
+        }
+    }
+}
+
+/* Finds a command by "name" or "container|sub". */
+static const struct command *lookup_full(const char *name, size_t len)
+{
+    const char *bar = memchr(name, '|', len);
+    if (!bar) return command_lookup(name, len);
+    const struct command *parent = command_lookup(name, (size_t)(bar - name));
+    if (!parent) return NULL;
+    return command_lookup_sub(parent, bar + 1, len - (size_t)(bar - name) - 1);
+}
+
+static void visit_info(struct command *cmd, void *arg)
+{
+    reply_command_info(arg, cmd);
+}
+
+static void cmd_command(struct cmd_ctx *ctx)
+{
+    reply_array_len(ctx->reply, (long long)command_count());
+    command_foreach(visit_info, ctx->reply);
+}
+
+static void cmd_command_count(struct cmd_ctx *ctx)
+{
+    reply_int(ctx->reply, (long long)command_count());
+}
+
+static void cmd_command_info(struct cmd_ctx *ctx)
+{
+    if (ctx->argc == 2) {
+        cmd_command(ctx);
+        return;
+    }
+    reply_array_len(ctx->reply, ctx->argc - 2);
+    for (int j = 2; j < ctx->argc; j++) {
+        const struct command *cmd = lookup_full(ctx->argv[j], ctx->argv_len[j]);
+        if (cmd) reply_command_info(ctx->reply, cmd);
+        else reply_nil(ctx->reply);
+    }
+}
+
+static void visit_docs(struct command *cmd, void *arg)
+{
+    reply_bulk_cstr(arg, cmd->full_name);
+    reply_command_docs(arg, cmd);
+}
+
+static void cmd_command_docs(struct cmd_ctx *ctx)
+{
+    if (ctx->argc == 2) {
+        reply_map_len(ctx->reply, (long long)command_count());
+        command_foreach(visit_docs, ctx->reply);
+        return;
+    }
+    reply_mark m = reply_defer(ctx->reply);
+    long long found = 0;
+    for (int j = 2; j < ctx->argc; j++) {
+        const struct command *cmd = lookup_full(ctx->argv[j], ctx->argv_len[j]);
+        if (!cmd) continue;
+        reply_bulk_cstr(ctx->reply, cmd->full_name);
+        reply_command_docs(ctx->reply, cmd);
+        found++;
+    }
+    reply_defer_map(ctx->reply, m, found);
+}
+
+struct list_filter {
+    struct reply *reply;
+    const char *pattern; /* NULL = all */
+    size_t pattern_len;
+    long long count;
+};
+
+static void list_one(struct list_filter *f, const struct command *cmd)
+{
+    if (!f->pattern ||
+        glob_match(f->pattern, f->pattern_len, cmd->full_name, strlen(cmd->full_name), true)) {
+        reply_bulk_cstr(f->reply, cmd->full_name);
+        f->count++;
+    }
+    if (cmd->subcommands)
+        for (const struct command *s = cmd->subcommands; s->name; s++) list_one(f, s);
+}
+
+static void visit_list(struct command *cmd, void *arg)
+{
+    list_one(arg, cmd);
+}
+
+static void cmd_command_list(struct cmd_ctx *ctx)
+{
+    struct list_filter f = {.reply = ctx->reply};
+    if (ctx->argc == 5 && arg_equals(ctx, 2, "filterby") && arg_equals(ctx, 3, "pattern")) {
+        f.pattern = ctx->argv[4];
+        f.pattern_len = ctx->argv_len[4];
+    } else if (ctx->argc != 2) {
+        reply_error_syntax(ctx->reply);
+        return;
+    }
+    reply_mark m = reply_defer(ctx->reply);
+    command_foreach(visit_list, &f);
+    reply_defer_array(ctx->reply, m, f.count);
+}
+
+static void cmd_command_help(struct cmd_ctx *ctx)
+{
+    static const char *const lines[] = {
+        "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "(no subcommand)",
+        "    Return details about all commands.",
+        "COUNT",
+        "    Return the total number of commands in this server.",
+        "LIST [FILTERBY PATTERN <pattern>]",
+        "    Return a list of all commands in this server.",
+        "INFO [<command-name> ...]",
+        "    Return details about multiple commands.",
+        "DOCS [<command-name> ...]",
+        "    Return documentation details about multiple commands.",
+        "HELP",
+        "    Print this help.",
+        NULL,
+    };
+    long long n = 0;
+    while (lines[n]) n++;
+    reply_array_len(ctx->reply, n);
+    for (long long i = 0; i < n; i++) reply_status(ctx->reply, lines[i]);
+}
+
+#define COMMAND_SUB(n, a, f, s)                                                               \
+    {.name = n, .arity = a, .flags = CMD_LOADING | CMD_STALE, .fn = f, .summary = s,          \
+     .since = "2.8.13", .group = "server", .complexity = "O(N) where N is the number of commands"}
+
+static struct command command_subcommands[] = {
+    COMMAND_SUB("count", 2, cmd_command_count, "Returns a count of commands."),
+    COMMAND_SUB("info", -2, cmd_command_info, "Returns information about one, multiple or all commands."),
+    COMMAND_SUB("docs", -2, cmd_command_docs, "Returns documentary information about one, multiple or all commands."),
+    COMMAND_SUB("list", -2, cmd_command_list, "Returns a list of command names."),
+    COMMAND_SUB("help", 2, cmd_command_help, "Returns helpful text about the different subcommands."),
+    COMMAND_END,
+};
+
+struct command introspection_commands[] = {
+    {.name = "command", .arity = -1, .flags = CMD_LOADING | CMD_STALE, .fn = cmd_command,
+     .subcommands = command_subcommands, .summary = "Returns detailed information about all commands.",
+     .since = "2.8.13", .group = "server", .complexity = "O(N) where N is the total number of Redis commands"},
+    COMMAND_END,
+};

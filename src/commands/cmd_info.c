@@ -1,0 +1,248 @@
+/* cmd_info.c — INFO: the server's self-description in Redis's text format. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "commands/command.h"
+#include "connection/conn.h"
+#include "server/config.h"
+#include "server/server.h"
+#include "server/version.h"
+#include "util/clock.h"
+#include "util/cycles.h"
+#include "util/xmalloc.h"
+
+static void add(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void add(struct buf *b, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if (n >= (int)sizeof line) n = (int)sizeof line - 1;
+    buf_append(b, line, (size_t)n);
+    buf_append(b, "\r\n", 2);
+}
+
+static void human_bytes(char *out, size_t cap, double n)
+{
+    const char *units = "BKMGTP";
+    int u = 0;
+    while (n >= 1024 && u < 5) n /= 1024, u++;
+    if (u == 0) snprintf(out, cap, "%.0fB", n);
+    else snprintf(out, cap, "%.2f%c", n, units[u]);
+}
+
+static size_t resident_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f) return 0;
+    unsigned long pages_total = 0, pages_rss = 0;
+    int ok = fscanf(f, "%lu %lu", &pages_total, &pages_rss);
+    fclose(f);
+    return ok == 2 ? pages_rss * (size_t)sysconf(_SC_PAGESIZE) : 0;
+}
+
+static size_t peak_memory;
+
+static void section_server(struct buf *b)
+{
+    struct utsname u;
+    uname(&u);
+    int64_t uptime = (clock_mono_us() - server.start_mono_us) / 1000000;
+    char exe[512] = "";
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) exe[n] = '\0';
+    add(b, "# Server");
+    add(b, "redis_version:%s", GOBLIN_REDIS_VERSION);
+    add(b, "goblin_version:%s", GOBLIN_VERSION);
+    add(b, "redis_mode:standalone");
+    add(b, "os:%s %s %s", u.sysname, u.release, u.machine);
+    add(b, "arch_bits:%d", (int)(sizeof(void *) * 8));
+    add(b, "multiplexing_api:epoll");
+    add(b, "gcc_version:%d.%d.%d", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
+    add(b, "process_id:%d", (int)getpid());
+    add(b, "run_id:%s", server.run_id);
+    add(b, "tcp_port:%d", server.tcp_port);
+    add(b, "server_time_usec:%lld", (long long)clock_unix_us());
+    add(b, "uptime_in_seconds:%lld", (long long)uptime);
+    add(b, "uptime_in_days:%lld", (long long)(uptime / 86400));
+    add(b, "hz:%lld", config.hz);
+    add(b, "configured_hz:%lld", config.hz);
+    add(b, "lru_clock:%u", keyspace.lru_clock);
+    add(b, "executable:%s", exe);
+    add(b, "config_file:");
+}
+
+static void section_clients(struct buf *b)
+{
+    add(b, "# Clients");
+    add(b, "connected_clients:%zu", conn_count());
+    add(b, "maxclients:%lld", config.maxclients);
+    add(b, "blocked_clients:0");
+    add(b, "tracking_clients:0");
+}
+
+static void section_memory(struct buf *b)
+{
+    size_t used = xmalloc_used_bytes(), rss = resident_bytes();
+    if (used > peak_memory) peak_memory = used;
+    char h_used[32], h_rss[32], h_peak[32];
+    human_bytes(h_used, sizeof h_used, (double)used);
+    human_bytes(h_rss, sizeof h_rss, (double)rss);
+    human_bytes(h_peak, sizeof h_peak, (double)peak_memory);
+    add(b, "# Memory");
+    add(b, "used_memory:%zu", used);
+    add(b, "used_memory_human:%s", h_used);
+    add(b, "used_memory_rss:%zu", rss);
+    add(b, "used_memory_rss_human:%s", h_rss);
+    add(b, "used_memory_peak:%zu", peak_memory);
+    add(b, "used_memory_peak_human:%s", h_peak);
+    add(b, "maxmemory:0");
+    add(b, "maxmemory_human:0B");
+    add(b, "maxmemory_policy:noeviction");
+    add(b, "mem_fragmentation_ratio:%.2f", used ? (double)rss / (double)used : 0.0);
+    add(b, "mem_allocator:%s", xmalloc_allocator_name());
+}
+
+static void section_persistence(struct buf *b)
+{
+    add(b, "# Persistence");
+    add(b, "loading:0");
+    add(b, "async_loading:0");
+    add(b, "rdb_changes_since_last_save:%lld", keyspace.stats.dirty);
+    add(b, "rdb_bgsave_in_progress:0");
+    add(b, "rdb_last_save_time:%lld", (long long)(server.start_ms / 1000));
+    add(b, "rdb_last_bgsave_status:ok");
+    add(b, "aof_enabled:0");
+    add(b, "aof_rewrite_in_progress:0");
+}
+
+static void section_stats(struct buf *b)
+{
+    const struct server_stats *s = &server.stats;
+    add(b, "# Stats");
+    add(b, "total_connections_received:%lld", s->connections_received);
+    add(b, "total_commands_processed:%lld", s->commands_processed);
+    add(b, "instantaneous_ops_per_sec:%lld", s->instantaneous_ops_per_sec);
+    add(b, "total_net_input_bytes:%lld", s->net_input_bytes);
+    add(b, "total_net_output_bytes:%lld", s->net_output_bytes);
+    add(b, "rejected_connections:%lld", s->rejected_connections);
+    add(b, "expired_keys:%lld", keyspace.stats.expired_keys);
+    add(b, "evicted_keys:0");
+    add(b, "keyspace_hits:%lld", keyspace.stats.hits);
+    add(b, "keyspace_misses:%lld", keyspace.stats.misses);
+    add(b, "total_error_replies:%lld", reply_error_count);
+    add(b, "client_query_buffer_limit_disconnections:%lld", s->query_buffer_limit_disconnections);
+    add(b, "client_protocol_error_disconnections:%lld", s->protocol_error_disconnections);
+}
+
+static void section_replication(struct buf *b)
+{
+    add(b, "# Replication");
+    add(b, "role:master");
+    add(b, "connected_slaves:0");
+    add(b, "master_replid:%s", server.run_id);
+    add(b, "master_repl_offset:0");
+}
+
+static void section_cpu(struct buf *b)
+{
+    struct rusage self;
+    getrusage(RUSAGE_SELF, &self);
+    add(b, "# CPU");
+    add(b, "used_cpu_sys:%ld.%06ld", (long)self.ru_stime.tv_sec, (long)self.ru_stime.tv_usec);
+    add(b, "used_cpu_user:%ld.%06ld", (long)self.ru_utime.tv_sec, (long)self.ru_utime.tv_usec);
+}
+
+static void commandstat_line(struct buf *b, const struct command *cmd)
+{
+    if (cmd->calls || cmd->rejected_calls || cmd->failed_calls) {
+        long long usec = cycles_to_us(cmd->cycles);
+        add(b, "cmdstat_%s:calls=%lld,usec=%lld,usec_per_call=%.2f,rejected_calls=%lld,failed_calls=%lld",
+            cmd->full_name, cmd->calls, usec, cmd->calls ? (double)usec / (double)cmd->calls : 0.0,
+            cmd->rejected_calls, cmd->failed_calls);
+    }
+    if (cmd->subcommands)
+        for (const struct command *sub = cmd->subcommands; sub->name; sub++)
+            commandstat_line(b, sub);
+}
+
+static void commandstat_visit(struct command *cmd, void *arg)
+{
+    commandstat_line(arg, cmd);
+}
+
+static void section_commandstats(struct buf *b)
+{
+    add(b, "# Commandstats");
+    command_foreach(commandstat_visit, b);
+}
+
+static void section_keyspace(struct buf *b)
+{
+    add(b, "# Keyspace");
+    for (int i = 0; i < keyspace.count; i++) {
+        struct db *db = keyspace_db(i);
+        size_t keys = dict_size(&db->keys);
+        if (!keys) continue;
+        add(b, "db%d:keys=%zu,expires=%zu,avg_ttl=%lld", i, keys, dict_size(&db->expires),
+            db->avg_ttl_ms);
+    }
+}
+
+struct info_section {
+    const char *name;
+    void (*render)(struct buf *b);
+    bool in_default;
+};
+
+static const struct info_section sections[] = {
+    {"server", section_server, true},           {"clients", section_clients, true},
+    {"memory", section_memory, true},           {"persistence", section_persistence, true},
+    {"stats", section_stats, true},             {"replication", section_replication, true},
+    {"cpu", section_cpu, true},                 {"commandstats", section_commandstats, false},
+    {"keyspace", section_keyspace, true},
+};
+
+#define SECTION_COUNT (sizeof sections / sizeof sections[0])
+
+static void cmd_info(struct cmd_ctx *ctx)
+{
+    bool want[SECTION_COUNT] = {0};
+    if (ctx->argc == 1) {
+        for (size_t s = 0; s < SECTION_COUNT; s++) want[s] = sections[s].in_default;
+    }
+    for (int j = 1; j < ctx->argc; j++) {
+        bool every = arg_equals(ctx, j, "all") || arg_equals(ctx, j, "everything");
+        bool dflt = arg_equals(ctx, j, "default");
+        for (size_t s = 0; s < SECTION_COUNT; s++)
+            if (every || (dflt && sections[s].in_default) || arg_equals(ctx, j, sections[s].name))
+                want[s] = true;
+    }
+    struct buf text;
+    buf_init(&text, 4096);
+    bool first = true;
+    for (size_t s = 0; s < SECTION_COUNT; s++) {
+        if (!want[s]) continue;
+        if (!first) buf_append(&text, "\r\n", 2);
+        sections[s].render(&text);
+        first = false;
+    }
+    reply_verbatim(ctx->reply, buf_head(&text), buf_len(&text), "txt");
+    buf_free(&text);
+}
+
+struct command info_commands[] = {
+    {.name = "info", .arity = -1, .flags = CMD_LOADING | CMD_STALE | CMD_RANDOM, .fn = cmd_info,
+     .summary = "Returns information and statistics about the server.", .since = "1.0.0",
+     .group = "server", .complexity = "O(1)"},
+    COMMAND_END,
+};
