@@ -152,7 +152,7 @@ void conn_process_input(struct conn *c)
         enum resp_status st = resp_parse(&c->parser, buf_head(&c->in), buf_len(&c->in), &limits);
         if (st == RESP_INCOMPLETE) break;
         if (st == RESP_ERROR) {
-            reply_error(&c->reply, c->parser.error);
+            reply_error_fmt(&c->reply, "ERR %s", c->parser.error);
             c->flags |= CONN_CLOSE_AFTER_REPLY;
             server.stats.protocol_error_disconnections++;
             log_verbose("protocol error from client id=%llu addr=%s: %s",
