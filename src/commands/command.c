@@ -170,13 +170,13 @@ void command_dispatch(struct conn *conn, int argc, const char **argv, const size
         .cmd = cmd,
     };
     keyspace_begin_command();
+    conn->last_command = cmd->full_name;
     long long errors_before = reply_error_count;
     uint64_t start = cycles_now();
     cmd->fn(&ctx);
     cmd->cycles += cycles_now() - start;
     cmd->calls++;
     if (reply_error_count != errors_before) cmd->failed_calls++;
-    conn->last_command = cmd->full_name;
     server.stats.commands_processed++;
 }
 

@@ -28,6 +28,9 @@ enum config_kind {
     CFG_UNIX,   /* --unixsocket PATH, repeatable */
     CFG_SECRET, /* requirepass: hashed on set, shown redacted */
     CFG_CONST,  /* compatibility value clients read; only that value may be set */
+    CFG_FLAG,   /* no value: sets a bool to yes */
+    CFG_RING,   /* --ring PATH SIZE, repeatable */
+    CFG_RING_POOL, /* --ring-pool DIR COUNT SIZE, repeatable */
 };
 
 enum config_flag {
@@ -85,6 +88,22 @@ static const struct config_param params[] = {
      "password of the default user (kept only as a hash)", NULL},
     {"auth-file", NULL, CFG_STRING, &config.auth_file, 0, 0, CFG_IMMUTABLE, "FILE",
      "users file: lines 'user password-hash' (libsodium crypto_pwhash_str)", NULL},
+    {"ring", NULL, CFG_RING, NULL, 0, 0, CFG_IMMUTABLE, "PATH SIZE",
+     "shared-memory ring file for one client, SIZE per direction (k/kb/m/mb/g/gb); repeatable",
+     NULL},
+    {"ring-pool", NULL, CFG_RING_POOL, NULL, 0, 0, CFG_IMMUTABLE, "DIR COUNT SIZE",
+     "COUNT rings in DIR that clients claim and release; repeatable", NULL},
+    {"no-auth-ring", NULL, CFG_FLAG, &config.no_auth_ring, 0, 0, CFG_IMMUTABLE, "",
+     "RESP over rings needs no AUTH (trust the ring file's permissions)", NULL},
+    {"cpu", NULL, CFG_INT, &config.cpu, -1, 4095, CFG_IMMUTABLE, "N",
+     "pin the server thread to CPU N (-1 = no pinning)", NULL},
+    {"numa", NULL, CFG_INT, &config.numa, -1, 1023, CFG_IMMUTABLE, "N",
+     "bind memory to NUMA node N and run on its CPUs (-1 = no binding)", NULL},
+    {"mlockall", NULL, CFG_BOOL, &config.mlockall, 0, 0, CFG_IMMUTABLE, "yes|no",
+     "lock all memory at startup, prefaulting it (default yes; failure is a warning)", NULL},
+    {"socket-poll-interval-us", NULL, CFG_INT, &config.socket_poll_interval_us, 1, 1000000, 0,
+     "US", "with polled targets: kernel sockets get a pass at most this often (default 20)",
+     NULL},
     {"hz", NULL, CFG_INT, &config.hz, 0, INT_MAX, 0, "N",
      "housekeeping runs per second, clamped to 1..500 (default 10)", NULL},
     {"active-expire-effort", NULL, CFG_INT, &config.active_expire_effort, 1, 10, 0, "N",
@@ -123,6 +142,10 @@ void config_init_defaults(void)
     config.databases = 16;
     config.requirepass = NULL;
     config.auth_file = NULL;
+    config.cpu = -1;
+    config.numa = -1;
+    config.mlockall = true;
+    config.socket_poll_interval_us = 20;
     config.hz = 10;
     config.active_expire_effort = 1;
     config.loglevel = xstrdup("notice");
@@ -270,6 +293,15 @@ static const char *param_apply(const struct config_param *p, const char *value, 
     case CFG_CONST:
         if (strcasecmp(text, p->choices[0]) != 0) err = "goblin-core does not support this setting";
         break;
+    case CFG_FLAG:
+        if (strcasecmp(text, "yes") == 0) *(bool *)p->value = true;
+        else if (strcasecmp(text, "no") == 0) *(bool *)p->value = false;
+        else err = "argument must be 'yes' or 'no'";
+        break;
+    case CFG_RING:
+    case CFG_RING_POOL:
+        err = "set on the command line only";
+        break;
     }
     if (text) {
         /* Scrub a password from memory before freeing. */
@@ -322,6 +354,24 @@ static void param_render(const struct config_param *p, struct buf *out)
         if (auth_default_password_set()) buf_append(out, "(hashed)", 8);
         break;
     case CFG_CONST: buf_append(out, p->choices[0], strlen(p->choices[0])); break;
+    case CFG_FLAG: buf_append(out, *(bool *)p->value ? "yes" : "no", *(bool *)p->value ? 3 : 2); break;
+    case CFG_RING:
+    case CFG_RING_POOL: {
+        bool first = true;
+        for (int i = 0; i < config.polled_count; i++) {
+            const struct polled_spec *ps = &config.polled[i];
+            if ((p->kind == CFG_RING) != (ps->kind == POLLED_RING)) continue;
+            int n = ps->kind == POLLED_RING
+                        ? snprintf(tmp, sizeof tmp, "%llu", ps->bytes)
+                        : snprintf(tmp, sizeof tmp, "%d %llu", ps->count, ps->bytes);
+            if (!first) buf_append_char(out, ' ');
+            buf_append(out, ps->path, strlen(ps->path));
+            buf_append_char(out, ' ');
+            buf_append(out, tmp, (size_t)n);
+            first = false;
+        }
+        break;
+    }
     }
 }
 
@@ -412,6 +462,33 @@ void config_print_help(void)
     printf("\n");
 }
 
+/* --ring PATH SIZE / --ring-pool DIR COUNT SIZE: appended in command-line
+ * order, which is their polling priority. Returns NULL or a reason. */
+static const char *polled_add(enum config_kind kind, const char *const *v)
+{
+    static char why[256];
+    struct polled_spec ps = {.kind = kind == CFG_RING ? POLLED_RING : POLLED_RING_POOL};
+    const char *size = kind == CFG_RING ? v[1] : v[2];
+    if (!v[0][0]) return "path must not be empty";
+    if (!num_parse_memory(size, strlen(size), &ps.bytes) || ps.bytes == 0 ||
+        ps.bytes > (1ULL << 32)) {
+        snprintf(why, sizeof why, "size '%s' must be 1..4gb (k/kb/m/mb/g/gb suffixes)", size);
+        return why;
+    }
+    if (kind == CFG_RING_POOL) {
+        long long count;
+        if (!num_parse_ll(v[1], strlen(v[1]), &count) || count < 1 || count > 4096) {
+            snprintf(why, sizeof why, "count '%s' must be 1..4096", v[1]);
+            return why;
+        }
+        ps.count = (int)count;
+    }
+    ps.path = xstrdup(v[0]);
+    config.polled = xrealloc(config.polled, sizeof ps * (size_t)(config.polled_count + 1));
+    config.polled[config.polled_count++] = ps;
+    return NULL;
+}
+
 bool config_parse_args(int argc, char **argv, bool *exit_now)
 {
     *exit_now = false;
@@ -439,6 +516,25 @@ bool config_parse_args(int argc, char **argv, bool *exit_now)
         if (!p || (p->flags & CFG_NO_CLI)) {
             fprintf(stderr, "goblin-core: unknown flag '--%.*s' (see --help)\n", (int)name_len, name);
             return false;
+        }
+        if (p->kind == CFG_FLAG && !eq) {
+            *(bool *)p->value = true;
+            continue;
+        }
+        if (p->kind == CFG_RING || p->kind == CFG_RING_POOL) {
+            int nargs = p->kind == CFG_RING ? 2 : 3;
+            if (eq || i + nargs >= argc) {
+                fprintf(stderr, "goblin-core: flag '--%s' needs %d values (%s)\n", p->name, nargs,
+                        p->value_name);
+                return false;
+            }
+            const char *why = polled_add(p->kind, (const char *const *)argv + i + 1);
+            if (why) {
+                fprintf(stderr, "goblin-core: bad value for --%s: %s\n", p->name, why);
+                return false;
+            }
+            i += nargs;
+            continue;
         }
         const char *value;
         if (eq) {

@@ -20,6 +20,17 @@ struct listen_addr {
     int port;
 };
 
+/* A polled target from the command line, in command-line order (which is
+ * also its polling priority). */
+enum polled_kind { POLLED_RING, POLLED_RING_POOL };
+
+struct polled_spec {
+    enum polled_kind kind;
+    char *path;              /* ring file, or pool directory */
+    unsigned long long bytes; /* per direction, as given (rounded up later) */
+    int count;               /* pool size */
+};
+
 struct config {
     /* network */
     int port;
@@ -42,6 +53,15 @@ struct config {
     /* security */
     char *requirepass; /* never stored in clear: see auth.c */
     char *auth_file;
+
+    /* polled transports and placement */
+    struct polled_spec *polled;
+    int polled_count;
+    bool no_auth_ring;
+    long long cpu;  /* -1 = not pinned */
+    long long numa; /* -1 = no binding */
+    bool mlockall;
+    long long socket_poll_interval_us;
 
     /* housekeeping */
     long long hz;

@@ -9,12 +9,17 @@
 
 #include "connection/conn.h"
 #include "util/clock.h"
+#include "util/cycles.h"
+#include "util/xmalloc.h"
 #include "util/log.h"
 
 #define EV_BATCH 256
 
 static int epfd = -1;
 static volatile sig_atomic_t stop_requested;
+static struct poll_target *polled;
+static int polled_count;
+static long long socket_poll_interval_us = 20;
 
 bool ev_init(void)
 {
@@ -76,8 +81,76 @@ bool ev_stopping(void)
     return stop_requested != 0;
 }
 
+void ev_add_polled(const struct poll_target *target)
+{
+    polled = xrealloc(polled, sizeof *polled * (size_t)(polled_count + 1));
+    polled[polled_count++] = *target;
+}
+
+int ev_polled_count(void)
+{
+    return polled_count;
+}
+
+void ev_set_socket_poll_interval_us(long long us)
+{
+    socket_poll_interval_us = us;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* One strict-priority scan: returns true if any target made progress. */
+static inline bool poll_targets_once(void)
+{
+    bool progressed = false;
+    for (int i = 0; i < polled_count;) {
+        if (polled[i].poll(polled[i].arg) > 0) {
+            progressed = true;
+            i = 0; /* strict priority: start again from the first target */
+            continue;
+        }
+        i++;
+    }
+    return progressed;
+}
+
+static void run_polled(void (*housekeeping)(void), long long (*hz)(void))
+{
+    uint64_t next_socket_pass = cycles_now();
+    uint64_t next_cron = next_socket_pass;
+    while (!stop_requested) {
+        if (poll_targets_once()) {
+            conn_reap_closed();
+            continue;
+        }
+        /* Every polled target is idle. */
+        uint64_t now = cycles_now();
+        if (now >= next_socket_pass) {
+            ev_process(0);
+            if (now >= next_cron) {
+                housekeeping();
+                next_cron = cycles_now() + (uint64_t)(cycles_per_us * 1e6 / (double)hz());
+            }
+            next_socket_pass = cycles_now() + (uint64_t)(cycles_per_us * (double)socket_poll_interval_us);
+            continue;
+        }
+        cpu_relax();
+    }
+}
+
 void ev_run(void (*housekeeping)(void), long long (*hz)(void))
 {
+    if (polled_count > 0) {
+        run_polled(housekeeping, hz);
+        return;
+    }
     int64_t next_cron_us = clock_mono_us();
     while (!stop_requested) {
         int64_t now = clock_mono_us();

@@ -1,10 +1,22 @@
 /*
  * event_loop.h — the server's single thread: kernel readiness (epoll),
- * periodic housekeeping, and (later) polled targets.
+ * polled targets (shared-memory rings, later libfabric), housekeeping.
  *
  * With only kernel sockets the loop blocks in epoll_wait until an fd is ready
  * or housekeeping is due, so an idle server uses no CPU. Handlers run to
  * completion on the loop thread.
+ *
+ * With any polled target the loop busy-polls instead (the Aeron shape: a
+ * target's poll() returns how much work it did; the loop decides what to do
+ * when every target returns 0):
+ *  - targets are polled in registration (= command-line) order as strict
+ *    priority: after any target makes progress the scan restarts from the
+ *    first. HAZARD: a first target that always has work starves the rest.
+ *  - kernel sockets and housekeeping run only when every polled target is
+ *    idle, and the socket pass (a zero-timeout epoll_wait) at most once per
+ *    --socket-poll-interval-us, so it cannot sit in front of a polled
+ *    request more than once per interval.
+ *  - between idle scans the CPU relax hint (PAUSE) is issued.
  *
  * Registration is level-triggered: a handler that leaves data unread is
  * called again on the next pass, so no handler needs to drain (and no
@@ -34,6 +46,20 @@ void ev_remove(int fd);
 /* Waits at most timeout_ms (-1 = forever, 0 = poll) and dispatches; returns
  * the number of handlers called. */
 int ev_process(int timeout_ms);
+
+/* A polled target: poll() returns its work count (0 = idle). */
+struct poll_target {
+    const char *name;
+    int (*poll)(void *arg);
+    void *arg;
+};
+
+/* Appends a polled target (priority = order of registration). */
+void ev_add_polled(const struct poll_target *target);
+int ev_polled_count(void);
+
+/* Minimum interval between kernel-socket passes while busy-polling. */
+void ev_set_socket_poll_interval_us(long long us);
 
 /* Runs until ev_stop(): dispatch, housekeeping every 1000/hz ms. */
 void ev_run(void (*housekeeping)(void), long long (*hz)(void));

@@ -13,8 +13,10 @@
 #include "server/auth.h"
 #include "server/config.h"
 #include "server/event_loop.h"
+#include "server/placement.h"
 #include "server/version.h"
 #include "store/db.h"
+#include "transport/ring.h"
 #include "transport/socket.h"
 #include "util/clock.h"
 #include "util/cycles.h"
@@ -58,6 +60,7 @@ bool server_start(void)
     server.start_ms = clock_unix_ms();
     server.start_mono_us = clock_mono_us();
     server.next_client_id = 1;
+    if (!placement_apply()) return false;
     make_run_id();
     hash_seed_init();
     cycles_init();
@@ -81,6 +84,11 @@ bool server_start(void)
         return false;
     }
     if (!socket_listeners_start()) return false;
+    if (!ring_transports_start()) return false;
+    ev_set_socket_poll_interval_us(config.socket_poll_interval_us);
+    /* Lock after every startup allocation and mapping exists: they are all
+     * prefaulted now, and later ones are locked as they are made. */
+    placement_lock_memory();
 
     struct sigaction sa = {.sa_handler = on_signal};
     sigemptyset(&sa.sa_mask);
@@ -127,6 +135,7 @@ void server_housekeeping(void)
         dict_rehash_for_us(&db->expires, 100);
     }
     conn_close_idle();
+    ring_transports_housekeeping();
 }
 
 void server_run(void)
@@ -137,5 +146,6 @@ void server_run(void)
 
 void server_stop(void)
 {
+    ring_transports_stop();
     socket_listeners_stop();
 }

@@ -15,7 +15,7 @@
 #include <sys/types.h>
 
 #include "check.h"
-#include "resp_reader.h"
+#include <goblin/resp_reader.h>
 #include "util/buf.h"
 
 enum test_server_kind { TEST_SERVER_GOBLIN, TEST_SERVER_REDIS };

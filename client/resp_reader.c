@@ -1,5 +1,5 @@
 /* resp_reader.c — RESP2/RESP3 reply framing; see resp_reader.h. */
-#include "resp_reader.h"
+#include <goblin/resp_reader.h>
 
 #include <stdio.h>
 #include <stdlib.h>

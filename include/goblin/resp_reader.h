@@ -1,5 +1,5 @@
 /*
- * resp_reader.h — client-side RESP2/RESP3 reply framing for tests and tools.
+ * goblin/resp_reader.h — client-side RESP2/RESP3 reply framing (client library, tools, tests).
  *
  * resp_reply_length() tells whether buf holds one complete reply and how
  * long it is, without interpreting it, so tests can compare raw reply bytes

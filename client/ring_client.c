@@ -1,0 +1,323 @@
+/* ring_client.c — client side of the shared-memory ring; contract in
+ * include/goblin/ring_client.h, layout and ordering in goblin/ring_layout.h. */
+#include <goblin/ring_client.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <goblin/resp_reader.h>
+#include <goblin/ring_layout.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+struct goblin_ring {
+    char *path;
+    struct goblin_ring_header *hdr;
+    size_t map_bytes;
+    struct goblin_ring_queue sq; /* we produce */
+    struct goblin_ring_queue cq; /* we consume */
+    uint32_t pid;
+    bool closed; /* the server ended the session */
+    /* Bytes received but not yet handed to the caller. */
+    char *rx;
+    size_t rx_start, rx_end, rx_cap;
+    size_t reply_len; /* the reply last returned by read_reply, released by the next call */
+};
+
+static long long now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static inline void relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+static bool pid_alive(uint32_t pid)
+{
+    return pid != 0 && (kill((pid_t)pid, 0) == 0 || errno != ESRCH);
+}
+
+static int map_ring(const char *path, struct goblin_ring **out)
+{
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) return -errno;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || (size_t)st.st_size < GOBLIN_RING_HEADER_BYTES) {
+        close(fd);
+        return -EPROTO;
+    }
+    void *map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+                     fd, 0);
+    close(fd);
+    if (map == MAP_FAILED) return -errno;
+    struct goblin_ring_header *h = map;
+    atomic_thread_fence(memory_order_acquire); /* pairs with the server's fence before magic */
+    if (h->magic != GOBLIN_RING_MAGIC || h->version != GOBLIN_RING_VERSION ||
+        h->sq_offset + h->sq_bytes > (uint64_t)st.st_size ||
+        h->cq_offset + h->cq_bytes > (uint64_t)st.st_size) {
+        munmap(map, (size_t)st.st_size);
+        return -EPROTO;
+    }
+    struct goblin_ring *r = calloc(1, sizeof *r);
+    if (!r) {
+        munmap(map, (size_t)st.st_size);
+        return -ENOMEM;
+    }
+    r->path = strdup(path);
+    r->hdr = h;
+    r->map_bytes = (size_t)st.st_size;
+    r->pid = (uint32_t)getpid();
+    *out = r;
+    return 0;
+}
+
+static void unmap_ring(struct goblin_ring *r)
+{
+    munmap(r->hdr, r->map_bytes);
+    free(r->path);
+    free(r->rx);
+    free(r);
+}
+
+/* Takes the claim word: free, or held by a process that no longer exists. */
+static int claim(struct goblin_ring *r)
+{
+    for (;;) {
+        uint32_t owner = atomic_load_explicit(&r->hdr->owner_pid, memory_order_acquire);
+        /* Held by a live process (this one included: one session per ring). */
+        if (owner != 0 && pid_alive(owner)) return -EBUSY;
+        if (atomic_compare_exchange_strong(&r->hdr->owner_pid, &owner, r->pid)) return 0;
+    }
+}
+
+int goblin_ring_reconnect(struct goblin_ring *r, int timeout_ms)
+{
+    struct goblin_ring_header *h = r->hdr;
+    uint32_t epoch = (atomic_load_explicit(&h->epoch, memory_order_relaxed) &
+                      ~GOBLIN_RING_EPOCH_DETACHED) + 1;
+    if (epoch == 0 || (epoch & GOBLIN_RING_EPOCH_DETACHED)) epoch = 1;
+    /* release: orders our claim before the server can act on the epoch. */
+    atomic_store_explicit(&h->epoch, epoch, memory_order_release);
+    long long deadline = now_us() + (long long)timeout_ms * 1000;
+    long long next_check = 0;
+    /* acquire: pairs with the server's release of ready_epoch after resetting heads. */
+    while (atomic_load_explicit(&h->ready_epoch, memory_order_acquire) != epoch) {
+        long long t = now_us();
+        if (t >= next_check) {
+            if (!pid_alive(atomic_load_explicit(&h->server_pid, memory_order_relaxed)))
+                return -EPIPE;
+            if (t >= deadline) return -ETIMEDOUT;
+            next_check = t + 1000;
+        }
+        relax();
+    }
+    goblin_ring_queue_init(&r->sq, (unsigned char *)h + h->sq_offset, h->sq_bytes, &h->sq_head,
+                           epoch);
+    goblin_ring_queue_init(&r->cq, (unsigned char *)h + h->cq_offset, h->cq_bytes, &h->cq_head,
+                           epoch);
+    r->closed = false;
+    r->rx_start = r->rx_end = r->reply_len = 0;
+    return 0;
+}
+
+int goblin_ring_open(const char *path, int timeout_ms, struct goblin_ring **out)
+{
+    struct goblin_ring *r = NULL;
+    int rc = map_ring(path, &r);
+    if (rc) return rc;
+    if ((rc = claim(r)) != 0 || (rc = goblin_ring_reconnect(r, timeout_ms)) != 0) {
+        if (rc != -EBUSY) {
+            uint32_t me = r->pid;
+            atomic_compare_exchange_strong(&r->hdr->owner_pid, &me, 0);
+        }
+        unmap_ring(r);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
+
+int goblin_ring_open_pool(const char *dir, int timeout_ms, struct goblin_ring **out)
+{
+    /* Rings are ring-0, ring-1, ...: try them in order. */
+    int last = -ENOENT;
+    for (int i = 0;; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/ring-%d", dir, i);
+        if (access(path, F_OK) != 0) break;
+        int rc = goblin_ring_open(path, timeout_ms, out);
+        if (rc == 0) return 0;
+        last = rc;
+        if (rc != -EBUSY) return rc;
+    }
+    return last;
+}
+
+void goblin_ring_close(struct goblin_ring *r)
+{
+    if (!r) return;
+    struct goblin_ring_header *h = r->hdr;
+    uint32_t epoch = atomic_load_explicit(&h->epoch, memory_order_relaxed);
+    /* Detach while still owning the ring, then release the claim. */
+    atomic_store_explicit(&h->epoch, (epoch + 1) | GOBLIN_RING_EPOCH_DETACHED,
+                          memory_order_release);
+    uint32_t me = r->pid;
+    atomic_compare_exchange_strong(&h->owner_pid, &me, 0);
+    unmap_ring(r);
+}
+
+const char *goblin_ring_path(const struct goblin_ring *r)
+{
+    return r->path;
+}
+
+/* --- receive side ----------------------------------------------------- */
+
+static int rx_reserve(struct goblin_ring *r, size_t extra)
+{
+    if (r->rx_start == r->rx_end) r->rx_start = r->rx_end = 0;
+    if (r->rx_cap - r->rx_end >= extra) return 0;
+    if (r->rx_start) {
+        memmove(r->rx, r->rx + r->rx_start, r->rx_end - r->rx_start);
+        r->rx_end -= r->rx_start;
+        r->rx_start = 0;
+        if (r->rx_cap - r->rx_end >= extra) return 0;
+    }
+    size_t cap = r->rx_cap ? r->rx_cap : 65536;
+    while (cap - r->rx_end < extra) cap *= 2;
+    char *p = realloc(r->rx, cap);
+    if (!p) return -ENOMEM;
+    r->rx = p;
+    r->rx_cap = cap;
+    return 0;
+}
+
+/* Moves every published CQ record into the receive buffer; returns bytes moved
+ * or -EPIPE/-EPROTO. */
+static ssize_t drain_cq(struct goblin_ring *r)
+{
+    ssize_t moved = 0;
+    for (;;) {
+        bool corrupt = false;
+        struct goblin_ring_record *rec = goblin_ring_peek(&r->cq, &corrupt);
+        if (corrupt) return -EPROTO;
+        if (!rec) return moved;
+        if (rec->kind == GOBLIN_RING_CLOSE) {
+            goblin_ring_consume(&r->cq, rec);
+            r->closed = true;
+            return moved;
+        }
+        if (rx_reserve(r, rec->len) != 0) return -ENOMEM;
+        memcpy(r->rx + r->rx_end, rec->payload, rec->len);
+        r->rx_end += rec->len;
+        moved += rec->len;
+        goblin_ring_consume(&r->cq, rec);
+    }
+}
+
+/* Waits until the receive buffer holds more than `have` bytes. */
+static int wait_rx(struct goblin_ring *r, size_t have, long long timeout_us)
+{
+    long long deadline = timeout_us < 0 ? -1 : now_us() + timeout_us;
+    unsigned spins = 0;
+    for (;;) {
+        ssize_t n = drain_cq(r);
+        if (n < 0) return (int)n;
+        if (r->rx_end - r->rx_start > have) return 1;
+        if (r->closed) return -EPIPE;
+        if ((++spins & 1023) == 0) {
+            if (!pid_alive(atomic_load_explicit(&r->hdr->server_pid, memory_order_relaxed)))
+                return -EPIPE;
+            if (deadline >= 0 && now_us() >= deadline) return 0;
+        }
+        relax();
+    }
+}
+
+ssize_t goblin_ring_recv(struct goblin_ring *r, void *buf, size_t cap, long long timeout_us)
+{
+    if (r->rx_end == r->rx_start) {
+        int rc = wait_rx(r, 0, timeout_us);
+        if (rc <= 0) return rc;
+    }
+    size_t n = r->rx_end - r->rx_start;
+    if (n > cap) n = cap;
+    memcpy(buf, r->rx + r->rx_start, n);
+    r->rx_start += n;
+    return (ssize_t)n;
+}
+
+ssize_t goblin_ring_read_reply(struct goblin_ring *r, const char **reply, long long timeout_us)
+{
+    r->rx_start += r->reply_len;
+    r->reply_len = 0;
+    for (;;) {
+        long long n = resp_reply_length(r->rx + r->rx_start, r->rx_end - r->rx_start);
+        if (n < 0) return -EPROTO;
+        if (n > 0) {
+            *reply = r->rx + r->rx_start;
+            r->reply_len = (size_t)n;
+            return (ssize_t)n;
+        }
+        int rc = wait_rx(r, r->rx_end - r->rx_start, timeout_us);
+        if (rc <= 0) return rc;
+    }
+}
+
+/* --- send side -------------------------------------------------------- */
+
+int goblin_ring_send(struct goblin_ring *r, const void *data, size_t len)
+{
+    const char *p = data;
+    unsigned spins = 0;
+    while (len > 0) {
+        if (r->closed) return -EPIPE;
+        size_t n = goblin_ring_write(&r->sq, p, len);
+        p += n;
+        len -= n;
+        if (len == 0) break;
+        /* SQ full: keep the server able to make progress by taking its replies. */
+        ssize_t moved = drain_cq(r);
+        if (moved < 0) return (int)moved;
+        if ((++spins & 1023) == 0 &&
+            !pid_alive(atomic_load_explicit(&r->hdr->server_pid, memory_order_relaxed)))
+            return -EPIPE;
+        relax();
+    }
+    return 0;
+}
+
+int goblin_ring_send_command(struct goblin_ring *r, int argc, const char *const *argv,
+                             const size_t *lens)
+{
+    char small[512];
+    size_t need = 16;
+    for (int i = 0; i < argc; i++) need += (lens ? lens[i] : strlen(argv[i])) + 24;
+    char *buf = need <= sizeof small ? small : malloc(need);
+    if (!buf) return -ENOMEM;
+    size_t o = (size_t)snprintf(buf, need, "*%d\r\n", argc);
+    for (int i = 0; i < argc; i++) {
+        size_t len = lens ? lens[i] : strlen(argv[i]);
+        o += (size_t)snprintf(buf + o, need - o, "$%zu\r\n", len);
+        memcpy(buf + o, argv[i], len);
+        o += len;
+        buf[o++] = '\r';
+        buf[o++] = '\n';
+    }
+    int rc = goblin_ring_send(r, buf, o);
+    if (buf != small) free(buf);
+    return rc;
+}
