@@ -2,6 +2,7 @@
  * TIME, CONFIG, SHUTDOWN, LASTSAVE, ROLE. (INFO and COMMAND have their own files.) */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "commands/command.h"
 #include "connection/conn.h"
@@ -100,6 +101,32 @@ static void cmd_shutdown(struct cmd_ctx *ctx)
     }
     /* Nothing to persist: stop the loop; clients see the connection close. */
     ev_stop();
+}
+
+/* DEBUG SLEEP seconds: blocks the server thread (tests use it to hold the
+ * loop still while clients queue work). Other DEBUG subcommands are not
+ * provided. */
+static void cmd_debug(struct cmd_ctx *ctx)
+{
+    if (arg_equals(ctx, 1, "sleep") && ctx->argc == 3) {
+        double seconds;
+        if (!arg_to_double(ctx, 2, &seconds)) return;
+        if (seconds > 0) {
+            struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+            while (nanosleep(&ts, &ts) != 0) {
+            }
+        }
+        reply_ok(ctx->reply);
+        return;
+    }
+    if (arg_equals(ctx, 1, "help")) {
+        reply_array_len(ctx->reply, 2);
+        reply_status(ctx->reply, "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
+        reply_status(ctx->reply, "SLEEP <seconds>");
+        return;
+    }
+    reply_error_fmt(ctx->reply, "ERR unknown subcommand '%.*s'. Try DEBUG HELP.",
+                    (int)ctx->argv_len[1], ctx->argv[1]);
 }
 
 /* --- CONFIG ---------------------------------------------------------- */
@@ -286,6 +313,9 @@ struct command server_commands[] = {
     {.name = "role", .arity = 1, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST,
      .fn = cmd_role, .summary = "Returns the replication role.", .since = "2.8.12",
      .group = "server", .complexity = "O(1)"},
+    {.name = "debug", .arity = -2, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .fn = cmd_debug, .summary = "A container for debugging commands.", .since = "1.0.0",
+     .group = "server", .complexity = "Depends on subcommand."},
     {.name = "config", .arity = -2, .subcommands = config_subcommands,
      .summary = "A container for server configuration commands.", .since = "2.0.0",
      .group = "server", .complexity = "Depends on subcommand."},

@@ -83,8 +83,9 @@ bool server_start(void)
         log_warning("epoll_create1 failed: %m");
         return false;
     }
-    if (!socket_listeners_start()) return false;
+    /* Rings first: once a socket accepts, every transport is ready. */
     if (!ring_transports_start()) return false;
+    if (!socket_listeners_start()) return false;
     ev_set_socket_poll_interval_us(config.socket_poll_interval_us);
     /* Lock after every startup allocation and mapping exists: they are all
      * prefaulted now, and later ones are locked as they are made. */

@@ -38,6 +38,43 @@ static bool port_accepts(int port)
     return true;
 }
 
+/* Servers still running when the test exits (a failed CHECK calls exit())
+ * are killed, so a failing test leaves no orphan behind. */
+#define MAX_TRACKED 64
+static pid_t tracked[MAX_TRACKED];
+
+static void kill_tracked(void)
+{
+    for (int i = 0; i < MAX_TRACKED; i++) {
+        if (tracked[i] > 0) {
+            kill(tracked[i], SIGKILL);
+            waitpid(tracked[i], NULL, 0);
+            tracked[i] = 0;
+        }
+    }
+}
+
+static void track(pid_t pid)
+{
+    static bool registered;
+    if (!registered) {
+        atexit(kill_tracked);
+        registered = true;
+    }
+    for (int i = 0; i < MAX_TRACKED; i++) {
+        if (tracked[i] == 0) {
+            tracked[i] = pid;
+            return;
+        }
+    }
+}
+
+static void untrack(pid_t pid)
+{
+    for (int i = 0; i < MAX_TRACKED; i++)
+        if (tracked[i] == pid) tracked[i] = 0;
+}
+
 static void start_once(struct test_server *s, enum test_server_kind kind, const char *const *extra)
 {
     s->kind = kind;
@@ -88,6 +125,7 @@ static void start_once(struct test_server *s, enum test_server_kind kind, const 
         _exit(127);
     }
     s->pid = pid;
+    track(pid);
 }
 
 static void dump_log(const struct test_server *s)
@@ -111,6 +149,7 @@ void test_server_start(struct test_server *s, enum test_server_kind kind, const 
         for (int i = 0; i < 2000; i++) {
             int status;
             if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
+                untrack(s->pid);
                 s->pid = 0;
                 break; /* exited: port taken or bad arguments; maybe retry */
             }
@@ -132,6 +171,7 @@ void test_server_stop(struct test_server *s)
     kill(s->pid, SIGTERM);
     int status = 0;
     CHECK(waitpid(s->pid, &status, 0) == s->pid);
+    untrack(s->pid);
     s->pid = 0;
     bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     if (!ok) {
@@ -150,6 +190,7 @@ void test_server_kill(struct test_server *s)
     if (s->pid <= 0) return;
     kill(s->pid, SIGKILL);
     waitpid(s->pid, NULL, 0);
+    untrack(s->pid);
     s->pid = 0;
 }
 
