@@ -362,8 +362,11 @@ static void cmd_renamenx(struct cmd_ctx *ctx)
 static void cmd_move(struct cmd_ctx *ctx)
 {
     long long id;
-    if (!num_parse_ll(ctx->argv[2], ctx->argv_len[2], &id) || id < INT_MIN || id > INT_MAX) {
-        reply_error_not_integer(ctx->reply);
+    if (!arg_to_ll(ctx, 2, &id)) return;
+    if (id < INT_MIN || id > INT_MAX) {
+        /* Redis's getIntFromObjectOrReply() text, grammar included. */
+        reply_error(ctx->reply,
+                    "ERR value is out of range, value must between -2147483648 and 2147483647");
         return;
     }
     if (id < 0 || id >= keyspace.count) {
