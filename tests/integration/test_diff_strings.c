@@ -1104,8 +1104,16 @@ static void run_all(int random_count)
     random_stream(random_count);
 }
 
+/* A failed CHECK exits: take both servers down with the test. */
+static void kill_servers(void)
+{
+    test_server_kill(&d.goblin);
+    test_server_kill(&d.redis);
+}
+
 int main(void)
 {
+    atexit(kill_servers);
     unsigned long long seed = test_seed("diff_strings");
     rng = seed ? seed : 0x9E3779B97F4A7C15ULL;
     diff_start(&d, "diff_strings", seed, NULL, NULL);
