@@ -149,7 +149,8 @@ static void ttl_generic(struct cmd_ctx *ctx, bool in_ms, bool absolute)
     }
     long long t = absolute ? kv->expire_ms : kv->expire_ms - keyspace_now_ms();
     if (t < 0) t = 0;
-    reply_int(ctx->reply, in_ms ? t : (t + 500) / 1000);
+    /* Unsigned so that a time near LLONG_MAX rounds up as Redis's does. */
+    reply_int(ctx->reply, in_ms ? t : (long long)(((unsigned long long)t + 500) / 1000));
 }
 
 static void cmd_ttl(struct cmd_ctx *ctx)

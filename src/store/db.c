@@ -1,6 +1,7 @@
 /* db.c — the keyspace; contracts in db.h. */
 #include "store/db.h"
 
+#include <limits.h>
 #include <string.h>
 
 #include "util/clock.h"
@@ -332,7 +333,10 @@ static void expire_scan_visit(struct dict_node *n, void *arg)
     if (kv->expire_ms <= s->now_ms) {
         if (s->nfound < EXPIRE_BATCH_MAX) s->found[s->nfound++] = kv;
     } else {
-        s->ttl_sum_ms += kv->expire_ms - s->now_ms;
+        /* Saturate: TTLs reach years (PXAT up to LLONG_MAX), and two of
+         * them would overflow the sum of an estimate that only feeds INFO. */
+        long long ttl = kv->expire_ms - s->now_ms;
+        s->ttl_sum_ms = ttl > LLONG_MAX - s->ttl_sum_ms ? LLONG_MAX : s->ttl_sum_ms + ttl;
         s->ttl_samples++;
     }
 }

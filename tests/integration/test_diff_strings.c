@@ -221,6 +221,10 @@ static void directed_set_family(void)
     C("PEXPIRETIME", "s");
     C("SET", "s", "v", "PXAT", "9223372036854775807");
     C("PEXPIRETIME", "s");
+    C("EXPIRETIME", "s");
+    C("SET", "s", "v", "PXAT", "9223372036854775307");
+    C("EXPIRETIME", "s");
+
     C("SETNX", "n", "1");
     C("SETNX", "n", "2");
     C("GET", "n");
@@ -445,6 +449,17 @@ static void directed_ranges(void)
     C("APPEND", "sr", "x");
     C("PEXPIRETIME", "sr");
     C("GET", "sr");
+    /* The size limit with a small proto-max-bulk-len (Redis's minimum). */
+    C("CONFIG", "SET", "proto-max-bulk-len", "1mb");
+    C("SETRANGE", "big", "1048575", "a");
+    C("APPEND", "big", "b");
+    C("SETRANGE", "big", "1048575", "ab");
+    C("SETRANGE", "big", "1048576", "a");
+    C("SETRANGE", "big2", "1048576", "a");
+    C("APPEND", "big", "");
+    C("STRLEN", "big");
+    C("DEL", "big");
+    C("CONFIG", "SET", "proto-max-bulk-len", "512mb");
     /* Binary-safe values: NUL, CR, LF inside strings and keys. */
     const char *argv[] = {"SET", "bin\0key", "a\0b\r\nc"};
     size_t lens[] = {3, 7, 7};
@@ -1104,9 +1119,19 @@ static void run_all(int random_count)
     random_stream(random_count);
 }
 
-/* A failed CHECK exits: take both servers down with the test. */
+static bool finished;
+
+/* A failed check exits: show goblin-core's log (a sanitizer report lands
+ * there) and take both servers down with the test. */
 static void kill_servers(void)
 {
+    if (!finished && d.goblin.pid > 0) {
+        FILE *f = fopen(d.goblin.log_path, "r");
+        char line[512];
+        fprintf(stderr, "--- goblin-core log ---\n");
+        while (f && fgets(line, sizeof line, f)) fputs(line, stderr);
+        if (f) fclose(f);
+    }
     test_server_kill(&d.goblin);
     test_server_kill(&d.redis);
 }
@@ -1142,6 +1167,7 @@ int main(void)
     }
 
     fprintf(stderr, "diff_strings: %lld TTL replies matched within tolerance\n", tolerant_matches);
+    finished = true;
     diff_stop(&d);
     return 0;
 }
