@@ -144,10 +144,11 @@ invalid:
     return false;
 }
 
-/* The core of SET, SETNX, SETEX, PSETEX: value at argv[val_index]; an expire
- * (absolute ms, when has_expire) replaces the TTL, otherwise the TTL is
- * cleared unless OPT_KEEPTTL. Replies per flags: OPT_GET the old value,
- * else `ok_reply` (NULL = +OK) on success and nil / :0 on an unmet NX/XX. */
+/* The core of SET, SETNX, SETEX, PSETEX, GETSET: stores argv[val_index]
+ * under argv[1]. An expire (absolute ms, when has_expire) replaces the TTL;
+ * otherwise the TTL is cleared unless OPT_KEEPTTL. Replies: with OPT_GET the
+ * old value (or WRONGTYPE, writing nothing); else :1/:0 when int_reply
+ * (SETNX), or +OK on success and nil on an unmet NX/XX. */
 static void set_generic(struct cmd_ctx *ctx, int flags, int val_index, bool has_expire,
                         long long when_ms, bool int_reply)
 {

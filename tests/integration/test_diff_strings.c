@@ -729,6 +729,48 @@ static void directed_wrongtype(void)
     }
 }
 
+/* String encodings after each kind of write (when OBJECT exists). */
+static void directed_encodings(void)
+{
+    if (!have_object) return;
+    C("FLUSHALL");
+    static const char *const writes[][5] = {
+        {"SET", "e", "123"},
+        {"SET", "e", "-9223372036854775808"},
+        {"SET", "e", "0123"},
+        {"SET", "e", "12345678901234567890123"},
+        {"SET", "e", "abc"},
+        {"SET", "e", "an embedded string of exactly forty-four b.."},
+        {"SET", "e", "a raw string of exactly forty-five bytes, yes"},
+        {"SETNX", "e2", "77"},
+        {"SETEX", "e", "1000", "88"},
+        {"PSETEX", "e", "1000000", "abc"},
+        {"GETSET", "e", "99"},
+        {"MSET", "e", "5", "e2", "x"},
+        {"APPEND", "a1", "123"},
+        {"APPEND", "a2", "abc"},
+        {"APPEND", "e", "1"},
+        {"INCR", "e"},
+        {"INCRBYFLOAT", "e", "1"},
+        {"INCRBYFLOAT", "e", "0.5"},
+        {"INCR", "a2"},
+        {"SETRANGE", "r", "0", "1"},
+        {"SETRANGE", "e2", "0", "y"},
+        {"SET", "e2", "5"},
+        {"SETRANGE", "e2", "0", "6"},
+        {"INCR", "e2"},
+        {"SET", "e2", "short"},
+        {"GETEX", "e2", "EX", "1000"},
+        {"RENAME", "e2", "e3"},
+    };
+    for (size_t k = 0; k < sizeof writes / sizeof writes[0]; k++) {
+        int argc = 0;
+        while (argc < 5 && writes[k][argc]) argc++;
+        diff_check_argv(&d, argc, writes[k], NULL);
+        C("OBJECT", "ENCODING", writes[k][0][0] == 'R' ? writes[k][2] : writes[k][1]);
+    }
+}
+
 /* --- the random stream ------------------------------------------------- */
 
 static uint64_t rng;
@@ -1115,6 +1157,7 @@ static void run_all(int random_count)
     directed_keys();
     directed_arity();
     directed_wrongtype();
+    directed_encodings();
     C("FLUSHALL");
     random_stream(random_count);
 }
