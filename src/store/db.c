@@ -1,6 +1,7 @@
 /* db.c — the keyspace; contracts in db.h. */
 #include "store/db.h"
 
+#include <limits.h>
 #include <string.h>
 
 #include "util/clock.h"
@@ -196,6 +197,13 @@ struct kv *db_set_string(struct db *db, const char *key, size_t key_len, const c
                          size_t val_len, enum kv_string_hint hint, bool keep_ttl)
 {
     struct kv *kv = db_lookup_write(db, key, key_len);
+    return db_store_string(db, kv, key, key_len, val, val_len, hint, keep_ttl);
+}
+
+struct kv *db_store_string(struct db *db, struct kv *kv, const char *key, size_t key_len,
+                           const char *val, size_t val_len, enum kv_string_hint hint,
+                           bool keep_ttl)
+{
     if (!kv) {
         kv = kv_new_string(key, key_len, val, val_len, hint);
         db_add(db, kv);
@@ -208,6 +216,23 @@ struct kv *db_set_string(struct db *db, const char *key, size_t key_len, const c
     }
     struct kv *fresh = kv_new_string(key, key_len, val, val_len, hint);
     db_replace(db, kv, fresh, keep_ttl);
+    return fresh;
+}
+
+struct kv *db_store_int(struct db *db, struct kv *kv, const char *key, size_t key_len,
+                        long long value)
+{
+    if (!kv) {
+        kv = kv_new_int(key, key_len, value);
+        db_add(db, kv);
+        return kv;
+    }
+    if (kv_string_set_int_in_place(kv, value)) {
+        keyspace.stats.dirty++;
+        return kv;
+    }
+    struct kv *fresh = kv_new_int(key, key_len, value);
+    db_replace(db, kv, fresh, true);
     return fresh;
 }
 
@@ -230,6 +255,21 @@ bool db_delete(struct db *db, const char *key, size_t len)
     if (!kv) return false;
     db_delete_kv(db, kv);
     return true;
+}
+
+struct kv *db_rename(struct db *db, struct kv *kv, const char *key, size_t key_len)
+{
+    db_unlink_kv(db, kv);
+    /* kv_rekey carries expire_ms; db_add re-registers it under the new key. */
+    struct kv *renamed = kv_rekey(kv, key, key_len);
+    db_add(db, renamed);
+    return renamed;
+}
+
+void db_move(struct db *src, struct db *dst, struct kv *kv)
+{
+    db_unlink_kv(src, kv);
+    db_add(dst, kv);
 }
 
 static void free_kv_node(struct dict_node *n, void *arg)
@@ -293,7 +333,10 @@ static void expire_scan_visit(struct dict_node *n, void *arg)
     if (kv->expire_ms <= s->now_ms) {
         if (s->nfound < EXPIRE_BATCH_MAX) s->found[s->nfound++] = kv;
     } else {
-        s->ttl_sum_ms += kv->expire_ms - s->now_ms;
+        /* Saturate: TTLs reach years (PXAT up to LLONG_MAX), and two of
+         * them would overflow the sum of an estimate that only feeds INFO. */
+        long long ttl = kv->expire_ms - s->now_ms;
+        s->ttl_sum_ms = ttl > LLONG_MAX - s->ttl_sum_ms ? LLONG_MAX : s->ttl_sum_ms + ttl;
         s->ttl_samples++;
     }
 }
@@ -349,4 +392,36 @@ struct kv *db_random_key(struct db *db)
         keyspace.stats.expired_keys++;
     }
     return NULL;
+}
+
+/* --- iteration --------------------------------------------------------- */
+
+struct visit {
+    db_visit_fn *fn;
+    void *arg;
+};
+
+static void visit_scanned(struct dict_node *n, void *arg)
+{
+    struct visit *v = arg;
+    v->fn(kv_of_node(n), v->arg);
+}
+
+unsigned long long db_scan(struct db *db, unsigned long long cursor, db_visit_fn *fn, void *arg)
+{
+    struct visit v = {fn, arg};
+    return dict_scan(&db->keys, cursor, visit_scanned, &v);
+}
+
+static bool visit_each(struct dict_node *n, void *arg)
+{
+    struct visit *v = arg;
+    v->fn(kv_of_node(n), v->arg);
+    return true;
+}
+
+void db_foreach_key(struct db *db, db_visit_fn *fn, void *arg)
+{
+    struct visit v = {fn, arg};
+    dict_foreach(&db->keys, visit_each, &v);
 }

@@ -93,6 +93,26 @@ void db_replace(struct db *db, struct kv *old, struct kv *fresh, bool keep_ttl);
 struct kv *db_set_string(struct db *db, const char *key, size_t key_len, const char *val,
                          size_t val_len, enum kv_string_hint hint, bool keep_ttl);
 
+/* db_set_string for a caller that already looked the key up: `kv` is the
+ * live kv of a write lookup of key, or NULL when the key is absent. */
+struct kv *db_store_string(struct db *db, struct kv *kv, const char *key, size_t key_len,
+                           const char *val, size_t val_len, enum kv_string_hint hint,
+                           bool keep_ttl);
+
+/* Stores an integer string (INCR family) keeping the TTL; `kv` as for
+ * db_store_string. An int- or raw-encoded kv is rewritten in place, so the
+ * steady state of a counter allocates nothing. Returns the kv. */
+struct kv *db_store_int(struct db *db, struct kv *kv, const char *key, size_t key_len,
+                        long long value);
+
+/* Records that kv's value was changed in place (APPEND, SETRANGE). */
+static inline void db_note_modified(struct db *db, struct kv *kv)
+{
+    (void)db;
+    (void)kv;
+    keyspace.stats.dirty++;
+}
+
 /* Deletes key; returns true if it existed (and was not expired). */
 bool db_delete(struct db *db, const char *key, size_t len);
 
@@ -101,6 +121,15 @@ void db_delete_kv(struct db *db, struct kv *kv);
 
 /* Removes kv from db without freeing it (RENAME, MOVE). */
 void db_unlink_kv(struct db *db, struct kv *kv);
+
+/* RENAME: gives the live kv the name `key`, which must be absent from db
+ * (the caller deletes an existing destination first). The value of any type
+ * and the TTL move with it; kv itself is freed. Returns the renamed kv. */
+struct kv *db_rename(struct db *db, struct kv *kv, const char *key, size_t key_len);
+
+/* MOVE: transfers the live kv, with its TTL, from src to dst, where its key
+ * must be absent. */
+void db_move(struct db *src, struct db *dst, struct kv *kv);
 
 /* Empties one database / every database; returns keys removed. */
 long long db_flush(struct db *db);
@@ -135,6 +164,17 @@ static inline struct kv *kv_of_node(struct dict_node *n)
 
 /* A random live key, or NULL (RANDOMKEY). */
 struct kv *db_random_key(struct db *db);
+
+typedef void db_visit_fn(struct kv *kv, void *arg);
+
+/* One SCAN step over db's keys from cursor (dict_scan's guarantee); visits
+ * keys as stored, expired ones included. fn must not modify db. Returns the
+ * next cursor, 0 when the scan is complete. */
+unsigned long long db_scan(struct db *db, unsigned long long cursor, db_visit_fn *fn, void *arg);
+
+/* Visits every key as stored, expired ones included (KEYS). fn must not
+ * modify db. */
+void db_foreach_key(struct db *db, db_visit_fn *fn, void *arg);
 
 /* Hash of key bytes as the keyspace computes it. */
 uint64_t db_hash_key(const char *key, size_t len);

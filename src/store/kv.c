@@ -129,6 +129,35 @@ bool kv_string_set_in_place(struct kv *kv, const char *val, size_t val_len,
     }
 }
 
+bool kv_string_set_int_in_place(struct kv *kv, long long v)
+{
+    if (kv->type != OBJ_STRING || kv->encoding == ENC_EMBSTR) return false;
+    if (kv->encoding == ENC_RAW) xfree(kv->v.raw);
+    kv->encoding = ENC_INT;
+    kv->v.integer = v;
+    return true;
+}
+
+struct kv *kv_new_string_zeroed(const char *key, size_t key_len, size_t len)
+{
+    struct kv *kv = kv_alloc(key, key_len, 0);
+    kv->encoding = ENC_RAW;
+    kv->v.raw = strbuf_new(NULL, 0, len);
+    memset(kv->v.raw->data, 0, len);
+    kv->v.raw->len = len;
+    return kv;
+}
+
+struct strbuf *kv_string_grow_zeroed(struct kv *kv, size_t len)
+{
+    struct strbuf *sb = kv_string_make_raw(kv, len);
+    if (sb->len < len) {
+        memset(sb->data + sb->len, 0, len - sb->len);
+        sb->len = len;
+    }
+    return sb;
+}
+
 void kv_string_view(const struct kv *kv, struct strview *out)
 {
     switch (kv->encoding) {

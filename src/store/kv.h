@@ -66,7 +66,7 @@ struct kv {
 /* How a string value should be encoded when stored. */
 enum kv_string_hint {
     KV_STR_TRY_INT, /* SET and friends: canonical integers become ENC_INT */
-    KV_STR_PLAIN,   /* MSET, INCRBYFLOAT: embstr/raw only, as Redis */
+    KV_STR_PLAIN,   /* INCRBYFLOAT: embstr/raw only, as Redis */
     KV_STR_RAW,     /* APPEND, SETRANGE results: always a growable buffer */
 };
 
@@ -95,6 +95,17 @@ void kv_free(struct kv *kv);
  * value needs another allocation size (the caller builds a new kv). */
 bool kv_string_set_in_place(struct kv *kv, const char *val, size_t val_len,
                             enum kv_string_hint hint);
+
+/* Tries to make the value the integer v in place (ENC_INT or ENC_RAW kvs);
+ * returns false for an embedded string (the caller builds a new kv). */
+bool kv_string_set_int_in_place(struct kv *kv, long long v);
+
+/* A new ENC_RAW string of len zero bytes (SETRANGE on an absent key). */
+struct kv *kv_new_string_zeroed(const char *key, size_t key_len, size_t len);
+
+/* Extends a string value with zero bytes to at least len bytes and returns
+ * its buffer, now ENC_RAW (SETRANGE past the end). */
+struct strbuf *kv_string_grow_zeroed(struct kv *kv, size_t len);
 
 void kv_string_view(const struct kv *kv, struct strview *out);
 size_t kv_string_len(const struct kv *kv);
