@@ -212,24 +212,6 @@ static void cmd_keys(struct cmd_ctx *ctx)
     reply_defer_array(ctx->reply, m, st.count);
 }
 
-/* Redis parses a SCAN cursor with strtoul(): no leading space, an optional
- * sign (negative values wrap), digits up to the first NUL, and "" is 0. */
-static bool parse_scan_cursor(const char *s, size_t len, unsigned long long *out)
-{
-    char small[64];
-    len = strnlen(s, len);
-    char *copy = len < sizeof small ? small : xmalloc(len + 1);
-    memcpy(copy, s, len);
-    copy[len] = '\0';
-    char *end;
-    errno = 0;
-    *out = strtoull(copy, &end, 10);
-    bool ok = !(len && (copy[0] == ' ' || (copy[0] >= '\t' && copy[0] <= '\r'))) && *end == '\0' &&
-              errno != ERANGE;
-    if (copy != small) xfree(copy);
-    return ok;
-}
-
 /* Keys one SCAN call collected, before filtering. Kept between calls so a
  * scan of ordinary COUNT allocates nothing; trimmed after a huge COUNT. */
 static struct kv **scan_found;
@@ -253,7 +235,7 @@ static void scan_visit(struct kv *kv, void *arg)
 static void cmd_scan(struct cmd_ctx *ctx)
 {
     unsigned long long cursor;
-    if (!parse_scan_cursor(ctx->argv[1], ctx->argv_len[1], &cursor)) {
+    if (!num_parse_scan_cursor(ctx->argv[1], ctx->argv_len[1], &cursor)) {
         reply_error(ctx->reply, "ERR invalid cursor");
         return;
     }

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util/xmalloc.h"
+
 bool num_parse_ll(const char *s, size_t len, long long *out)
 {
     if (len == 0 || len > 20) return false;
@@ -161,4 +163,22 @@ bool num_parse_memory(const char *s, size_t len, unsigned long long *out)
     if (v > ULLONG_MAX / mul) return false;
     *out = v * mul;
     return true;
+}
+
+/* Redis parses a SCAN cursor with strtoul(): no leading space, an optional
+ * sign (negative values wrap), digits up to the first NUL, and "" is 0. */
+bool num_parse_scan_cursor(const char *s, size_t len, unsigned long long *out)
+{
+    char small[64];
+    len = strnlen(s, len);
+    char *copy = len < sizeof small ? small : xmalloc(len + 1);
+    memcpy(copy, s, len);
+    copy[len] = '\0';
+    char *end;
+    errno = 0;
+    *out = strtoull(copy, &end, 10);
+    bool ok = !(len && (copy[0] == ' ' || (copy[0] >= '\t' && copy[0] <= '\r'))) && *end == '\0' &&
+              errno != ERANGE;
+    if (copy != small) xfree(copy);
+    return ok;
 }

@@ -48,4 +48,8 @@ size_t num_format_long_double_human(char *dst, size_t cap, long double v);
  * bad number, unknown suffix or overflow. */
 bool num_parse_memory(const char *s, size_t len, unsigned long long *out);
 
+/* A SCAN/HSCAN/ZSCAN cursor as Redis reads it (strtoul semantics: optional
+ * sign, negative values wrap, "" is 0, no leading space). */
+bool num_parse_scan_cursor(const char *s, size_t len, unsigned long long *out);
+
 #endif
