@@ -1,0 +1,17 @@
+/* Integration: goblin-bench measures redis-server with all eight of the
+ * seeds' operations (its default) over TCP and the Unix socket; every reply
+ * is validated by the tool, and the CSV has one well-formed row per op. */
+#include "bench_support.h"
+
+int main(void)
+{
+    char dir[64];
+    bench_tmpdir(dir, sizeof dir);
+    struct test_server s;
+    test_server_start(&s, TEST_SERVER_REDIS, NULL);
+    bench_run_and_check(s.port, s.unix_path, "redis", "tcp", NULL, bench_seed_ops(), 8, dir);
+    bench_run_and_check(s.port, s.unix_path, "redis", "unix", NULL, bench_seed_ops(), 8, dir);
+    test_server_stop(&s);
+    bench_rmdir(dir);
+    return 0;
+}
