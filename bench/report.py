@@ -117,7 +117,7 @@ def gnuplot_quote(text):
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def write_plots(results, ranked, floors, ops):
+def write_plots(results, ranked, incomplete, floors, ops, requested):
     """Percentile curves per op and the average-p50 bar chart (PNG)."""
     plots = os.path.join(results, "plots")
     os.makedirs(plots, exist_ok=True)
@@ -135,7 +135,7 @@ def write_plots(results, ranked, floors, ops):
     ]
     images = {}
     for op in ops:
-        series = [(c.label, c.ops[op]) for c in ranked if op in c.ops]
+        series = [(c.label, c.ops[op]) for c in ranked + incomplete if op in c.ops]
         series += [(f"{f.label} (ECHO)", f.ops["ECHO"]) for f in floors if "ECHO" in f.ops]
         if not series:
             continue
@@ -157,8 +157,12 @@ def write_plots(results, ranked, floors, ops):
                    f"set title {gnuplot_quote(op + ': latency by percentile')}",
                    "plot " + ", \\\n     ".join(curves)]
 
-    # Configurations in rank order (colour 1), then the floors (colour 2).
+    # Configurations in rank order (colour 1), incomplete ones marked with
+    # their op count (colour 3: their average is not comparable), floors
+    # (colour 2).
     bars = [(c.label, c.average("p50_us"), 1) for c in ranked]
+    bars += [(f"{c.label} ({len(c.ops)}/{len(requested)} ops)", c.average("p50_us"), 3)
+             for c in incomplete]
     bars += [(f.label, f.average("p50_us"), 2) for f in floors]
     bars = [bar for bar in bars if bar[1] is not None]
     if bars:
@@ -332,7 +336,7 @@ def main():
             out.append(f"- **{c.label}**: {vs_redis}; {vs_floor}.")
         out.append("")
 
-    images = write_plots(results, shown, floors, ops)
+    images = write_plots(results, ranked, shown[len(ranked):], floors, ops, requested)
     if images:
         out.append("## Plots\n")
         if "average_p50" in images:
