@@ -45,6 +45,34 @@ static inline void bench_binary(char *out, size_t cap, const char *name)
     CHECKF(access(out, X_OK) == 0, "%s is not built", out);
 }
 
+/* Children started by bench_spawn() and not yet reaped: killed at exit, so
+ * a failing check (which exits at once) leaves no process behind. */
+static pid_t bench_children[8];
+
+static inline void bench_kill_children(void)
+{
+    for (size_t i = 0; i < sizeof bench_children / sizeof bench_children[0]; i++) {
+        if (bench_children[i] > 0) {
+            kill(bench_children[i], SIGKILL);
+            waitpid(bench_children[i], NULL, 0);
+        }
+    }
+}
+
+static inline void bench_child_track(pid_t old_pid, pid_t new_pid)
+{
+    static bool registered;
+    if (!registered) atexit(bench_kill_children);
+    registered = true;
+    for (size_t i = 0; i < sizeof bench_children / sizeof bench_children[0]; i++) {
+        if (bench_children[i] == old_pid) {
+            bench_children[i] = new_pid;
+            return;
+        }
+    }
+    CHECKF(new_pid <= 0, "too many children");
+}
+
 /* Starts argv[0] with stdout to /dev/null and stderr to stderr_path. */
 static inline pid_t bench_spawn(const char *const *argv, const char *stderr_path)
 {
@@ -59,6 +87,7 @@ static inline pid_t bench_spawn(const char *const *argv, const char *stderr_path
         execv(argv[0], (char *const *)argv);
         _exit(127);
     }
+    bench_child_track(0, pid);
     return pid;
 }
 
@@ -71,14 +100,13 @@ static inline int bench_wait(pid_t pid, int timeout_s, const char *what)
         pid_t r = waitpid(pid, &status, WNOHANG);
         CHECK(r >= 0);
         if (r == pid) {
+            bench_child_track(pid, 0);
             CHECKF(WIFEXITED(status), "%s died by signal %d", what, WTERMSIG(status));
             return WEXITSTATUS(status);
         }
         usleep(10000);
     }
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
-    CHECKF(false, "%s still running after %d s", what, timeout_s);
+    CHECKF(false, "%s still running after %d s (killed)", what, timeout_s);
     return -1;
 }
 
@@ -165,18 +193,46 @@ static inline void bench_check_csv(const char *path, const char *label, const ch
     free(text);
 }
 
-/* A private temporary directory for CSV and stderr files. */
-static inline void bench_tmpdir(char *out, size_t cap)
+/* The server a test started, killed at exit if the test fails before
+ * stopping it (CHECK exits at once): a failed run leaves no server behind. */
+static struct test_server *bench_current_server;
+
+static inline void bench_kill_current_server(void)
 {
-    snprintf(out, cap, "/tmp/goblin-bench-test-XXXXXX");
-    CHECK(mkdtemp(out) != NULL);
+    if (bench_current_server) test_server_kill(bench_current_server);
 }
 
-static inline void bench_rmdir(const char *dir)
+static inline void bench_server_start(struct test_server *s, enum test_server_kind kind)
 {
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) fprintf(stderr, "warning: could not remove %s\n", dir);
+    test_server_start(s, kind, NULL);
+    if (!bench_current_server) atexit(bench_kill_current_server);
+    bench_current_server = s;
+}
+
+static inline void bench_server_stop(struct test_server *s)
+{
+    bench_current_server = NULL;
+    test_server_stop(s);
+}
+
+/* The test's temporary directory, removed at exit whether the test passes
+ * or fails (a failing check prints the files it needs first). */
+static char bench_dir[64];
+
+static inline void bench_remove_dir(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", bench_dir);
+    if (system(cmd) != 0) fprintf(stderr, "warning: could not remove %s\n", bench_dir);
+}
+
+/* Creates the private temporary directory for CSV and stderr files. */
+static inline const char *bench_tmpdir(void)
+{
+    snprintf(bench_dir, sizeof bench_dir, "/tmp/goblin-bench-test-XXXXXX");
+    CHECK(mkdtemp(bench_dir) != NULL);
+    atexit(bench_remove_dir);
+    return bench_dir;
 }
 
 #define TEST_SAMPLES 500

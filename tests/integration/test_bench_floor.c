@@ -5,8 +5,8 @@
 
 int main(void)
 {
-    char dir[64], floor_bin[512], socket_path[128], err[128], port_text[16];
-    bench_tmpdir(dir, sizeof dir);
+    const char *dir = bench_tmpdir();
+    char floor_bin[512], socket_path[128], err[128], port_text[16];
     bench_binary(floor_bin, sizeof floor_bin, "goblin-echo-floor");
     snprintf(socket_path, sizeof socket_path, "%s/echo.sock", dir);
     snprintf(err, sizeof err, "%s/floor.stderr", dir);
@@ -26,6 +26,7 @@ int main(void)
                 break;
             }
             if (waitpid(pid, NULL, WNOHANG) == pid) {
+                bench_child_track(pid, 0);
                 pid = -1;
                 break;
             }
@@ -41,6 +42,5 @@ int main(void)
     kill(pid, SIGTERM);
     CHECK_EQ_LL(bench_wait(pid, 30, "goblin-echo-floor"), 0);
     CHECKF(access(socket_path, F_OK) != 0, "the floor left its socket behind");
-    bench_rmdir(dir);
     return 0;
 }

@@ -18,13 +18,11 @@ int main(void)
         list = NULL;
         for (int i = 0; i < 8; i++) ops[i] = bench_seed_ops()[i];
     }
-    char dir[64];
-    bench_tmpdir(dir, sizeof dir);
+    const char *dir = bench_tmpdir();
     struct test_server s;
-    test_server_start(&s, TEST_SERVER_GOBLIN, NULL);
+    bench_server_start(&s, TEST_SERVER_GOBLIN);
     bench_run_and_check(s.port, s.unix_path, "goblin", "tcp", list, ops, count, dir);
     bench_run_and_check(s.port, s.unix_path, "goblin", "unix", list, ops, count, dir);
-    test_server_stop(&s);
-    bench_rmdir(dir);
+    bench_server_stop(&s);
     return 0;
 }

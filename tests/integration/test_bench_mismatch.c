@@ -11,7 +11,7 @@
 static void corrupt_mid_run(enum test_server_kind kind, const char *name, const char *dir)
 {
     struct test_server s;
-    test_server_start(&s, kind, NULL);
+    bench_server_start(&s, kind);
     char bench[512], err[256], port[16];
     bench_binary(bench, sizeof bench, "goblin-bench");
     snprintf(err, sizeof err, "%s/%s.stderr", dir, name);
@@ -50,15 +50,13 @@ static void corrupt_mid_run(enum test_server_kind kind, const char *name, const 
     CHECKF(strstr(text, "received (23 bytes): \"$16\\r\\n" CORRUPT "\\r\\n\""),
            "received bytes not shown escaped");
     free(text);
-    test_server_stop(&s);
+    bench_server_stop(&s);
 }
 
 int main(void)
 {
-    char dir[64];
-    bench_tmpdir(dir, sizeof dir);
+    const char *dir = bench_tmpdir();
     corrupt_mid_run(TEST_SERVER_GOBLIN, "goblin", dir);
     corrupt_mid_run(TEST_SERVER_REDIS, "redis", dir);
-    bench_rmdir(dir);
     return 0;
 }

@@ -5,13 +5,11 @@
 
 int main(void)
 {
-    char dir[64];
-    bench_tmpdir(dir, sizeof dir);
+    const char *dir = bench_tmpdir();
     struct test_server s;
-    test_server_start(&s, TEST_SERVER_REDIS, NULL);
+    bench_server_start(&s, TEST_SERVER_REDIS);
     bench_run_and_check(s.port, s.unix_path, "redis", "tcp", NULL, bench_seed_ops(), 8, dir);
     bench_run_and_check(s.port, s.unix_path, "redis", "unix", NULL, bench_seed_ops(), 8, dir);
-    test_server_stop(&s);
-    bench_rmdir(dir);
+    bench_server_stop(&s);
     return 0;
 }
