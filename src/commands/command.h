@@ -96,5 +96,6 @@ extern struct command connection_commands[];
 extern struct command server_commands[];
 extern struct command string_commands[];
 extern struct command key_commands[];
+extern struct command pubsub_commands[];
 
 #endif

@@ -15,6 +15,7 @@ struct server_stats {
     long long net_output_bytes;
     long long query_buffer_limit_disconnections;
     long long protocol_error_disconnections;
+    long long pubsub_slow_consumer_disconnections; /* a push did not fit the FIFO */
 };
 
 struct server {
