@@ -17,7 +17,8 @@ static void cmd_ping(struct cmd_ctx *ctx)
         /* Redis answers a subscribed RESP2 client in the shape of a message. */
         reply_array_len(ctx->reply, 2);
         reply_bulk(ctx->reply, "pong", 4);
-        reply_bulk(ctx->reply, ctx->argc == 2 ? ctx->argv[1] : "", ctx->argc == 2 ? ctx->argv_len[1] : 0);
+        if (ctx->argc == 2) reply_bulk(ctx->reply, ctx->argv[1], ctx->argv_len[1]);
+        else reply_bulk(ctx->reply, "", 0);
         return;
     }
     if (ctx->argc == 2) reply_bulk(ctx->reply, ctx->argv[1], ctx->argv_len[1]);

@@ -131,7 +131,8 @@ static void cmd_pubsub_numsub(struct cmd_ctx *ctx)
     reply_array_len(ctx->reply, (long long)(ctx->argc - 2) * 2);
     for (int i = 2; i < ctx->argc; i++) {
         reply_bulk(ctx->reply, ctx->argv[i], ctx->argv_len[i]);
-        reply_int(ctx->reply, (long long)pubsub_channel_subscribers(ctx->argv[i], ctx->argv_len[i]));
+        size_t n = pubsub_channel_subscribers(ctx->argv[i], ctx->argv_len[i]);
+        reply_int(ctx->reply, (long long)n);
     }
 }
 

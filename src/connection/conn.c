@@ -117,13 +117,15 @@ void conn_update_interest(struct conn *c)
     else c->flags &= ~CONN_WANT_WRITE;
 }
 
-/* Writes as much of b as the transport takes now; false if that closed c. */
-static bool conn_write_buf(struct conn *c, struct buf *b)
+/* Writes as much of b as the transport takes now. On a write error, closes
+ * c and returns false when close_on_error, else just stops (the next
+ * conn_flush() meets the error again and closes). */
+static bool conn_write_buf(struct conn *c, struct buf *b, bool close_on_error)
 {
     while (buf_len(b) > 0) {
         ssize_t n = c->transport->write(c, buf_head(b), buf_len(b));
         if (n < 0) {
-            if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+            if (errno == EAGAIN || errno == EWOULDBLOCK || !close_on_error) break;
             conn_close(c, strerror(errno));
             return false;
         }
@@ -138,10 +140,10 @@ bool conn_flush(struct conn *c)
 {
     /* `out` is older than `push_fifo` (see conn.h): never start the FIFO
      * while replies are still unsent. */
-    if (!conn_write_buf(c, &c->out)) return false;
+    if (!conn_write_buf(c, &c->out, true)) return false;
     if (buf_len(&c->out) == 0) {
         if (c->out.cap > CONN_BUF_KEEP) buf_reset(&c->out, CONN_BUF_KEEP);
-        if (!conn_write_buf(c, &c->push_fifo)) return false;
+        if (!conn_write_buf(c, &c->push_fifo, true)) return false;
     }
     bool want_write = conn_output_pending(c);
     if (!want_write && (c->flags & CONN_CLOSE_AFTER_REPLY)) {
@@ -151,6 +153,13 @@ bool conn_flush(struct conn *c)
     /* Interest changes cost a syscall; make them only on transitions. */
     if (want_write != ((c->flags & CONN_WANT_WRITE) != 0)) conn_update_interest(c);
     return true;
+}
+
+void conn_write_pending_quietly(struct conn *c)
+{
+    if (c->flags & CONN_CLOSED) return;
+    conn_write_buf(c, &c->out, false);
+    if (buf_len(&c->out) == 0) conn_write_buf(c, &c->push_fifo, false);
 }
 
 /* A command may run only when its reply cannot overtake queued pushes and
@@ -279,7 +288,8 @@ void conn_describe(const struct conn *c, struct buf *out)
     int64_t now = clock_unix_ms();
     int n = snprintf(line, sizeof line,
                      "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d "
-                     "sub=%zu psub=%zu ssub=0 multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 "
+                     "sub=%zu psub=%zu ssub=0 multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=0 "
+                     "multi-mem=0 "
                      "rbs=%zu rbp=0 obl=%zu oll=0 omem=%zu tot-mem=%zu events=r cmd=%s "
                      "user=default redir=-1 resp=%d lib-name=%s lib-ver=%s",
                      (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "",

@@ -168,6 +168,11 @@ void conn_reset(struct conn *c);
 /* Asks the transport for the readiness c needs now (internal to connection/). */
 void conn_update_interest(struct conn *c);
 
+/* Writes what the transport takes now of `out`, then of `push_fifo`, and
+ * never closes c or changes its interest, even on a write error (the next
+ * conn_flush() deals with that): safe while the registry is delivering. */
+void conn_write_pending_quietly(struct conn *c);
+
 /* --- Pub/Sub side (conn_pubsub.c) ------------------------------------- */
 
 /* RESP2 subscribed mode: only the subscribe family, PING, QUIT and RESET run. */

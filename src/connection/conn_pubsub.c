@@ -15,8 +15,9 @@
  * the cached bytes are stale). Index: enum proto. */
 #define PUSH_CACHE_PROTOS 4
 _Static_assert(PROTO_RESP3 < PUSH_CACHE_PROTOS, "every protocol needs a push cache slot");
-/* A cache buffer grown by a large message is shrunk back to this after the publish. */
-#define PUSH_CACHE_KEEP 4096
+/* A cache buffer grown past this by a large message is shrunk back after
+ * the publish (smaller ones are kept: no allocation per publish). */
+#define PUSH_CACHE_KEEP (64 * 1024)
 
 static struct {
     uint64_t id;
@@ -94,6 +95,9 @@ static bool conn_deliver(struct pubsub_subscriber *s, const struct pubsub_messag
     const struct buf *enc = push_encoded(m, c->reply.proto);
     size_t n = buf_len(enc);
     struct buf *fifo = &c->push_fifo;
+    /* Full of earlier messages (e.g. this publish matched c twice): hand
+     * them to the transport now before judging c a slow consumer. */
+    if (fifo->cap - buf_len(fifo) < n && buf_len(fifo) > 0) conn_write_pending_quietly(c);
     if (fifo->cap - buf_len(fifo) < n) {
         /* The whole message does not fit: never queue part of it, never
          * skip it and carry on. */

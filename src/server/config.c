@@ -127,7 +127,8 @@ void config_init_defaults(void)
     config.proto_max_bulk_len = 512LL * 1024 * 1024;
     config.client_query_buffer_limit = 1024LL * 1024 * 1024;
     config.databases = 16;
-    config.unsolicited_output_buffer_bytes = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
+    long page = sysconf(_SC_PAGESIZE);
+    config.unsolicited_output_buffer_bytes = page > 0 ? page : 4096; /* one page */
     config.requirepass = NULL;
     config.auth_file = NULL;
     config.hz = 10;

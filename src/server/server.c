@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "commands/command.h"
@@ -34,6 +35,28 @@ static void make_run_id(void)
     for (int i = 0; i < 20; i++) snprintf(server.run_id + 2 * i, 3, "%02x", raw[i]);
 }
 
+/* Every client holds a descriptor: raise the soft RLIMIT_NOFILE to
+ * maxclients plus a reserve for listeners, epoll and logs (as Redis does),
+ * within the hard limit. Short of that, accept() fails with EMFILE before
+ * maxclients is reached; say so at startup rather than under load. */
+#define SERVER_RESERVED_FDS 32
+
+static void raise_open_files_limit(void)
+{
+    rlim_t want = (rlim_t)config.maxclients + SERVER_RESERVED_FDS;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want) return;
+    rlim_t target = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want ? rl.rlim_max : want;
+    if (target > rl.rlim_cur) {
+        struct rlimit raised = {.rlim_cur = target, .rlim_max = rl.rlim_max};
+        if (setrlimit(RLIMIT_NOFILE, &raised) == 0) rl.rlim_cur = target;
+    }
+    if (rl.rlim_cur < want)
+        log_warning("open files limit is %llu; --maxclients %lld needs %llu (raise the hard "
+                    "limit, e.g. ulimit -n)",
+                    (unsigned long long)rl.rlim_cur, config.maxclients, (unsigned long long)want);
+}
+
 bool server_start(void)
 {
     server.start_ms = clock_unix_ms();
@@ -53,6 +76,7 @@ bool server_start(void)
             return false;
         }
     }
+    raise_open_files_limit();
     command_table_init();
     keyspace_init((int)config.databases);
     if (!ev_init()) {
