@@ -106,11 +106,20 @@ static bool conn_output_pending(const struct conn *c)
     return buf_len(&c->out) > 0 || buf_len(&c->push_fifo) > 0;
 }
 
+/* Writability is what resumes a paused conn (conn_on_writable), so a paused
+ * conn keeps asking for it even when its output was drained elsewhere (a
+ * PUBLISH writing its pushes): otherwise it would wait for nothing. */
+static bool conn_wants_writable(const struct conn *c)
+{
+    return conn_output_pending(c) ||
+           (c->flags & (CONN_PAUSED_INPUT | CONN_SLOW_CONSUMER)) == CONN_PAUSED_INPUT;
+}
+
 /* Tells the transport what to report next: writability while output is
- * pending, readability unless paused by backpressure. */
+ * pending (or input is paused), readability unless paused. */
 void conn_update_interest(struct conn *c)
 {
-    bool want_write = conn_output_pending(c);
+    bool want_write = conn_wants_writable(c);
     bool paused = (c->flags & CONN_PAUSED_INPUT) != 0;
     c->transport->set_interest(c, !paused, want_write);
     if (want_write) c->flags |= CONN_WANT_WRITE;
@@ -145,11 +154,11 @@ bool conn_flush(struct conn *c)
         if (c->out.cap > CONN_BUF_KEEP) buf_reset(&c->out, CONN_BUF_KEEP);
         if (!conn_write_buf(c, &c->push_fifo, true)) return false;
     }
-    bool want_write = conn_output_pending(c);
-    if (!want_write && (c->flags & CONN_CLOSE_AFTER_REPLY)) {
+    if (!conn_output_pending(c) && (c->flags & CONN_CLOSE_AFTER_REPLY)) {
         conn_close(c, NULL);
         return false;
     }
+    bool want_write = conn_wants_writable(c);
     /* Interest changes cost a syscall; make them only on transitions. */
     if (want_write != ((c->flags & CONN_WANT_WRITE) != 0)) conn_update_interest(c);
     return true;
@@ -267,7 +276,10 @@ void conn_close_idle(void)
     struct conn *c = live_head;
     while (c) {
         struct conn *next = c->next;
-        if (now - c->last_interaction_ms > config.timeout * 1000) conn_close(c, "idle timeout");
+        /* Subscribers wait for messages, not commands: exempt, as in Redis. */
+        bool subscriber = pubsub_subscription_count(&c->pubsub) > 0;
+        if (!subscriber && now - c->last_interaction_ms > config.timeout * 1000)
+            conn_close(c, "idle timeout");
         c = next;
     }
 }

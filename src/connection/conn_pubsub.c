@@ -85,7 +85,8 @@ static void push_mark_pending(struct conn *c)
 static bool conn_deliver(struct pubsub_subscriber *s, const struct pubsub_message *m)
 {
     struct conn *c = (struct conn *)((char *)s - offsetof(struct conn, pubsub));
-    if (c->flags & (CONN_CLOSED | CONN_SLOW_CONSUMER)) return false;
+    /* Closing conns take nothing more (Redis: no output after QUIT's +OK). */
+    if (c->flags & (CONN_CLOSED | CONN_SLOW_CONSUMER | CONN_CLOSE_AFTER_REPLY)) return false;
     if (c == conn_executing) {
         /* Published by c's own command: the push goes before that
          * command's reply, in `out` (wire order, see conn.h). */

@@ -3,6 +3,7 @@
  * double delivery, unsubscribe semantics, RESP2 subscribed mode, RESP3
  * self-publish ordering, PUBSUB CHANNELS/NUMSUB/NUMPAT, RESET, and release
  * of subscriptions when a connection closes. */
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -310,6 +311,87 @@ static void test_resp3_self_publish(void)
     rconn_close(&pub);
 }
 
+/* A subscriber under reply backpressure (it pipelines big PINGs and reads
+ * slowly) while messages keep arriving: nothing deadlocks, every reply and
+ * every message arrives once, messages in publish order. The test reads
+ * and writes the subscriber's socket without blocking. */
+static void test_backpressure_with_pushes(void)
+{
+    enum { PINGS = 100, PING_BYTES = 64 * 1024, READ_STEP = 192 * 1024 };
+    struct rconn sub, pub;
+    rconn_open_tcp(&pub, port);
+    /* Room for every message this test can queue while the socket is full. */
+    rconn_send(&pub, "CONFIG", "SET", "unsolicited-output-buffer-bytes", "1mb", NULL);
+    EXPECT_REPLY_STR(&pub, "+OK\r\n");
+    rconn_open_tcp(&sub, port);
+    rconn_send(&sub, "SUBSCRIBE", "bp", NULL);
+    EXPECT_REPLY(&sub, fmt_ack(false, "subscribe", "bp", 1));
+
+    struct buf reqs;
+    buf_init(&reqs, (size_t)PINGS * (PING_BYTES + 64));
+    char *arg = malloc(PING_BYTES);
+    for (int i = 0; i < PINGS; i++) {
+        memset(arg, 'a' + i % 26, PING_BYTES);
+        char head[64];
+        int n = snprintf(head, sizeof head, "*2\r\n$4\r\nPING\r\n$%d\r\n", PING_BYTES);
+        buf_append(&reqs, head, (size_t)n);
+        buf_append(&reqs, arg, PING_BYTES);
+        buf_append(&reqs, "\r\n", 2);
+    }
+    int pongs = 0, published = 0, received = 0;
+    time_t deadline = time(NULL) + 30;
+    while (pongs < PINGS) {
+        CHECKF(time(NULL) < deadline, "stuck: %d pongs, %d/%d messages", pongs, received,
+               published);
+        if (buf_len(&reqs)) {
+            ssize_t w = send(sub.fd, buf_head(&reqs), buf_len(&reqs), MSG_DONTWAIT);
+            if (w > 0) buf_consume(&reqs, (size_t)w);
+        }
+        char payload[32];
+        snprintf(payload, sizeof payload, "bp-%d", published);
+        CHECK_EQ_LL(publish(&pub, "bp", payload), 1);
+        published++;
+        buf_reserve(&sub.in, READ_STEP);
+        ssize_t r = recv(sub.fd, buf_tail(&sub.in), READ_STEP, MSG_DONTWAIT);
+        if (r > 0) sub.in.end += (size_t)r;
+        for (;;) {
+            long long len = resp_reply_length(buf_head(&sub.in), buf_len(&sub.in));
+            CHECK(len >= 0);
+            if (len == 0) break;
+            const char *p = buf_head(&sub.in);
+            if (strncmp(p, "*3\r\n$7\r\nmessage\r\n", 17) == 0) {
+                snprintf(payload, sizeof payload, "bp-%d", received);
+                char *want = fmt_message(false, NULL, "bp", payload);
+                CHECKF((size_t)len == strlen(want) && memcmp(p, want, (size_t)len) == 0,
+                       "message %d out of order", received);
+                free(want);
+                received++;
+            } else {
+                char head[64];
+                int n = snprintf(head, sizeof head, "*2\r\n$4\r\npong\r\n$%d\r\n", PING_BYTES);
+                CHECKF(len == n + PING_BYTES + 2 && memcmp(p, head, (size_t)n) == 0 &&
+                           p[n] == 'a' + pongs % 26 && p[n + PING_BYTES - 1] == 'a' + pongs % 26,
+                       "pong %d malformed", pongs);
+                pongs++;
+            }
+            buf_consume(&sub.in, (size_t)len);
+        }
+        if (r <= 0) usleep(1000);
+    }
+    while (received < published) {
+        snprintf(arg, 32, "bp-%d", received++);
+        EXPECT_REPLY(&sub, fmt_message(false, NULL, "bp", arg));
+    }
+    fprintf(stderr, "backpressure: %d pongs of %d bytes with %d messages interleaved\n", pongs,
+            PING_BYTES, published);
+    rconn_send(&pub, "CONFIG", "SET", "unsolicited-output-buffer-bytes", "4096", NULL);
+    EXPECT_REPLY_STR(&pub, "+OK\r\n");
+    free(arg);
+    buf_free(&reqs);
+    rconn_close(&sub);
+    rconn_close(&pub);
+}
+
 static int compare_strings(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -458,6 +540,7 @@ int main(void)
     test_unsubscribe_semantics();
     test_subscribed_mode();
     test_resp3_self_publish();
+    test_backpressure_with_pushes();
     test_introspection();
     test_reset();
     test_config();
