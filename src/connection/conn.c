@@ -178,7 +178,8 @@ static bool conn_may_execute(const struct conn *c)
     return buf_len(&c->push_fifo) == 0 && buf_len(&c->out) < CONN_OUTPUT_BACKPRESSURE;
 }
 
-void conn_process_input(struct conn *c)
+/* Runs the complete commands in c's input (see conn_process_input). */
+static void conn_run_commands(struct conn *c)
 {
     struct resp_limits limits = {
         .proto_max_bulk_len = config.proto_max_bulk_len,
@@ -215,6 +216,14 @@ void conn_process_input(struct conn *c)
     }
     if (c->flags & CONN_CLOSED) return;
     if (buf_len(&c->in) == 0 && c->in.cap > CONN_BUF_KEEP * 4) buf_reset(&c->in, CONN_READ_CHUNK);
+}
+
+void conn_process_input(struct conn *c)
+{
+    conn_run_commands(c);
+    /* Messages those commands published go out now, before c's own
+     * replies: one write per subscriber per batch of pipelined PUBLISHes. */
+    conn_write_pending_pushes();
 }
 
 void conn_on_readable(struct conn *c)

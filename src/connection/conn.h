@@ -45,8 +45,11 @@
  *    runs, so it is appended to `out` through the conn's reply sink, before
  *    the command's reply — Redis 7.0's byte order (push, then `:n`). Such
  *    pushes are bounded by the command itself and subject to backpressure.
- * Pushes are written to the transport right after the PUBLISH that produced
- * them (conn_publish()), before the publisher's own reply.
+ * Pushes are written when the publishing conn's current batch of commands
+ * ends (conn_process_input()), before the publisher's own replies: at depth
+ * one that is right after the PUBLISH; pipelined PUBLISHes cost one write
+ * per subscriber per batch rather than per message (and a FIFO that fills
+ * up mid-batch is written out at once to make room).
  */
 #ifndef GOBLIN_CONN_H
 #define GOBLIN_CONN_H
@@ -185,10 +188,16 @@ static inline bool conn_in_resp2_subscribed_mode(const struct conn *c)
  * false when c already had the subscription. */
 bool conn_subscribe(struct conn *c, enum pubsub_kind kind, const char *name, size_t len);
 
-/* PUBLISH: delivers to every matching subscriber, writes their pushes, then
- * closes slow consumers. Returns the number of deliveries. */
+/* PUBLISH: delivers to every matching subscriber's FIFO (or, for the
+ * executing conn itself, its reply buffer). Returns the number of
+ * deliveries. The pushes are written by conn_write_pending_pushes(). */
 long long conn_publish(const char *channel, size_t channel_len, const char *payload,
                        size_t payload_len);
+
+/* Writes the pushes queued since the last call and closes slow consumers
+ * (called when a conn's batch of commands ends; cheap when nothing is
+ * pending). */
+void conn_write_pending_pushes(void);
 
 /* Called by conn_create / conn_close / conn_reap_closed. */
 void conn_pubsub_init(struct conn *c);

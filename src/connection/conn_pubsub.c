@@ -165,7 +165,12 @@ static void conn_drop_slow_consumer(struct conn *c)
 long long conn_publish(const char *channel, size_t channel_len, const char *payload,
                        size_t payload_len)
 {
-    long long receivers = pubsub_publish(channel, channel_len, payload, payload_len);
+    return pubsub_publish(channel, channel_len, payload, payload_len);
+}
+
+void conn_write_pending_pushes(void)
+{
+    if (!push_pending_head) return; /* the common case: one load */
     while (push_pending_head) {
         struct conn *c = push_pending_head;
         push_pending_head = c->push_pending_next;
@@ -180,5 +185,4 @@ long long conn_publish(const char *channel, size_t channel_len, const char *payl
             buf_reset(&push_cache.enc[p], PUSH_CACHE_KEEP);
             push_cache.valid[p] = false;
         }
-    return receivers;
 }
