@@ -1,6 +1,7 @@
 /* cmd_pubsub.c — Pub/Sub commands: SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE,
- * PUNSUBSCRIBE, PUBLISH, PUBSUB CHANNELS/NUMSUB/NUMPAT/HELP, and RESET (which
- * is mostly about leaving subscribed mode).
+ * PUNSUBSCRIBE, PUBLISH, the shard-channel SSUBSCRIBE, SUNSUBSCRIBE and
+ * SPUBLISH, PUBSUB CHANNELS/NUMSUB/NUMPAT/SHARDCHANNELS/SHARDNUMSUB/HELP,
+ * and RESET (which is mostly about leaving subscribed mode).
  *
  * Acknowledgements are pushes (`>` in RESP3, `*` in RESP2) of
  * [kind, name-or-nil, subscriptions left], one per argument, exactly as
@@ -20,12 +21,21 @@ static void reply_subscription_ack(struct reply *r, const char *kind, const char
     reply_int(r, (long long)count);
 }
 
+/* The count an acknowledgement carries: shard subscriptions are counted
+ * apart from channels and patterns (Redis 7.0). */
+static size_t ack_count(const struct cmd_ctx *ctx, enum pubsub_kind kind)
+{
+    const struct pubsub_subscriber *s = &ctx->conn->pubsub;
+    return kind == PUBSUB_SHARD ? pubsub_shard_subscription_count(s)
+                                : pubsub_subscription_count(s);
+}
+
 static void subscribe_each(struct cmd_ctx *ctx, enum pubsub_kind kind, const char *ack)
 {
     for (int i = 1; i < ctx->argc; i++) {
         conn_subscribe(ctx->conn, kind, ctx->argv[i], ctx->argv_len[i]);
         reply_subscription_ack(ctx->reply, ack, ctx->argv[i], ctx->argv_len[i],
-                               pubsub_subscription_count(&ctx->conn->pubsub));
+                               ack_count(ctx, kind));
     }
 }
 
@@ -39,16 +49,21 @@ static void cmd_psubscribe(struct cmd_ctx *ctx)
     subscribe_each(ctx, PUBSUB_PATTERN, "psubscribe");
 }
 
+static void cmd_ssubscribe(struct cmd_ctx *ctx)
+{
+    subscribe_each(ctx, PUBSUB_SHARD, "ssubscribe");
+}
+
 struct unsubscribe_all_state {
     struct cmd_ctx *ctx;
+    enum pubsub_kind kind;
     const char *ack;
 };
 
 static void unsubscribe_all_ack(const char *name, size_t len, void *arg)
 {
     struct unsubscribe_all_state *st = arg;
-    reply_subscription_ack(st->ctx->reply, st->ack, name, len,
-                           pubsub_subscription_count(&st->ctx->conn->pubsub));
+    reply_subscription_ack(st->ctx->reply, st->ack, name, len, ack_count(st->ctx, st->kind));
 }
 
 /* Without arguments: everything of that kind in subscription order, or one
@@ -58,15 +73,15 @@ static void unsubscribe_each(struct cmd_ctx *ctx, enum pubsub_kind kind, const c
 {
     struct pubsub_subscriber *s = &ctx->conn->pubsub;
     if (ctx->argc == 1) {
-        struct unsubscribe_all_state st = {ctx, ack};
+        struct unsubscribe_all_state st = {ctx, kind, ack};
         if (pubsub_unsubscribe_all(s, kind, unsubscribe_all_ack, &st) == 0)
-            reply_subscription_ack(ctx->reply, ack, NULL, 0, pubsub_subscription_count(s));
+            reply_subscription_ack(ctx->reply, ack, NULL, 0, ack_count(ctx, kind));
         return;
     }
     for (int i = 1; i < ctx->argc; i++) {
         pubsub_unsubscribe(s, kind, ctx->argv[i], ctx->argv_len[i]);
         reply_subscription_ack(ctx->reply, ack, ctx->argv[i], ctx->argv_len[i],
-                               pubsub_subscription_count(s));
+                               ack_count(ctx, kind));
     }
 }
 
@@ -80,10 +95,22 @@ static void cmd_punsubscribe(struct cmd_ctx *ctx)
     unsubscribe_each(ctx, PUBSUB_PATTERN, "punsubscribe");
 }
 
+static void cmd_sunsubscribe(struct cmd_ctx *ctx)
+{
+    unsubscribe_each(ctx, PUBSUB_SHARD, "sunsubscribe");
+}
+
 static void cmd_publish(struct cmd_ctx *ctx)
 {
-    long long receivers =
-        conn_publish(ctx->argv[1], ctx->argv_len[1], ctx->argv[2], ctx->argv_len[2]);
+    long long receivers = conn_publish(PUBSUB_CHANNEL, ctx->argv[1], ctx->argv_len[1],
+                                       ctx->argv[2], ctx->argv_len[2]);
+    reply_int(ctx->reply, receivers);
+}
+
+static void cmd_spublish(struct cmd_ctx *ctx)
+{
+    long long receivers = conn_publish(PUBSUB_SHARD, ctx->argv[1], ctx->argv_len[1],
+                                       ctx->argv[2], ctx->argv_len[2]);
     reply_int(ctx->reply, receivers);
 }
 
@@ -113,7 +140,7 @@ static void channels_emit(const char *name, size_t len, void *arg)
     st->count++;
 }
 
-static void cmd_pubsub_channels(struct cmd_ctx *ctx)
+static void pubsub_channels(struct cmd_ctx *ctx, enum pubsub_kind kind)
 {
     if (ctx->argc > 3) {
         reply_subcommand_syntax_error(ctx);
@@ -121,19 +148,40 @@ static void cmd_pubsub_channels(struct cmd_ctx *ctx)
     }
     struct channels_state st = {ctx->reply, 0};
     reply_mark m = reply_defer(ctx->reply);
-    if (ctx->argc == 3) pubsub_foreach_channel(ctx->argv[2], ctx->argv_len[2], channels_emit, &st);
-    else pubsub_foreach_channel(NULL, 0, channels_emit, &st);
+    if (ctx->argc == 3)
+        pubsub_foreach_channel(kind, ctx->argv[2], ctx->argv_len[2], channels_emit, &st);
+    else pubsub_foreach_channel(kind, NULL, 0, channels_emit, &st);
     reply_defer_array(ctx->reply, m, st.count);
 }
 
-static void cmd_pubsub_numsub(struct cmd_ctx *ctx)
+static void pubsub_numsub(struct cmd_ctx *ctx, enum pubsub_kind kind)
 {
     reply_array_len(ctx->reply, (long long)(ctx->argc - 2) * 2);
     for (int i = 2; i < ctx->argc; i++) {
         reply_bulk(ctx->reply, ctx->argv[i], ctx->argv_len[i]);
-        size_t n = pubsub_channel_subscribers(ctx->argv[i], ctx->argv_len[i]);
+        size_t n = pubsub_channel_subscribers(kind, ctx->argv[i], ctx->argv_len[i]);
         reply_int(ctx->reply, (long long)n);
     }
+}
+
+static void cmd_pubsub_channels(struct cmd_ctx *ctx)
+{
+    pubsub_channels(ctx, PUBSUB_CHANNEL);
+}
+
+static void cmd_pubsub_shardchannels(struct cmd_ctx *ctx)
+{
+    pubsub_channels(ctx, PUBSUB_SHARD);
+}
+
+static void cmd_pubsub_numsub(struct cmd_ctx *ctx)
+{
+    pubsub_numsub(ctx, PUBSUB_CHANNEL);
+}
+
+static void cmd_pubsub_shardnumsub(struct cmd_ctx *ctx)
+{
+    pubsub_numsub(ctx, PUBSUB_SHARD);
 }
 
 static void cmd_pubsub_numpat(struct cmd_ctx *ctx)
@@ -143,8 +191,7 @@ static void cmd_pubsub_numpat(struct cmd_ctx *ctx)
 
 static void cmd_pubsub_help(struct cmd_ctx *ctx)
 {
-    /* Redis 7.0.15's text, line for line (it also lists the shard-channel
-     * subcommands, which goblin-core does not implement). */
+    /* Redis 7.0.15's text, line for line. */
     static const char *const lines[] = {
         "PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "CHANNELS [<pattern>]",
@@ -180,6 +227,16 @@ static struct command pubsub_subcommands[] = {
     {.name = "numpat", .arity = 2, .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE,
      .fn = cmd_pubsub_numpat, .summary = "Get the count of unique patterns pattern subscriptions",
      .since = "2.8.0", .group = "pubsub", .complexity = "O(1)"},
+    {.name = "shardchannels", .arity = -2, .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE,
+     .fn = cmd_pubsub_shardchannels, .summary = "List active shard channels", .since = "7.0.0",
+     .group = "pubsub",
+     .complexity = "O(N) where N is the number of active shard channels, and assuming constant "
+                   "time pattern matching (relatively short shard channels)."},
+    {.name = "shardnumsub", .arity = -2, .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE,
+     .fn = cmd_pubsub_shardnumsub, .summary = "Get the count of subscribers for shard channels",
+     .since = "7.0.0", .group = "pubsub",
+     .complexity = "O(N) for the SHARDNUMSUB subcommand, where N is the number of requested "
+                   "shard channels"},
     {.name = "help", .arity = 2, .flags = CMD_LOADING | CMD_STALE, .fn = cmd_pubsub_help,
      .summary = "Show helpful text about the different subcommands", .since = "6.2.0",
      .group = "pubsub", .complexity = "O(1)"},
@@ -219,6 +276,22 @@ struct command pubsub_commands[] = {
      .group = "pubsub",
      .complexity = "O(N+M) where N is the number of clients subscribed to the receiving channel "
                    "and M is the total number of subscribed patterns (by any client)."},
+    {.name = "ssubscribe", .arity = -2, .flags = SUBSCRIBE_FLAGS, .fn = cmd_ssubscribe,
+     .first_key = 1, .last_key = -1, .key_step = 1,
+     .summary = "Listen for messages published to the given shard channels", .since = "7.0.0",
+     .group = "pubsub",
+     .complexity = "O(N) where N is the number of shard channels to subscribe to."},
+    {.name = "sunsubscribe", .arity = -1, .flags = SUBSCRIBE_FLAGS, .fn = cmd_sunsubscribe,
+     .first_key = 1, .last_key = -1, .key_step = 1,
+     .summary = "Stop listening for messages posted to the given shard channels",
+     .since = "7.0.0", .group = "pubsub",
+     .complexity = "O(N) where N is the number of clients already subscribed to a shard "
+                   "channel."},
+    {.name = "spublish", .arity = 3, .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE | CMD_FAST,
+     .fn = cmd_spublish, .first_key = 1, .last_key = 1, .key_step = 1,
+     .summary = "Post a message to a shard channel", .since = "7.0.0", .group = "pubsub",
+     .complexity = "O(N) where N is the number of clients subscribed to the receiving shard "
+                   "channel."},
     {.name = "pubsub", .arity = -2, .flags = 0, .fn = NULL, .subcommands = pubsub_subcommands,
      .summary = "A container for Pub/Sub commands", .since = "2.8.0", .group = "pubsub",
      .complexity = "Depends on subcommand."},

@@ -286,7 +286,7 @@ void conn_close_idle(void)
     while (c) {
         struct conn *next = c->next;
         /* Subscribers wait for messages, not commands: exempt, as in Redis. */
-        bool subscriber = pubsub_subscription_count(&c->pubsub) > 0;
+        bool subscriber = pubsub_total_subscription_count(&c->pubsub) > 0;
         if (!subscriber && now - c->last_interaction_ms > config.timeout * 1000)
             conn_close(c, "idle timeout");
         c = next;
@@ -309,16 +309,17 @@ void conn_describe(const struct conn *c, struct buf *out)
     int64_t now = clock_unix_ms();
     int n = snprintf(line, sizeof line,
                      "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d "
-                     "sub=%zu psub=%zu ssub=0 multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=0 "
+                     "sub=%zu psub=%zu ssub=%zu multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=0 "
                      "multi-mem=0 "
                      "rbs=%zu rbp=0 obl=%zu oll=0 omem=%zu tot-mem=%zu events=r cmd=%s "
                      "user=default redir=-1 resp=%d lib-name=%s lib-ver=%s",
                      (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "",
                      (long long)((now - c->created_ms) / 1000),
                      (long long)((now - c->last_interaction_ms) / 1000),
-                     pubsub_subscription_count(&c->pubsub) ? "P" : "N", c->db_index,
+                     pubsub_total_subscription_count(&c->pubsub) ? "P" : "N", c->db_index,
                      dict_size(&c->pubsub.links[PUBSUB_CHANNEL]),
                      dict_size(&c->pubsub.links[PUBSUB_PATTERN]),
+                     dict_size(&c->pubsub.links[PUBSUB_SHARD]),
                      buf_len(&c->in), c->in.cap - c->in.end, c->in.cap, buf_len(&c->out),
                      c->out.cap, sizeof *c + c->in.cap + c->out.cap + c->push_fifo.cap,
                      c->last_command ? c->last_command : "NULL", (int)c->reply.proto,

@@ -181,18 +181,19 @@ void conn_write_pending_quietly(struct conn *c);
 /* RESP2 subscribed mode: only the subscribe family, PING, QUIT and RESET run. */
 static inline bool conn_in_resp2_subscribed_mode(const struct conn *c)
 {
-    return c->reply.proto == PROTO_RESP2 && pubsub_subscription_count(&c->pubsub) > 0;
+    return c->reply.proto == PROTO_RESP2 && pubsub_total_subscription_count(&c->pubsub) > 0;
 }
 
 /* Subscribes c (allocating its FIFO on the first subscription); returns
  * false when c already had the subscription. */
 bool conn_subscribe(struct conn *c, enum pubsub_kind kind, const char *name, size_t len);
 
-/* PUBLISH: delivers to every matching subscriber's FIFO (or, for the
- * executing conn itself, its reply buffer). Returns the number of
- * deliveries. The pushes are written by conn_write_pending_pushes(). */
-long long conn_publish(const char *channel, size_t channel_len, const char *payload,
-                       size_t payload_len);
+/* PUBLISH (kind PUBSUB_CHANNEL) / SPUBLISH (PUBSUB_SHARD): delivers to every
+ * matching subscriber's FIFO (or, for the executing conn itself, its reply
+ * buffer). Returns the number of deliveries. The pushes are written by
+ * conn_write_pending_pushes(). */
+long long conn_publish(enum pubsub_kind kind, const char *channel, size_t channel_len,
+                       const char *payload, size_t payload_len);
 
 /* Writes the pushes queued since the last call and closes slow consumers
  * (called when a conn's batch of commands ends; cheap when nothing is

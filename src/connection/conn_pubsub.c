@@ -39,18 +39,20 @@ static size_t page_size(void)
     return size;
 }
 
-/* A message as Redis sends it: ["message", channel, payload] or
- * ["pmessage", pattern, channel, payload], a push in RESP3 (`>`) and an
- * array in RESP2 — whatever the sink's protocol says. */
+/* A message as Redis sends it: ["message", channel, payload],
+ * ["pmessage", pattern, channel, payload] or ["smessage", channel, payload],
+ * a push in RESP3 (`>`) and an array in RESP2 — whatever the sink's
+ * protocol says. */
 static void push_encode(struct reply *r, const struct pubsub_message *m)
 {
-    if (m->pattern) {
+    if (m->kind == PUBSUB_PATTERN) {
         reply_push_len(r, 4);
         reply_bulk(r, "pmessage", 8);
         reply_bulk(r, m->pattern, m->pattern_len);
     } else {
         reply_push_len(r, 3);
-        reply_bulk(r, "message", 7);
+        if (m->kind == PUBSUB_SHARD) reply_bulk(r, "smessage", 8);
+        else reply_bulk(r, "message", 7);
     }
     reply_bulk(r, m->channel, m->channel_len);
     reply_bulk(r, m->payload, m->payload_len);
@@ -139,8 +141,8 @@ bool conn_subscribe(struct conn *c, enum pubsub_kind kind, const char *name, siz
 
 void conn_pubsub_release(struct conn *c)
 {
-    pubsub_unsubscribe_all(&c->pubsub, PUBSUB_CHANNEL, NULL, NULL);
-    pubsub_unsubscribe_all(&c->pubsub, PUBSUB_PATTERN, NULL, NULL);
+    for (int k = 0; k < PUBSUB_KINDS; k++)
+        pubsub_unsubscribe_all(&c->pubsub, (enum pubsub_kind)k, NULL, NULL);
 }
 
 void conn_pubsub_free(struct conn *c)
@@ -162,10 +164,10 @@ static void conn_drop_slow_consumer(struct conn *c)
     conn_flush(c); /* closes c at once when nothing is left to write */
 }
 
-long long conn_publish(const char *channel, size_t channel_len, const char *payload,
-                       size_t payload_len)
+long long conn_publish(enum pubsub_kind kind, const char *channel, size_t channel_len,
+                       const char *payload, size_t payload_len)
 {
-    return pubsub_publish(channel, channel_len, payload, payload_len);
+    return pubsub_publish(kind, channel, channel_len, payload, payload_len);
 }
 
 void conn_write_pending_pushes(void)

@@ -62,6 +62,7 @@ static struct {
     uint64_t next_message_id;
 } registry = {
     .topics = {{.type = &topic_dict_type, .rehash_index = -1},
+               {.type = &topic_dict_type, .rehash_index = -1},
                {.type = &topic_dict_type, .rehash_index = -1}},
 };
 
@@ -232,17 +233,18 @@ static bool pattern_matches(const struct pubsub_topic *p, const char *channel, s
     return glob_match(p->name, p->name_len, channel, len, false);
 }
 
-long long pubsub_publish(const char *channel, size_t channel_len, const char *payload,
-                         size_t payload_len)
+long long pubsub_publish(enum pubsub_kind kind, const char *channel, size_t channel_len,
+                         const char *payload, size_t payload_len)
 {
     struct pubsub_message m = {
+        .kind = kind,
         .channel = channel,
         .channel_len = channel_len,
         .payload = payload,
         .payload_len = payload_len,
     };
     long long accepted = 0;
-    struct dict *channels = &registry.topics[PUBSUB_CHANNEL];
+    struct dict *channels = &registry.topics[kind];
     if (dict_size(channels) > 0) {
         struct pubsub_topic *t = (struct pubsub_topic *)dict_find(
             channels, channel, channel_len, hash_bytes(channel, channel_len));
@@ -251,6 +253,8 @@ long long pubsub_publish(const char *channel, size_t channel_len, const char *pa
             accepted += deliver_to_topic(t, &m);
         }
     }
+    if (kind != PUBSUB_CHANNEL) return accepted; /* patterns never match shard channels */
+    m.kind = PUBSUB_PATTERN;
     for (size_t i = 0; i < registry.pattern_count; i++) {
         const struct pubsub_topic *p = registry.patterns[i];
         if (!pattern_matches(p, channel, channel_len)) continue;
@@ -264,9 +268,9 @@ long long pubsub_publish(const char *channel, size_t channel_len, const char *pa
 
 /* --- introspection ---------------------------------------------------- */
 
-size_t pubsub_channel_subscribers(const char *channel, size_t len)
+size_t pubsub_channel_subscribers(enum pubsub_kind kind, const char *channel, size_t len)
 {
-    struct dict *channels = &registry.topics[PUBSUB_CHANNEL];
+    struct dict *channels = &registry.topics[kind];
     if (dict_size(channels) == 0) return 0;
     const struct pubsub_topic *t =
         (const struct pubsub_topic *)dict_find(channels, channel, len, hash_bytes(channel, len));
@@ -278,9 +282,9 @@ size_t pubsub_pattern_count(void)
     return registry.pattern_count;
 }
 
-size_t pubsub_channel_count(void)
+size_t pubsub_channel_count(enum pubsub_kind kind)
 {
-    return dict_size(&registry.topics[PUBSUB_CHANNEL]);
+    return dict_size(&registry.topics[kind]);
 }
 
 struct foreach_state {
@@ -299,9 +303,9 @@ static bool foreach_channel_visit(struct dict_node *n, void *arg)
     return true;
 }
 
-void pubsub_foreach_channel(const char *pattern, size_t pattern_len, pubsub_name_fn *fn,
-                            void *arg)
+void pubsub_foreach_channel(enum pubsub_kind kind, const char *pattern, size_t pattern_len,
+                            pubsub_name_fn *fn, void *arg)
 {
     struct foreach_state st = {pattern, pattern_len, fn, arg};
-    dict_foreach(&registry.topics[PUBSUB_CHANNEL], foreach_channel_visit, &st);
+    dict_foreach(&registry.topics[kind], foreach_channel_visit, &st);
 }

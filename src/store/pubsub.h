@@ -34,6 +34,10 @@
  * sees its own deliveries in publish order; the order across subscribers is
  * unspecified (as in Redis).
  *
+ * Shard channels (SSUBSCRIBE/SPUBLISH, Redis 7.0) are a third, separate
+ * namespace of exact names: no pattern ever matches them, and they are
+ * counted apart from channels and patterns in acknowledgements.
+ *
  * Reentrancy: a delivery callback must not subscribe or unsubscribe anyone
  * (the registry is being iterated). An owner that must drop a subscriber
  * while delivering (a slow consumer) records that and acts after
@@ -51,12 +55,14 @@
 enum pubsub_kind {
     PUBSUB_CHANNEL = 0, /* SUBSCRIBE: exact channel name */
     PUBSUB_PATTERN = 1, /* PSUBSCRIBE: glob pattern over channel names */
-    PUBSUB_KINDS = 2,
+    PUBSUB_SHARD = 2,   /* SSUBSCRIBE: exact shard channel name */
+    PUBSUB_KINDS = 3,
 };
 
-/* One delivery: a channel subscription (pattern == NULL) or a pattern
- * subscription (pattern set). Pointers are valid during the callback only. */
+/* One delivery through one subscription of the given kind (pattern is set
+ * for PUBSUB_PATTERN only). Pointers are valid during the callback only. */
 struct pubsub_message {
+    enum pubsub_kind kind;
     const char *pattern;
     size_t pattern_len;
     const char *channel;
@@ -86,10 +92,22 @@ struct pubsub_subscriber {
 /* Prepares an empty subscriber; no allocation until it subscribes. */
 void pubsub_subscriber_init(struct pubsub_subscriber *s, pubsub_deliver_fn *deliver);
 
-/* Channels plus patterns s listens to: the count in Redis's acknowledgements. */
+/* Channels plus patterns s listens to: the count in (P)(UN)SUBSCRIBE acks. */
 static inline size_t pubsub_subscription_count(const struct pubsub_subscriber *s)
 {
     return dict_size(&s->links[PUBSUB_CHANNEL]) + dict_size(&s->links[PUBSUB_PATTERN]);
+}
+
+/* Shard channels s listens to: the count in S(UN)SUBSCRIBE acks. */
+static inline size_t pubsub_shard_subscription_count(const struct pubsub_subscriber *s)
+{
+    return dict_size(&s->links[PUBSUB_SHARD]);
+}
+
+/* Every subscription of s, whatever its kind. */
+static inline size_t pubsub_total_subscription_count(const struct pubsub_subscriber *s)
+{
+    return pubsub_subscription_count(s) + pubsub_shard_subscription_count(s);
 }
 
 /* Adds a subscription; returns false when s already had it (no change). */
@@ -109,23 +127,26 @@ typedef void pubsub_name_fn(const char *name, size_t len, void *arg);
 size_t pubsub_unsubscribe_all(struct pubsub_subscriber *s, enum pubsub_kind kind,
                               pubsub_name_fn *fn, void *arg);
 
-/* Delivers payload to every subscription matching channel; returns the
- * number of deliveries accepted (PUBLISH's reply). */
-long long pubsub_publish(const char *channel, size_t channel_len, const char *payload,
-                         size_t payload_len);
+/* Delivers payload to every subscription matching channel — PUBLISH
+ * (kind PUBSUB_CHANNEL: channel subscribers, then matching patterns) or
+ * SPUBLISH (kind PUBSUB_SHARD: shard subscribers only). Returns the number
+ * of deliveries accepted (the command's reply). */
+long long pubsub_publish(enum pubsub_kind kind, const char *channel, size_t channel_len,
+                         const char *payload, size_t payload_len);
 
-/* PUBSUB NUMSUB: subscribers of one channel (pattern subscriptions excluded). */
-size_t pubsub_channel_subscribers(const char *channel, size_t len);
+/* PUBSUB NUMSUB / SHARDNUMSUB: subscribers of one channel of that kind
+ * (PUBSUB_CHANNEL or PUBSUB_SHARD; pattern subscriptions excluded). */
+size_t pubsub_channel_subscribers(enum pubsub_kind kind, const char *channel, size_t len);
 
 /* PUBSUB NUMPAT: distinct patterns with at least one subscriber. */
 size_t pubsub_pattern_count(void);
 
-/* Channels with at least one subscriber. */
-size_t pubsub_channel_count(void);
+/* Channels (or shard channels) with at least one subscriber. */
+size_t pubsub_channel_count(enum pubsub_kind kind);
 
-/* PUBSUB CHANNELS: calls fn for each active channel matching the glob
- * pattern (NULL = all), in unspecified order. */
-void pubsub_foreach_channel(const char *pattern, size_t pattern_len, pubsub_name_fn *fn,
-                            void *arg);
+/* PUBSUB CHANNELS / SHARDCHANNELS: calls fn for each active channel of that
+ * kind matching the glob pattern (NULL = all), in unspecified order. */
+void pubsub_foreach_channel(enum pubsub_kind kind, const char *pattern, size_t pattern_len,
+                            pubsub_name_fn *fn, void *arg);
 
 #endif

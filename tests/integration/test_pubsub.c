@@ -228,6 +228,48 @@ static void test_unsubscribe_semantics(void)
     rconn_close(&pub);
 }
 
+/* Shard channels: a namespace of their own (PUBLISH and patterns never
+ * reach them), counted apart in acknowledgements, released on close. */
+static void test_shard_channels(void)
+{
+    struct rconn sub, pub;
+    rconn_open_tcp(&sub, port);
+    rconn_open_tcp(&pub, port);
+    rconn_send(&sub, "SSUBSCRIBE", "sh1", "sh2", NULL);
+    EXPECT_REPLY(&sub, fmt_ack(false, "ssubscribe", "sh1", 1));
+    EXPECT_REPLY(&sub, fmt_ack(false, "ssubscribe", "sh2", 2));
+    rconn_send(&sub, "GET", "x", NULL); /* shard subscriptions alone mean subscribed mode */
+    EXPECT_REPLY_STR(&sub, subscribed_mode_error);
+    rconn_send(&sub, "PSUBSCRIBE", "sh*", NULL);
+    EXPECT_REPLY(&sub, fmt_ack(false, "psubscribe", "sh*", 1));
+    CHECK_EQ_LL(publish(&pub, "sh1", "plain"), 1); /* the pattern only */
+    EXPECT_REPLY(&sub, fmt_message(false, "sh*", "sh1", "plain"));
+    const char *spublish[] = {"SPUBLISH", "sh1", "sharded"};
+    CHECK_EQ_LL(call_int(&pub, spublish, 3), 1);
+    EXPECT_REPLY_STR(&sub, "*3\r\n$8\r\nsmessage\r\n$3\r\nsh1\r\n$7\r\nsharded\r\n");
+    rconn_send(&pub, "PUBSUB", "SHARDNUMSUB", "sh1", "sh9", NULL);
+    EXPECT_REPLY_STR(&pub, "*4\r\n$3\r\nsh1\r\n:1\r\n$3\r\nsh9\r\n:0\r\n");
+    CHECK_EQ_LL(numsub(&pub, "sh1"), 0);
+    rconn_send(&sub, "SUNSUBSCRIBE", NULL);
+    EXPECT_REPLY(&sub, fmt_ack(false, "sunsubscribe", "sh1", 1));
+    EXPECT_REPLY(&sub, fmt_ack(false, "sunsubscribe", "sh2", 0));
+    rconn_send(&sub, "SSUBSCRIBE", "sh3", NULL);
+    EXPECT_REPLY(&sub, fmt_ack(false, "ssubscribe", "sh3", 1));
+    rconn_close(&sub);
+    for (int i = 0; i < 1000; i++) {
+        const char *shardnumsub[] = {"PUBSUB", "SHARDNUMSUB", "sh3"};
+        rconn_send_argv(&pub, 3, shardnumsub, NULL);
+        char *r = rconn_read_reply(&pub, NULL);
+        bool gone = strcmp(r, "*2\r\n$3\r\nsh3\r\n:0\r\n") == 0;
+        free(r);
+        if (gone) break;
+        CHECKF(i < 999, "shard subscription not released on close");
+        usleep(10000);
+    }
+    wait_numpat(&pub, 0);
+    rconn_close(&pub);
+}
+
 static void test_subscribed_mode(void)
 {
     struct rconn sub;
@@ -539,6 +581,7 @@ int main(void)
     test_double_delivery();
     test_unsubscribe_semantics();
     test_subscribed_mode();
+    test_shard_channels();
     test_resp3_self_publish();
     test_backpressure_with_pushes();
     test_introspection();

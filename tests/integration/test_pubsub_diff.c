@@ -282,6 +282,35 @@ static void shapes(struct pair sub, struct pair pub, bool resp3)
     free(big);
     CHECK_N(sub, 2, "PUNSUBSCRIBE");
     CHECK_N(sub, 1, "UNSUBSCRIBE");
+    /* Shard channels: their own namespace and their own count. */
+    CHECK_N(sub, 1, "SSUBSCRIBE");
+    CHECK_N(sub, 3, "SSUBSCRIBE", "s1", "s2", "s1");
+    CHECK_N(sub, 1, "GET", "x");
+    CHECK_N(sub, 1, "PING");
+    CHECK_N(sub, 1, "SUBSCRIBE", "s1");
+    CHECK_N(sub, 1, "PSUBSCRIBE", "s*");
+    CHECK_N(pub, 1, "SPUBLISH", "s1", "shard");
+    free(pair_same(sub, "smessage"));
+    publish_and_compare(pub, subs, 1, "s1", 2, "plain", 5);
+    CHECK_N(pub, 1, "SPUBLISH", "nobody", "x");
+    CHECK_N(pub, 1, "SPUBLISH", "s1");
+    CHECK_N(pub, 1, "PUBSUB", "SHARDCHANNELS", "s1");
+    CHECK_N(pub, 1, "PUBSUB", "SHARDCHANNELS", "x*");
+    CHECK_N(pub, 1, "PUBSUB", "SHARDCHANNELS", "a", "b");
+    CHECK_N(pub, 1, "PUBSUB", "SHARDNUMSUB", "s1", "s2", "zz");
+    CHECK_N(pub, 1, "PUBSUB", "SHARDNUMSUB");
+    CHECK_N(pub, 1, "PUBSUB", "NUMSUB", "s1", "s2");
+    CHECK_N(sub, 2, "SUNSUBSCRIBE", "s2", "zz");
+    CHECK_N(sub, 1, "SUNSUBSCRIBE");
+    CHECK_N(sub, 1, "SUNSUBSCRIBE");
+    CHECK_N(sub, 1, "UNSUBSCRIBE");
+    CHECK_N(sub, 1, "PUNSUBSCRIBE");
+    CHECK_N(sub, 1, "GET", "x");
+    if (resp3) {
+        CHECK_N(sub, 1, "SSUBSCRIBE", "mine");
+        CHECK_N(sub, 2, "SPUBLISH", "mine", "self");
+        CHECK_N(sub, 1, "SUNSUBSCRIBE");
+    }
     if (resp3) {
         /* Self-publish: Redis 7.0 sends the pushes before the reply. */
         CHECK_N(sub, 1, "SUBSCRIBE", "self");
@@ -310,7 +339,7 @@ static const char *const patterns[] = {"news.*", "*", "*.b*", "n?ws.[ab]", "x", 
 #define NPAT (int)(sizeof patterns / sizeof patterns[0])
 
 struct model {
-    bool ch[NCH], pat[NPAT];
+    bool ch[NCH], pat[NPAT], shard[NCH];
     bool resp3;
 };
 
@@ -343,7 +372,37 @@ static void random_sequence(struct pair *subs, struct model *models, struct pair
         struct model *m = &models[who];
         const char *argv[8];
         int argc = 0;
-        switch (rnd(10)) {
+        switch (rnd(12)) {
+        case 10: { /* SSUBSCRIBE 1-2, or SUNSUBSCRIBE one or all */
+            int c = (int)rnd(NCH);
+            if (rnd(2)) {
+                m->shard[c] = true;
+                CHECK_N(s, 1, "SSUBSCRIBE", channels[c]);
+            } else if (rnd(2)) {
+                m->shard[c] = false;
+                CHECK_N(s, 1, "SUNSUBSCRIBE", channels[c]);
+            } else {
+                int n = 0;
+                for (int i = 0; i < NCH; i++) n += m->shard[i];
+                argv[argc++] = "SUNSUBSCRIBE";
+                pair_send(s, 1, argv, NULL);
+                pair_same_unsubscribe_all(s, n ? n : 1);
+                memset(m->shard, 0, sizeof m->shard);
+            }
+            break;
+        }
+        case 11: { /* SPUBLISH, fenced like PUBLISH */
+            const char *ch = channels[rnd(NCH)];
+            const char *a[] = {"SPUBLISH", ch, "shard-message"};
+            pair_send(pub, 3, a, NULL);
+            free(pair_same(pub, "SPUBLISH"));
+            for (int i = 0; i < 2; i++) {
+                const char *ping[] = {"PING"};
+                pair_send(subs[i], 1, ping, NULL);
+                pair_pushes_until(subs[i], is_ping_reply, "pushes after SPUBLISH");
+            }
+            break;
+        }
         case 0:
         case 1: { /* SUBSCRIBE 1-3 channels */
             argv[argc++] = "SUBSCRIBE";
@@ -405,7 +464,10 @@ static void random_sequence(struct pair *subs, struct model *models, struct pair
         case 8: { /* introspection, or an ordinary command on the subscriber */
             switch (rnd(4)) {
             case 0: CHECK_N(pub, 1, "PUBSUB", "NUMSUB", channels[rnd(NCH)], channels[rnd(NCH)]); break;
-            case 1: CHECK_N(pub, 1, "PUBSUB", "NUMPAT"); break;
+            case 1:
+                CHECK_N(pub, 1, "PUBSUB", "NUMPAT");
+                CHECK_N(pub, 1, "PUBSUB", "SHARDNUMSUB", channels[rnd(NCH)]);
+                break;
             case 2: {
                 const char *a[] = {"PUBSUB", "CHANNELS", patterns[rnd(NPAT)]};
                 pair_send(pub, 3, a, NULL);
@@ -431,6 +493,7 @@ static void random_sequence(struct pair *subs, struct model *models, struct pair
                 CHECK_N(s, 1, "RESET");
                 memset(m->ch, 0, sizeof m->ch);
                 memset(m->pat, 0, sizeof m->pat);
+                memset(m->shard, 0, sizeof m->shard);
                 if (m->resp3) CHECK(switch_resp3(s));
             }
             break;

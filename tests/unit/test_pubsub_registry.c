@@ -1,8 +1,9 @@
 /* Unit tests of the Pub/Sub registry (store/pubsub.h) against a simple
  * reference model: random subscribe / unsubscribe / unsubscribe-all /
- * publish sequences over many subscribers, channels and patterns, checking
+ * publish sequences over many subscribers, channels, patterns and shard
+ * channels (the same names as channels: a separate namespace), checking
  * every delivery (channel first, then patterns), the message ids, the
- * introspection counts, PUBSUB CHANNELS, and unsubscribe-all order. */
+ * introspection counts, PUBSUB (SHARD)CHANNELS, and unsubscribe-all order. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,16 +23,17 @@ static const char *const pattern_pool[] = {"ch1*", "ch?",   "*",   "ch[0-3]", "c
 #define NPATTERNS (sizeof pattern_pool / sizeof pattern_pool[0])
 
 struct delivery {
-    int pattern; /* index in pattern_pool, -1 for the channel subscription */
+    enum pubsub_kind kind;
+    int pattern; /* index in pattern_pool, -1 for a channel or shard subscription */
     const char *channel;
     uint64_t id;
 };
 
 struct fake_sub {
     struct pubsub_subscriber sub; /* first: the callback casts back */
-    /* model: subscription order as pool indexes; kind 0 channels, 1 patterns */
-    int order[2][NPATTERNS > NCHANNELS ? NPATTERNS : NCHANNELS];
-    int count[2];
+    /* model: subscription order as pool indexes, per enum pubsub_kind */
+    int order[PUBSUB_KINDS][NPATTERNS > NCHANNELS ? NPATTERNS : NCHANNELS];
+    int count[PUBSUB_KINDS];
     struct delivery got[MAX_DELIVERIES];
     int ngot;
     bool refuse; /* deliver returns false (e.g. a full FIFO) */
@@ -58,6 +60,8 @@ static bool fake_deliver(struct pubsub_subscriber *s, const struct pubsub_messag
     struct fake_sub *f = (struct fake_sub *)s;
     CHECK(f->ngot < MAX_DELIVERIES);
     struct delivery *d = &f->got[f->ngot++];
+    d->kind = m->kind;
+    CHECK((m->kind == PUBSUB_PATTERN) == (m->pattern != NULL));
     d->pattern = m->pattern ? pool_index(pattern_pool, NPATTERNS, m->pattern, m->pattern_len) : -1;
     CHECK(!m->pattern || d->pattern >= 0);
     d->channel = m->channel;
@@ -75,7 +79,14 @@ static int model_find(const struct fake_sub *f, int kind, int idx)
 
 static const char *pool_name(int kind, int idx)
 {
-    return kind == 0 ? channel_pool[idx] : pattern_pool[idx];
+    return kind == PUBSUB_PATTERN ? pattern_pool[idx] : channel_pool[idx];
+}
+
+/* The count acknowledgements of that kind carry. */
+static int model_ack_count(const struct fake_sub *f, int kind)
+{
+    return kind == PUBSUB_SHARD ? f->count[PUBSUB_SHARD]
+                                : f->count[PUBSUB_CHANNEL] + f->count[PUBSUB_PATTERN];
 }
 
 static void model_remove(struct fake_sub *f, int kind, int pos)
@@ -85,10 +96,10 @@ static void model_remove(struct fake_sub *f, int kind, int pos)
     f->count[kind]--;
 }
 
-static size_t model_channel_subscribers(int ch)
+static size_t model_channel_subscribers(int kind, int ch)
 {
     size_t n = 0;
-    for (int s = 0; s < NSUBS; s++) n += model_find(&subs[s], 0, ch) >= 0;
+    for (int s = 0; s < NSUBS; s++) n += model_find(&subs[s], kind, ch) >= 0;
     return n;
 }
 
@@ -97,7 +108,7 @@ static size_t model_pattern_count(void)
     size_t n = 0;
     for (size_t p = 0; p < NPATTERNS; p++) {
         bool any = false;
-        for (int s = 0; s < NSUBS && !any; s++) any = model_find(&subs[s], 1, (int)p) >= 0;
+        for (int s = 0; s < NSUBS && !any; s++) any = model_find(&subs[s], PUBSUB_PATTERN, (int)p) >= 0;
         n += any;
     }
     return n;
@@ -116,8 +127,27 @@ static void unsubscribe_all_visit(const char *name, size_t len, void *arg)
     const char *want = pool_name(st->kind, expect);
     CHECKF(strlen(want) == len && memcmp(want, name, len) == 0, "unsubscribe-all order");
     /* The count already excludes the one just removed. */
-    size_t left = (size_t)(st->f->count[0] + st->f->count[1]) - (size_t)st->next;
-    CHECK_EQ_LL(pubsub_subscription_count(&st->f->sub), left);
+    long long left = model_ack_count(st->f, st->kind) - st->next;
+    const struct pubsub_subscriber *s = &st->f->sub;
+    CHECK_EQ_LL(st->kind == PUBSUB_SHARD ? pubsub_shard_subscription_count(s)
+                                         : pubsub_subscription_count(s),
+                left);
+}
+
+/* SPUBLISH: shard subscribers only, one delivery each, never a pattern. */
+static void check_shard_publish(int ch)
+{
+    for (int s = 0; s < NSUBS; s++) subs[s].ngot = 0, subs[s].refuse = false;
+    const char *channel = channel_pool[ch];
+    long long accepted = pubsub_publish(PUBSUB_SHARD, channel, strlen(channel), "payload", 7);
+    long long want = 0;
+    for (int s = 0; s < NSUBS; s++) {
+        bool on = model_find(&subs[s], PUBSUB_SHARD, ch) >= 0;
+        CHECK_EQ_LL(subs[s].ngot, on ? 1 : 0);
+        if (on) CHECK(subs[s].got[0].kind == PUBSUB_SHARD && subs[s].got[0].pattern == -1);
+        want += on;
+    }
+    CHECK_EQ_LL(accepted, want);
 }
 
 static void check_publish(int ch, int refusing)
@@ -127,22 +157,23 @@ static void check_publish(int ch, int refusing)
         subs[s].refuse = s == refusing;
     }
     const char *channel = channel_pool[ch];
-    long long accepted = pubsub_publish(channel, strlen(channel), "payload", 7);
+    long long accepted = pubsub_publish(PUBSUB_CHANNEL, channel, strlen(channel), "payload", 7);
     long long expected_accepted = 0;
     uint64_t pattern_ids[NPATTERNS] = {0};
     uint64_t channel_id = 0;
     for (int s = 0; s < NSUBS; s++) {
         struct fake_sub *f = &subs[s];
         int want = 0;
-        bool on_channel = model_find(f, 0, ch) >= 0;
+        bool on_channel = model_find(f, PUBSUB_CHANNEL, ch) >= 0;
         if (on_channel) {
-            CHECKF(f->ngot > 0 && f->got[0].pattern == -1, "channel delivery first");
+            CHECKF(f->ngot > 0 && f->got[0].pattern == -1 && f->got[0].kind == PUBSUB_CHANNEL,
+                   "channel delivery first");
             if (channel_id) CHECK_EQ_LL(f->got[0].id, channel_id);
             channel_id = f->got[0].id;
             want++;
         }
-        for (int i = 0; i < f->count[1]; i++) {
-            int p = f->order[1][i];
+        for (int i = 0; i < f->count[PUBSUB_PATTERN]; i++) {
+            int p = f->order[PUBSUB_PATTERN][i];
             const char *pat = pattern_pool[p];
             if (!glob_match(pat, strlen(pat), channel, strlen(channel), false)) continue;
             want++;
@@ -181,28 +212,35 @@ static void channels_visit(const char *name, size_t len, void *arg)
     st->n++;
 }
 
-static void check_introspection(void)
+static void check_introspection_of(enum pubsub_kind kind)
 {
     size_t active = 0;
     for (size_t c = 0; c < NCHANNELS; c++) {
-        size_t n = model_channel_subscribers((int)c);
-        CHECK_EQ_LL(pubsub_channel_subscribers(channel_pool[c], strlen(channel_pool[c])), n);
+        size_t n = model_channel_subscribers(kind, (int)c);
+        const char *name = channel_pool[c];
+        CHECK_EQ_LL(pubsub_channel_subscribers(kind, name, strlen(name)), n);
         active += n > 0;
     }
-    CHECK_EQ_LL(pubsub_channel_count(), active);
-    CHECK_EQ_LL(pubsub_pattern_count(), model_pattern_count());
+    CHECK_EQ_LL(pubsub_channel_count(kind), active);
     const char *filters[] = {NULL, "ch*", "news.?", "nothing"};
     for (size_t i = 0; i < sizeof filters / sizeof filters[0]; i++) {
         struct channels_state st = {0};
         const char *flt = filters[i];
-        pubsub_foreach_channel(flt, flt ? strlen(flt) : 0, channels_visit, &st);
+        pubsub_foreach_channel(kind, flt, flt ? strlen(flt) : 0, channels_visit, &st);
         for (size_t c = 0; c < NCHANNELS; c++) {
             const char *name = channel_pool[c];
-            bool want = model_channel_subscribers((int)c) > 0 &&
+            bool want = model_channel_subscribers(kind, (int)c) > 0 &&
                         (!flt || glob_match(flt, strlen(flt), name, strlen(name), false));
             CHECKF(st.seen[c] == want, "PUBSUB CHANNELS %s: '%s'", flt ? flt : "(all)", name);
         }
     }
+}
+
+static void check_introspection(void)
+{
+    check_introspection_of(PUBSUB_CHANNEL);
+    check_introspection_of(PUBSUB_SHARD);
+    CHECK_EQ_LL(pubsub_pattern_count(), model_pattern_count());
 }
 
 static void test_random_model(unsigned long long seed)
@@ -214,11 +252,11 @@ static void test_random_model(unsigned long long seed)
     }
     for (int step = 0; step < 20000; step++) {
         struct fake_sub *f = &subs[rnd() % NSUBS];
-        int kind = (int)(rnd() % 2);
-        int pool_n = kind == 0 ? (int)NCHANNELS : (int)NPATTERNS;
+        int kind = (int)(rnd() % PUBSUB_KINDS);
+        int pool_n = kind == PUBSUB_PATTERN ? (int)NPATTERNS : (int)NCHANNELS;
         int idx = (int)(rnd() % (uint64_t)pool_n);
         const char *name = pool_name(kind, idx);
-        switch (rnd() % 8) {
+        switch (rnd() % 9) {
         case 0:
         case 1:
         case 2: {
@@ -244,20 +282,26 @@ static void test_random_model(unsigned long long seed)
                 f->count[kind] = 0;
             }
             break;
+        case 6:
+            check_shard_publish((int)(rnd() % NCHANNELS));
+            break;
         default:
             check_publish((int)(rnd() % NCHANNELS), rnd() % 3 == 0 ? (int)(rnd() % NSUBS) : -1);
             break;
         }
-        CHECK_EQ_LL(pubsub_subscription_count(&f->sub), f->count[0] + f->count[1]);
+        CHECK_EQ_LL(pubsub_subscription_count(&f->sub), model_ack_count(f, PUBSUB_CHANNEL));
+        CHECK_EQ_LL(pubsub_shard_subscription_count(&f->sub), model_ack_count(f, PUBSUB_SHARD));
         if (step % 500 == 0) check_introspection();
     }
     for (int s = 0; s < NSUBS; s++) {
-        pubsub_unsubscribe_all(&subs[s].sub, PUBSUB_CHANNEL, NULL, NULL);
-        pubsub_unsubscribe_all(&subs[s].sub, PUBSUB_PATTERN, NULL, NULL);
-        subs[s].count[0] = subs[s].count[1] = 0;
+        for (int k = 0; k < PUBSUB_KINDS; k++) {
+            pubsub_unsubscribe_all(&subs[s].sub, (enum pubsub_kind)k, NULL, NULL);
+            subs[s].count[k] = 0;
+        }
     }
     check_introspection();
-    CHECK_EQ_LL(pubsub_channel_count(), 0);
+    CHECK_EQ_LL(pubsub_channel_count(PUBSUB_CHANNEL), 0);
+    CHECK_EQ_LL(pubsub_channel_count(PUBSUB_SHARD), 0);
     CHECK_EQ_LL(pubsub_pattern_count(), 0);
 }
 
@@ -291,9 +335,9 @@ static void test_large_fanout(void)
     }
     long long left = FANOUT;
     for (int round = 0; round < 4; round++) {
-        CHECK_EQ_LL(pubsub_channel_subscribers("big", 3), left);
+        CHECK_EQ_LL(pubsub_channel_subscribers(PUBSUB_CHANNEL, "big", 3), left);
         memset(fanout_hits, 0, sizeof fanout_hits);
-        CHECK_EQ_LL(pubsub_publish("big", 3, "m", 1), left);
+        CHECK_EQ_LL(pubsub_publish(PUBSUB_CHANNEL, "big", 3, "m", 1), left);
         for (int i = 0; i < FANOUT; i++) CHECK_EQ_LL(fanout_hits[i], on[i] ? 1 : 0);
         /* Drop about three quarters of those left, in random order. */
         for (int i = 0; i < FANOUT; i++) {
@@ -305,8 +349,8 @@ static void test_large_fanout(void)
     }
     for (int i = 0; i < FANOUT; i++)
         CHECK(pubsub_unsubscribe_all(&many[i].sub, PUBSUB_CHANNEL, NULL, NULL) == (on[i] ? 1u : 0u));
-    CHECK_EQ_LL(pubsub_channel_count(), 0);
-    CHECK_EQ_LL(pubsub_publish("big", 3, "m", 1), 0);
+    CHECK_EQ_LL(pubsub_channel_count(PUBSUB_CHANNEL), 0);
+    CHECK_EQ_LL(pubsub_publish(PUBSUB_CHANNEL, "big", 3, "m", 1), 0);
     free(many);
     free(on);
 }
