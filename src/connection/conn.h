@@ -116,14 +116,16 @@ struct conn {
     char addr[64];  /* peer "ip:port" or "path:0" */
     char laddr[64]; /* local address */
 
-    struct pubsub_subscriber pubsub; /* channels and patterns (store/pubsub.h) */
+    struct pubsub_subscriber pubsub; /* channels, patterns, shard channels (store/pubsub.h) */
     struct buf push_fifo;            /* unsolicited output: fixed capacity, see above */
     struct conn *push_pending_next;  /* list of conns with unwritten new pushes */
 
     struct conn *prev, *next; /* server's list of live conns */
 };
 
-/* The conn whose command is executing; NULL between commands. */
+/* The conn whose command is executing, NULL between commands: set by
+ * conn_process_input() around each dispatch (a path that dispatches
+ * otherwise must set it too — self-published pushes depend on it). */
 extern struct conn *conn_executing;
 
 /* Creates a conn for an accepted transport endpoint and registers it. */
