@@ -16,6 +16,14 @@ static void cmd_ping(struct cmd_ctx *ctx)
         reply_error_arity(ctx->reply, "ping");
         return;
     }
+    if (conn_in_resp2_subscribed_mode(ctx->conn)) {
+        /* Redis answers a subscribed RESP2 client in the shape of a message. */
+        reply_array_len(ctx->reply, 2);
+        reply_bulk(ctx->reply, "pong", 4);
+        if (ctx->argc == 2) reply_bulk(ctx->reply, ctx->argv[1], ctx->argv_len[1]);
+        else reply_bulk(ctx->reply, "", 0);
+        return;
+    }
     if (ctx->argc == 2) reply_bulk(ctx->reply, ctx->argv[1], ctx->argv_len[1]);
     else reply_status(ctx->reply, "PONG");
 }
@@ -41,6 +49,14 @@ static void cmd_select(struct cmd_ctx *ctx)
     }
     ctx->conn->db_index = (int)id;
     reply_ok(ctx->reply);
+}
+
+/* RESET: back to a fresh connection (db 0, RESP2, no name, no
+ * subscriptions, logged out when a password is required). */
+static void cmd_reset(struct cmd_ctx *ctx)
+{
+    conn_reset(ctx->conn);
+    reply_status(ctx->reply, "RESET");
 }
 
 /* --- authentication -------------------------------------------------- */
@@ -438,6 +454,10 @@ struct command connection_commands[] = {
      .flags = CMD_NO_AUTH | CMD_FAST | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, .fn = cmd_hello,
      .summary = "Handshakes with the Redis server.", .since = "6.0.0", .group = "connection",
      .complexity = "O(1)"},
+    {.name = "reset", .arity = 1,
+     .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NO_AUTH | CMD_PUBSUB_OK,
+     .fn = cmd_reset, .summary = "Resets the connection.", .since = "6.2.0",
+     .group = "connection", .complexity = "O(1)"},
     {.name = "client", .arity = -2, .subcommands = client_subcommands,
      .summary = "A container for client connection commands.", .since = "2.4.0",
      .group = "connection", .complexity = "Depends on subcommand."},

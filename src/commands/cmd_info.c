@@ -12,6 +12,7 @@
 #include "server/config.h"
 #include "server/server.h"
 #include "server/version.h"
+#include "store/pubsub.h"
 #include "util/clock.h"
 #include "util/cycles.h"
 #include "util/xmalloc.h"
@@ -139,6 +140,10 @@ static void section_stats(struct buf *b)
     add(b, "evicted_keys:0");
     add(b, "keyspace_hits:%lld", keyspace.stats.hits);
     add(b, "keyspace_misses:%lld", keyspace.stats.misses);
+    add(b, "pubsub_channels:%zu", pubsub_channel_count(PUBSUB_CHANNEL));
+    add(b, "pubsub_patterns:%zu", pubsub_pattern_count());
+    add(b, "pubsubshard_channels:%zu", pubsub_channel_count(PUBSUB_SHARD));
+    add(b, "pubsub_slow_consumer_disconnections:%lld", s->pubsub_slow_consumer_disconnections);
     add(b, "total_error_replies:%lld", reply_error_count);
     add(b, "client_query_buffer_limit_disconnections:%lld", s->query_buffer_limit_disconnections);
     add(b, "client_protocol_error_disconnections:%lld", s->protocol_error_disconnections);

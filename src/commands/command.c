@@ -24,6 +24,7 @@ static struct command *const families[] = {
     key_commands,
     info_commands,
     introspection_commands,
+    pubsub_commands,
 };
 
 /* Open-addressing index of top-level commands by lowercase name. */
@@ -158,6 +159,13 @@ void command_dispatch(struct conn *conn, int argc, const char **argv, const size
     if (conn_auth_required(conn) && !(cmd->flags & CMD_NO_AUTH)) {
         reply_error(r, "NOAUTH Authentication required.");
         cmd->rejected_calls++;
+        return;
+    }
+    if (conn_in_resp2_subscribed_mode(conn) && !(cmd->flags & CMD_PUBSUB_OK)) {
+        reply_error_fmt(r,
+                        "ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / "
+                        "QUIT / RESET are allowed in this context",
+                        cmd->full_name);
         return;
     }
     struct cmd_ctx ctx = {

@@ -104,5 +104,6 @@ extern struct command string_commands[];
 extern struct command key_commands[];
 extern struct command info_commands[];
 extern struct command introspection_commands[];
+extern struct command pubsub_commands[];
 
 #endif

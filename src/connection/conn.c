@@ -21,6 +21,8 @@ static struct conn *live_head;
 static size_t live_count;
 static struct conn *closed_head; /* torn down, awaiting conn_reap_closed() */
 
+struct conn *conn_executing;
+
 struct conn *conn_create(const struct conn_transport *transport, int fd, void *transport_data)
 {
     struct conn *c = xcalloc(1, sizeof *c);
@@ -34,6 +36,7 @@ struct conn *conn_create(const struct conn_transport *transport, int fd, void *t
     c->reply.out = &c->out;
     c->reply.proto = PROTO_RESP2;
     c->authenticated = !auth_required();
+    conn_pubsub_init(c);
     c->created_ms = c->last_interaction_ms = clock_unix_ms();
     c->next = live_head;
     if (live_head) live_head->prev = c;
@@ -70,6 +73,8 @@ void conn_close(struct conn *c, const char *reason)
     c->flags |= CONN_CLOSED;
     if (reason) log_verbose("closing client id=%llu addr=%s: %s", (unsigned long long)c->id, c->addr,
                             reason);
+    /* The registry must never deliver to a torn-down conn. */
+    conn_pubsub_release(c);
     c->transport->close(c);
     if (c->prev) c->prev->next = c->next;
     else live_head = c->next;
@@ -87,6 +92,7 @@ void conn_reap_closed(void)
         closed_head = c->next;
         buf_free(&c->in);
         buf_free(&c->out);
+        conn_pubsub_free(c);
         resp_parser_free(&c->parser);
         xfree(c->name);
         xfree(c->lib_name);
@@ -95,52 +101,94 @@ void conn_reap_closed(void)
     }
 }
 
-/* Tells the transport what to report next: writability while output is
- * pending, readability unless paused by backpressure. */
-static void conn_update_interest(struct conn *c)
+static bool conn_output_pending(const struct conn *c)
 {
-    bool want_write = buf_len(&c->out) > 0;
+    return buf_len(&c->out) > 0 || buf_len(&c->push_fifo) > 0;
+}
+
+/* Writability is what resumes a paused conn (conn_on_writable), so a paused
+ * conn keeps asking for it even when its output was drained elsewhere (a
+ * PUBLISH writing its pushes): otherwise it would wait for nothing. */
+static bool conn_wants_writable(const struct conn *c)
+{
+    return conn_output_pending(c) ||
+           (c->flags & (CONN_PAUSED_INPUT | CONN_SLOW_CONSUMER)) == CONN_PAUSED_INPUT;
+}
+
+/* Tells the transport what to report next: writability while output is
+ * pending (or input is paused), readability unless paused. */
+void conn_update_interest(struct conn *c)
+{
+    bool want_write = conn_wants_writable(c);
     bool paused = (c->flags & CONN_PAUSED_INPUT) != 0;
     c->transport->set_interest(c, !paused, want_write);
     if (want_write) c->flags |= CONN_WANT_WRITE;
     else c->flags &= ~CONN_WANT_WRITE;
 }
 
-bool conn_flush(struct conn *c)
+/* Writes as much of b as the transport takes now. On a write error, closes
+ * c and returns false when close_on_error, else just stops (the next
+ * conn_flush() meets the error again and closes). */
+static bool conn_write_buf(struct conn *c, struct buf *b, bool close_on_error)
 {
-    while (buf_len(&c->out) > 0) {
-        ssize_t n = c->transport->write(c, buf_head(&c->out), buf_len(&c->out));
+    while (buf_len(b) > 0) {
+        ssize_t n = c->transport->write(c, buf_head(b), buf_len(b));
         if (n < 0) {
-            if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+            if (errno == EAGAIN || errno == EWOULDBLOCK || !close_on_error) break;
             conn_close(c, strerror(errno));
             return false;
         }
+        if (n == 0) break; /* a transport with no room now */
         server.stats.net_output_bytes += n;
-        buf_consume(&c->out, (size_t)n);
+        buf_consume(b, (size_t)n);
     }
+    return true;
+}
+
+bool conn_flush(struct conn *c)
+{
+    /* `out` is older than `push_fifo` (see conn.h): never start the FIFO
+     * while replies are still unsent. */
+    if (!conn_write_buf(c, &c->out, true)) return false;
     if (buf_len(&c->out) == 0) {
         if (c->out.cap > CONN_BUF_KEEP) buf_reset(&c->out, CONN_BUF_KEEP);
-        if (c->flags & CONN_CLOSE_AFTER_REPLY) {
-            conn_close(c, NULL);
-            return false;
-        }
+        if (!conn_write_buf(c, &c->push_fifo, true)) return false;
     }
+    if (!conn_output_pending(c) && (c->flags & CONN_CLOSE_AFTER_REPLY)) {
+        conn_close(c, NULL);
+        return false;
+    }
+    bool want_write = conn_wants_writable(c);
     /* Interest changes cost a syscall; make them only on transitions. */
-    bool want_write = buf_len(&c->out) > 0;
     if (want_write != ((c->flags & CONN_WANT_WRITE) != 0)) conn_update_interest(c);
     return true;
 }
 
-void conn_process_input(struct conn *c)
+void conn_write_pending_quietly(struct conn *c)
+{
+    if (c->flags & CONN_CLOSED) return;
+    conn_write_buf(c, &c->out, false);
+    if (buf_len(&c->out) == 0) conn_write_buf(c, &c->push_fifo, false);
+}
+
+/* A command may run only when its reply cannot overtake queued pushes and
+ * the reply backlog is under the backpressure bound (see conn.h). */
+static bool conn_may_execute(const struct conn *c)
+{
+    return buf_len(&c->push_fifo) == 0 && buf_len(&c->out) < CONN_OUTPUT_BACKPRESSURE;
+}
+
+/* Runs the complete commands in c's input (see conn_process_input). */
+static void conn_run_commands(struct conn *c)
 {
     struct resp_limits limits = {
         .proto_max_bulk_len = config.proto_max_bulk_len,
     };
     while (buf_len(&c->in) > 0 && !(c->flags & (CONN_CLOSED | CONN_CLOSE_AFTER_REPLY))) {
-        if (buf_len(&c->out) >= CONN_OUTPUT_BACKPRESSURE) {
+        if (!conn_may_execute(c)) {
             /* Try to hand the backlog to the peer before running more. */
             if (!conn_flush(c)) return;
-            if (buf_len(&c->out) >= CONN_OUTPUT_BACKPRESSURE) {
+            if (!conn_may_execute(c)) {
                 if (!(c->flags & CONN_PAUSED_INPUT)) {
                     c->flags |= CONN_PAUSED_INPUT;
                     conn_update_interest(c);
@@ -160,12 +208,22 @@ void conn_process_input(struct conn *c)
             break;
         }
         if (st == RESP_COMMAND) {
+            conn_executing = c;
             command_dispatch(c, c->parser.argc, c->parser.argv, c->parser.argv_len);
+            conn_executing = NULL;
         }
         buf_consume(&c->in, c->parser.consumed);
     }
     if (c->flags & CONN_CLOSED) return;
     if (buf_len(&c->in) == 0 && c->in.cap > CONN_BUF_KEEP * 4) buf_reset(&c->in, CONN_READ_CHUNK);
+}
+
+void conn_process_input(struct conn *c)
+{
+    conn_run_commands(c);
+    /* Messages those commands published go out now, before c's own
+     * replies: one write per subscriber per batch of pipelined PUBLISHes. */
+    conn_write_pending_pushes();
 }
 
 void conn_on_readable(struct conn *c)
@@ -204,7 +262,8 @@ void conn_on_writable(struct conn *c)
 {
     if (c->flags & CONN_CLOSED) return;
     if (!conn_flush(c)) return;
-    if ((c->flags & CONN_PAUSED_INPUT) && buf_len(&c->out) < CONN_OUTPUT_BACKPRESSURE / 2) {
+    if ((c->flags & CONN_PAUSED_INPUT) && !(c->flags & CONN_SLOW_CONSUMER) &&
+        buf_len(&c->out) < CONN_OUTPUT_BACKPRESSURE / 2 && buf_len(&c->push_fifo) == 0) {
         c->flags &= ~CONN_PAUSED_INPUT;
         conn_update_interest(c);
         /* Commands already buffered run now; the next read waits for epoll. */
@@ -226,9 +285,22 @@ void conn_close_idle(void)
     struct conn *c = live_head;
     while (c) {
         struct conn *next = c->next;
-        if (now - c->last_interaction_ms > config.timeout * 1000) conn_close(c, "idle timeout");
+        /* Subscribers wait for messages, not commands: exempt, as in Redis. */
+        bool subscriber = pubsub_total_subscription_count(&c->pubsub) > 0;
+        if (!subscriber && now - c->last_interaction_ms > config.timeout * 1000)
+            conn_close(c, "idle timeout");
         c = next;
     }
+}
+
+void conn_reset(struct conn *c)
+{
+    conn_pubsub_release(c);
+    c->db_index = 0;
+    c->reply.proto = PROTO_RESP2;
+    c->authenticated = !auth_required();
+    xfree(c->name);
+    c->name = NULL;
 }
 
 void conn_describe(const struct conn *c, struct buf *out)
@@ -236,15 +308,20 @@ void conn_describe(const struct conn *c, struct buf *out)
     char line[1024];
     int64_t now = clock_unix_ms();
     int n = snprintf(line, sizeof line,
-                     "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=N db=%d "
-                     "sub=0 psub=0 ssub=0 multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 "
+                     "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d "
+                     "sub=%zu psub=%zu ssub=%zu multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=0 "
+                     "multi-mem=0 "
                      "rbs=%zu rbp=0 obl=%zu oll=0 omem=%zu tot-mem=%zu events=r cmd=%s "
                      "user=default redir=-1 resp=%d lib-name=%s lib-ver=%s",
                      (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "",
                      (long long)((now - c->created_ms) / 1000),
-                     (long long)((now - c->last_interaction_ms) / 1000), c->db_index,
+                     (long long)((now - c->last_interaction_ms) / 1000),
+                     pubsub_total_subscription_count(&c->pubsub) ? "P" : "N", c->db_index,
+                     dict_size(&c->pubsub.links[PUBSUB_CHANNEL]),
+                     dict_size(&c->pubsub.links[PUBSUB_PATTERN]),
+                     dict_size(&c->pubsub.links[PUBSUB_SHARD]),
                      buf_len(&c->in), c->in.cap - c->in.end, c->in.cap, buf_len(&c->out),
-                     c->out.cap, sizeof *c + c->in.cap + c->out.cap,
+                     c->out.cap, sizeof *c + c->in.cap + c->out.cap + c->push_fifo.cap,
                      c->last_command ? c->last_command : "NULL", (int)c->reply.proto,
                      c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
     buf_append(out, line, (size_t)(n < (int)sizeof line ? n : (int)sizeof line - 1));

@@ -20,6 +20,36 @@
  * handler; the conn is torn down at once but its memory is released only at
  * the end of the event-loop pass (conn_reap_closed()), so no caller is left
  * with a dangling pointer.
+ *
+ * Pub/Sub (conn_pubsub.c). A conn is a subscriber of the registry
+ * (store/pubsub.h). Messages published by *other* connections go to the
+ * conn's unsolicited FIFO: a struct buf of fixed capacity
+ * (--unsolicited-output-buffer-bytes, rounded up to whole pages), allocated
+ * and prefaulted when the conn first subscribes and never grown. A message
+ * is encoded once per protocol through the reply sink and copied in whole or
+ * not at all: when a complete message does not fit, the conn is a slow
+ * consumer — it is unsubscribed from everything, reads no more commands, and
+ * is closed as soon as the complete messages already queued are written
+ * (so the peer sees whole messages, then EOF; never a truncated or gapped
+ * stream, never more memory). Counted in pubsub_slow_consumer_disconnections.
+ *
+ * Wire order of replies and pushes. Redis writes both into one stream in the
+ * order they were produced; so does a conn, with two buffers:
+ *  - `out` is always drained before `push_fifo`;
+ *  - a command is executed only while `push_fifo` is empty (otherwise the
+ *    conn flushes, and if the FIFO still holds bytes, waits for
+ *    writability as under backpressure), so every byte in `out` is older
+ *    than every byte in `push_fifo`;
+ *  - a message published by the conn's *own* command (a RESP3 client
+ *    publishing to a channel it listens to) is produced while that command
+ *    runs, so it is appended to `out` through the conn's reply sink, before
+ *    the command's reply — Redis 7.0's byte order (push, then `:n`). Such
+ *    pushes are bounded by the command itself and subject to backpressure.
+ * Pushes are written when the publishing conn's current batch of commands
+ * ends (conn_process_input()), before the publisher's own replies: at depth
+ * one that is right after the PUBLISH; pipelined PUBLISHes cost one write
+ * per subscriber per batch rather than per message (and a FIFO that fills
+ * up mid-batch is written out at once to make room).
  */
 #ifndef GOBLIN_CONN_H
 #define GOBLIN_CONN_H
@@ -31,6 +61,7 @@
 
 #include "protocol/reply.h"
 #include "protocol/resp_parser.h"
+#include "store/pubsub.h"
 #include "util/buf.h"
 
 struct conn;
@@ -57,6 +88,8 @@ enum conn_flag {
     CONN_CLOSED = 1u << 1,            /* torn down; awaiting reap */
     CONN_WANT_WRITE = 1u << 2,        /* transport asked to report writability */
     CONN_PAUSED_INPUT = 1u << 3,      /* not reading: output backpressure */
+    CONN_PUSH_PENDING = 1u << 4,      /* on the list of conns with new pushes to write */
+    CONN_SLOW_CONSUMER = 1u << 5,     /* a push did not fit: unsubscribe, drain, close */
 };
 
 struct conn {
@@ -83,8 +116,17 @@ struct conn {
     char addr[64];  /* peer "ip:port" or "path:0" */
     char laddr[64]; /* local address */
 
+    struct pubsub_subscriber pubsub; /* channels, patterns, shard channels (store/pubsub.h) */
+    struct buf push_fifo;            /* unsolicited output: fixed capacity, see above */
+    struct conn *push_pending_next;  /* list of conns with unwritten new pushes */
+
     struct conn *prev, *next; /* server's list of live conns */
 };
+
+/* The conn whose command is executing, NULL between commands: set by
+ * conn_process_input() around each dispatch (a path that dispatches
+ * otherwise must set it too — self-published pushes depend on it). */
+extern struct conn *conn_executing;
 
 /* Creates a conn for an accepted transport endpoint and registers it. */
 struct conn *conn_create(const struct conn_transport *transport, int fd, void *transport_data);
@@ -122,5 +164,47 @@ bool conn_auth_required(const struct conn *c);
 
 /* Fills `out` with CLIENT LIST's line for c (no trailing newline). */
 void conn_describe(const struct conn *c, struct buf *out);
+
+/* RESET: drops subscriptions (without acknowledgements), selects db 0,
+ * returns to RESP2, forgets the name and, when authentication is required,
+ * the authentication — the state of a fresh connection (Redis 7.0). */
+void conn_reset(struct conn *c);
+
+/* Asks the transport for the readiness c needs now (internal to connection/). */
+void conn_update_interest(struct conn *c);
+
+/* Writes what the transport takes now of `out`, then of `push_fifo`, and
+ * never closes c or changes its interest, even on a write error (the next
+ * conn_flush() deals with that): safe while the registry is delivering. */
+void conn_write_pending_quietly(struct conn *c);
+
+/* --- Pub/Sub side (conn_pubsub.c) ------------------------------------- */
+
+/* RESP2 subscribed mode: only the subscribe family, PING, QUIT and RESET run. */
+static inline bool conn_in_resp2_subscribed_mode(const struct conn *c)
+{
+    return c->reply.proto == PROTO_RESP2 && pubsub_total_subscription_count(&c->pubsub) > 0;
+}
+
+/* Subscribes c (allocating its FIFO on the first subscription); returns
+ * false when c already had the subscription. */
+bool conn_subscribe(struct conn *c, enum pubsub_kind kind, const char *name, size_t len);
+
+/* PUBLISH (kind PUBSUB_CHANNEL) / SPUBLISH (PUBSUB_SHARD): delivers to every
+ * matching subscriber's FIFO (or, for the executing conn itself, its reply
+ * buffer). Returns the number of deliveries. The pushes are written by
+ * conn_write_pending_pushes(). */
+long long conn_publish(enum pubsub_kind kind, const char *channel, size_t channel_len,
+                       const char *payload, size_t payload_len);
+
+/* Writes the pushes queued since the last call and closes slow consumers
+ * (called when a conn's batch of commands ends; cheap when nothing is
+ * pending). */
+void conn_write_pending_pushes(void);
+
+/* Called by conn_create / conn_close / conn_reap_closed. */
+void conn_pubsub_init(struct conn *c);
+void conn_pubsub_release(struct conn *c); /* unsubscribe from everything, silently */
+void conn_pubsub_free(struct conn *c);    /* the FIFO */
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "server/auth.h"
 #include "server/version.h"
@@ -84,6 +85,11 @@ static const struct config_param params[] = {
      "close a client whose unparsed input exceeds this (default 1gb)", NULL},
     {"databases", NULL, CFG_INT, &config.databases, 1, INT_MAX, CFG_IMMUTABLE, "N",
      "number of databases (default 16)", NULL},
+    {"unsolicited-output-buffer-bytes", NULL, CFG_MEMORY, &config.unsolicited_output_buffer_bytes,
+     1, 1LL << 30, 0, "BYTES",
+     "per-client Pub/Sub FIFO, rounded up to whole pages (default one page); a subscriber "
+     "whose next message does not fit is disconnected; applies to clients subscribing later",
+     NULL},
     {"requirepass", NULL, CFG_SECRET, &config.requirepass, 0, 0, 0, "PASSWORD",
      "password of the default user (kept only as a hash)", NULL},
     {"auth-file", NULL, CFG_STRING, &config.auth_file, 0, 0, CFG_IMMUTABLE, "FILE",
@@ -140,6 +146,8 @@ void config_init_defaults(void)
     config.proto_max_bulk_len = 512LL * 1024 * 1024;
     config.client_query_buffer_limit = 1024LL * 1024 * 1024;
     config.databases = 16;
+    long page = sysconf(_SC_PAGESIZE);
+    config.unsolicited_output_buffer_bytes = page > 0 ? page : 4096; /* one page */
     config.requirepass = NULL;
     config.auth_file = NULL;
     config.cpu = -1;

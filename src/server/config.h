@@ -49,6 +49,7 @@ struct config {
     long long proto_max_bulk_len;
     long long client_query_buffer_limit;
     long long databases;
+    long long unsolicited_output_buffer_bytes; /* per-conn Pub/Sub FIFO (conn.h) */
 
     /* security */
     char *requirepass; /* never stored in clear: see auth.c */

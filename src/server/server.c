@@ -31,28 +31,33 @@ static void on_signal(int sig)
     ev_stop();
 }
 
-/* Room for maxclients connections plus listeners and housekeeping fds, as
- * Redis does; a lower hard limit is a warning (accepts beyond it fail and
- * are counted, they do not crash the server). */
-static void raise_open_files_limit(void)
-{
-    struct rlimit lim;
-    if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return;
-    rlim_t want = (rlim_t)config.maxclients + 64;
-    if (lim.rlim_cur >= want) return;
-    rlim_t target = want;
-    if (lim.rlim_max != RLIM_INFINITY && lim.rlim_max < target) target = lim.rlim_max;
-    lim.rlim_cur = target;
-    if (setrlimit(RLIMIT_NOFILE, &lim) != 0 || target < want)
-        log_warning("open files limit is %llu, below maxclients+64 (%llu)",
-                    (unsigned long long)target, (unsigned long long)want);
-}
-
 static void make_run_id(void)
 {
     unsigned char raw[20];
     if (getrandom(raw, sizeof raw, 0) != sizeof raw) memset(raw, 0x5a, sizeof raw);
     for (int i = 0; i < 20; i++) snprintf(server.run_id + 2 * i, 3, "%02x", raw[i]);
+}
+
+/* Every client holds a descriptor: raise the soft RLIMIT_NOFILE to
+ * maxclients plus a reserve for listeners, epoll and logs (as Redis does),
+ * within the hard limit. Short of that, accept() fails with EMFILE before
+ * maxclients is reached; say so at startup rather than under load. */
+#define SERVER_RESERVED_FDS 32
+
+static void raise_open_files_limit(void)
+{
+    rlim_t want = (rlim_t)config.maxclients + SERVER_RESERVED_FDS;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want) return;
+    rlim_t target = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want ? rl.rlim_max : want;
+    if (target > rl.rlim_cur) {
+        struct rlimit raised = {.rlim_cur = target, .rlim_max = rl.rlim_max};
+        if (setrlimit(RLIMIT_NOFILE, &raised) == 0) rl.rlim_cur = target;
+    }
+    if (rl.rlim_cur < want)
+        log_warning("open files limit is %llu; --maxclients %lld needs %llu (raise the hard "
+                    "limit, e.g. ulimit -n)",
+                    (unsigned long long)rl.rlim_cur, config.maxclients, (unsigned long long)want);
 }
 
 bool server_start(void)
@@ -64,7 +69,6 @@ bool server_start(void)
     make_run_id();
     hash_seed_init();
     cycles_init();
-    raise_open_files_limit();
 
     if (!auth_init()) {
         log_warning("libsodium failed to initialise");
@@ -77,6 +81,7 @@ bool server_start(void)
             return false;
         }
     }
+    raise_open_files_limit();
     command_table_init();
     keyspace_init((int)config.databases);
     if (!ev_init()) {

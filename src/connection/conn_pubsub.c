@@ -1,0 +1,190 @@
+/* conn_pubsub.c — the connection side of Pub/Sub: subscribing, push encoding,
+ * the bounded unsolicited FIFO and slow consumers. Contract and wire-order
+ * rules in conn.h; the registry is store/pubsub.h. */
+#include <stddef.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "connection/conn.h"
+#include "server/config.h"
+#include "server/server.h"
+#include "util/log.h"
+
+/* Encodings of the message being fanned out, one per protocol, so N
+ * subscribers cost one encoding and N copies (pubsub_message.id says when
+ * the cached bytes are stale). Index: enum proto. */
+#define PUSH_CACHE_PROTOS 4
+_Static_assert(PROTO_RESP3 < PUSH_CACHE_PROTOS, "every protocol needs a push cache slot");
+/* A cache buffer grown past this by a large message is shrunk back after
+ * the publish (smaller ones are kept: no allocation per publish). */
+#define PUSH_CACHE_KEEP (64 * 1024)
+
+static struct {
+    uint64_t id;
+    bool valid[PUSH_CACHE_PROTOS];
+    struct buf enc[PUSH_CACHE_PROTOS];
+} push_cache;
+
+/* Conns that took pushes during the current publish; written (or closed as
+ * slow consumers) once the registry iteration is over. */
+static struct conn *push_pending_head;
+
+static size_t page_size(void)
+{
+    static size_t size;
+    if (!size) {
+        long p = sysconf(_SC_PAGESIZE);
+        size = p > 0 ? (size_t)p : 4096;
+    }
+    return size;
+}
+
+/* A message as Redis sends it: ["message", channel, payload],
+ * ["pmessage", pattern, channel, payload] or ["smessage", channel, payload],
+ * a push in RESP3 (`>`) and an array in RESP2 — whatever the sink's
+ * protocol says. */
+static void push_encode(struct reply *r, const struct pubsub_message *m)
+{
+    if (m->kind == PUBSUB_PATTERN) {
+        reply_push_len(r, 4);
+        reply_bulk(r, "pmessage", 8);
+        reply_bulk(r, m->pattern, m->pattern_len);
+    } else {
+        reply_push_len(r, 3);
+        if (m->kind == PUBSUB_SHARD) reply_bulk(r, "smessage", 8);
+        else reply_bulk(r, "message", 7);
+    }
+    reply_bulk(r, m->channel, m->channel_len);
+    reply_bulk(r, m->payload, m->payload_len);
+}
+
+static const struct buf *push_encoded(const struct pubsub_message *m, enum proto proto)
+{
+    if (push_cache.id != m->id) {
+        memset(push_cache.valid, 0, sizeof push_cache.valid);
+        push_cache.id = m->id;
+    }
+    struct buf *b = &push_cache.enc[proto];
+    if (!push_cache.valid[proto]) {
+        b->start = b->end = 0;
+        struct reply r = {.out = b, .proto = proto};
+        push_encode(&r, m);
+        push_cache.valid[proto] = true;
+    }
+    return b;
+}
+
+static void push_mark_pending(struct conn *c)
+{
+    if (c->flags & CONN_PUSH_PENDING) return;
+    c->flags |= CONN_PUSH_PENDING;
+    c->push_pending_next = push_pending_head;
+    push_pending_head = c;
+}
+
+/* The registry's delivery callback (runs inside pubsub_publish(): must not
+ * change subscriptions, so it only copies bytes and marks conns). */
+static bool conn_deliver(struct pubsub_subscriber *s, const struct pubsub_message *m)
+{
+    struct conn *c = (struct conn *)((char *)s - offsetof(struct conn, pubsub));
+    /* Closing conns take nothing more (Redis: no output after QUIT's +OK). */
+    if (c->flags & (CONN_CLOSED | CONN_SLOW_CONSUMER | CONN_CLOSE_AFTER_REPLY)) return false;
+    if (c == conn_executing) {
+        /* Published by c's own command: the push goes before that
+         * command's reply, in `out` (wire order, see conn.h). */
+        push_encode(&c->reply, m);
+        return true;
+    }
+    const struct buf *enc = push_encoded(m, c->reply.proto);
+    size_t n = buf_len(enc);
+    struct buf *fifo = &c->push_fifo;
+    /* Full of earlier messages (e.g. this publish matched c twice): hand
+     * them to the transport now before judging c a slow consumer. */
+    if (fifo->cap - buf_len(fifo) < n && buf_len(fifo) > 0) conn_write_pending_quietly(c);
+    if (fifo->cap - buf_len(fifo) < n) {
+        /* The whole message does not fit: never queue part of it, never
+         * skip it and carry on. */
+        c->flags |= CONN_SLOW_CONSUMER;
+        push_mark_pending(c);
+        return false;
+    }
+    if (buf_room(fifo) < n) buf_compact(fifo); /* at most the FIFO's capacity moved */
+    memcpy(buf_tail(fifo), buf_head(enc), n);
+    fifo->end += n;
+    push_mark_pending(c);
+    return true;
+}
+
+void conn_pubsub_init(struct conn *c)
+{
+    pubsub_subscriber_init(&c->pubsub, conn_deliver);
+    c->push_fifo = (struct buf){0};
+    c->push_pending_next = NULL;
+}
+
+/* Allocates the FIFO at its final size and touches every page, so no
+ * delivery ever allocates or page-faults for it. */
+static void push_fifo_create(struct conn *c)
+{
+    size_t page = page_size();
+    size_t want = (size_t)config.unsolicited_output_buffer_bytes;
+    size_t cap = want < page ? page : (want + page - 1) / page * page;
+    buf_init(&c->push_fifo, cap);
+    memset(c->push_fifo.data, 0, cap);
+}
+
+bool conn_subscribe(struct conn *c, enum pubsub_kind kind, const char *name, size_t len)
+{
+    if (!c->push_fifo.data) push_fifo_create(c);
+    return pubsub_subscribe(&c->pubsub, kind, name, len);
+}
+
+void conn_pubsub_release(struct conn *c)
+{
+    for (int k = 0; k < PUBSUB_KINDS; k++)
+        pubsub_unsubscribe_all(&c->pubsub, (enum pubsub_kind)k, NULL, NULL);
+}
+
+void conn_pubsub_free(struct conn *c)
+{
+    buf_free(&c->push_fifo);
+}
+
+/* A push did not fit c's FIFO: unsubscribe c from everything, stop reading
+ * it, and close it once the complete messages already queued are written. */
+static void conn_drop_slow_consumer(struct conn *c)
+{
+    server.stats.pubsub_slow_consumer_disconnections++;
+    log_warning("closing client id=%llu addr=%s: a Pub/Sub message did not fit its "
+                "unsolicited output buffer (%zu bytes; --unsolicited-output-buffer-bytes)",
+                (unsigned long long)c->id, c->addr, c->push_fifo.cap);
+    conn_pubsub_release(c);
+    c->flags |= CONN_CLOSE_AFTER_REPLY | CONN_PAUSED_INPUT;
+    conn_update_interest(c);
+    conn_flush(c); /* closes c at once when nothing is left to write */
+}
+
+long long conn_publish(enum pubsub_kind kind, const char *channel, size_t channel_len,
+                       const char *payload, size_t payload_len)
+{
+    return pubsub_publish(kind, channel, channel_len, payload, payload_len);
+}
+
+void conn_write_pending_pushes(void)
+{
+    if (!push_pending_head) return; /* the common case: one load */
+    while (push_pending_head) {
+        struct conn *c = push_pending_head;
+        push_pending_head = c->push_pending_next;
+        c->push_pending_next = NULL;
+        c->flags &= ~CONN_PUSH_PENDING;
+        if (c->flags & CONN_CLOSED) continue;
+        if (c->flags & CONN_SLOW_CONSUMER) conn_drop_slow_consumer(c);
+        else conn_flush(c);
+    }
+    for (int p = 0; p < PUSH_CACHE_PROTOS; p++)
+        if (push_cache.enc[p].cap > PUSH_CACHE_KEEP) {
+            buf_reset(&push_cache.enc[p], PUSH_CACHE_KEEP);
+            push_cache.valid[p] = false;
+        }
+}
