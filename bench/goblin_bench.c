@@ -64,6 +64,8 @@ static void usage(FILE *f)
         "  --host ADDR         tcp: server address (default 127.0.0.1)\n"
         "  --port P            tcp: server port (default 6379)\n"
         "  --socket PATH       unix: server socket path\n"
+        "  --ring PATH         ring: a ring file per connection (repeat: PUBSUB needs two)\n"
+        "  --ring-pool DIR     ring: claim rings from a --ring-pool directory\n"
         "  --timeout MS        fail when a reply takes longer (default 10000)\n"
         "  --csv FILE          also write the results as CSV\n"
         "  --help              this text\n"
@@ -120,6 +122,8 @@ static void parse_options(int argc, char **argv, struct options *o)
         OPT_HOST,
         OPT_PORT,
         OPT_SOCKET,
+        OPT_RING,
+        OPT_RING_POOL,
         OPT_TIMEOUT,
         OPT_CSV,
         OPT_HELP
@@ -137,6 +141,8 @@ static void parse_options(int argc, char **argv, struct options *o)
         {"host", required_argument, NULL, OPT_HOST},
         {"port", required_argument, NULL, OPT_PORT},
         {"socket", required_argument, NULL, OPT_SOCKET},
+        {"ring", required_argument, NULL, OPT_RING},
+        {"ring-pool", required_argument, NULL, OPT_RING_POOL},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"csv", required_argument, NULL, OPT_CSV},
         {"help", no_argument, NULL, OPT_HELP},
@@ -191,6 +197,13 @@ static void parse_options(int argc, char **argv, struct options *o)
             break;
         case OPT_SOCKET:
             o->target.socket_path = optarg;
+            break;
+        case OPT_RING:
+            if (o->target.ring_count == 4) usage_error("--ring given more than 4 times%s", "");
+            o->target.ring_paths[o->target.ring_count++] = optarg;
+            break;
+        case OPT_RING_POOL:
+            o->target.ring_pool = optarg;
             break;
         case OPT_TIMEOUT:
             o->target.timeout_ms = (int)parse_count("--timeout", optarg, 86400000);
@@ -333,6 +346,12 @@ int main(int argc, char **argv)
     if (is_unix && !o.target.socket_path) usage_error("--transport unix needs --socket PATH%s", "");
     if (!is_unix && o.target.socket_path)
         usage_error("--socket applies to --transport unix (transport is '%s')", r.transport->name);
+    bool is_ring = strcmp(r.transport->name, "ring") == 0;
+    if (is_ring && !o.target.ring_count && !o.target.ring_pool)
+        usage_error("--transport ring needs --ring PATH (twice for PUBSUB) or --ring-pool DIR%s", "");
+    if (!is_ring && (o.target.ring_count || o.target.ring_pool))
+        usage_error("--ring/--ring-pool apply to --transport ring (transport is '%s')",
+                    r.transport->name);
     const char *send_mode = resolve_send_mode(r.transport, o.send_mode);
 
     enum bench_op_id ops[BENCH_OP_COUNT];

@@ -6,7 +6,7 @@
 #
 # Environment (defaults in brackets):
 #   SERVERS      goblin,redis          servers to measure
-#   TRANSPORTS   tcp,unix              goblin-bench transports
+#   TRANSPORTS   tcp,unix              goblin-bench transports (tcp, unix, ring)
 #   WIRES        resp                  wires (sbe later; redis-server: resp only)
 #   SEND_MODES   (transport default)   send modes, for transports that have them
 #   PROVIDERS    (none)                libfabric providers, for transport fabric
@@ -16,7 +16,9 @@
 #   SERVER_CPU   0                     CPU the server is pinned to
 #   CLIENT_CPU   1 (0 on one CPU)      CPU goblin-bench is pinned to
 #   NUMA_NODE    (unset)               pin with numactl --membind as well
-#   FLOORS       1                     0 skips the echo floors
+#   FLOORS       1                     0 skips the floors (echo for sockets,
+#                                      cache-line ping-pong for rings)
+#   RING_SIZE    64k                   per-direction size of the rings of ring cells
 #   RESULTS_ROOT <repo>/results        results/<UTC timestamp>/ is created there
 #   BUILD_DIR    <repo>/build          goblin-bench, goblin-echo-floor, goblin-core
 #   GOBLIN_SERVER, REDIS_SERVER        server binaries
@@ -46,8 +48,10 @@ if [ "$(nproc)" -gt 1 ]; then CLIENT_CPU=${CLIENT_CPU:-1}; else CLIENT_CPU=${CLI
 FLOORS=${FLOORS:-1}
 RESULTS_ROOT=${RESULTS_ROOT:-$ROOT/results}
 BENCH=$BUILD_DIR/goblin-bench
+CACHELINE_FLOOR=$BUILD_DIR/goblin-cacheline-floor
+RING_SIZE=${RING_SIZE:-64k}
 
-for bin in "$BENCH" "$ECHO_FLOOR"; do
+for bin in "$BENCH" "$ECHO_FLOOR" "$CACHELINE_FLOOR"; do
     [ -x "$bin" ] || { echo "matrix.sh: $bin not found; build first (make build)" >&2; exit 2; }
 done
 command -v gnuplot >/dev/null || { echo "matrix.sh: gnuplot is required (make deps)" >&2; exit 2; }
@@ -60,7 +64,7 @@ printf 'label\tserver\ttransport\tprovider\twire\tsend_mode\tstatus\texit\tmessa
 
 # The environment the run used, for metadata.txt and report.py.
 MATRIX_VARS=(SERVERS TRANSPORTS WIRES SEND_MODES PROVIDERS OPS SAMPLES WARMUP SERVER_CPU
-             CLIENT_CPU NUMA_NODE FLOORS)
+             CLIENT_CPU NUMA_NODE FLOORS RING_SIZE)
 for v in "${MATRIX_VARS[@]}"; do printf '%s=%s\n' "$v" "${!v:-}"; done >"$OUT/matrix.env"
 
 split() { tr ',' '\n' <<<"$1" | sed '/^$/d'; }
@@ -71,19 +75,42 @@ transport_send_modes() { case $1 in fabric) split "${SEND_MODES:--}" ;; *) echo 
 transport_providers() { case $1 in fabric) split "${PROVIDERS:--}" ;; *) echo - ;; esac; }
 # redis-server speaks RESP over kernel sockets only.
 applicable() { [ "$1" != redis ] || { [ "$3" = resp ] && case $2 in tcp|unix) true ;; *) false ;; esac; }; }
+# Goblin's rings need no kernel socket; the benchmark pins the polling server.
 
 FAILED=0
 TOTAL=0
+
+# The ring floor: two threads bouncing cache lines, pinned like the cells.
+run_ring_floor() {
+    local label=floor-ring dir=$OUT/cells/floor-ring status=ok rc=0 message=
+    TOTAL=$((TOTAL + 1))
+    mkdir -p "$dir"
+    printf '[%s] %-28s ' "$(date -u +%H:%M:%S)" "$label" >&2
+    local -a cmd=("$CACHELINE_FLOOR" --client-cpu "${CLIENT_CPU:--1}" --server-cpu "${SERVER_CPU:--1}"
+                  --samples "$SAMPLES" --warmup "$WARMUP" --label "$label" --csv "$OUT/csv/$label.csv")
+    echo "${cmd[*]}" >"$dir/command.txt"
+    "${cmd[@]}" >"$dir/table.txt" 2>"$dir/bench.stderr" || rc=$?
+    if [ "$rc" -ne 0 ]; then status=failed message=$(head -n 2 "$dir/bench.stderr" | tr '\n' ' '); FAILED=$((FAILED + 1)); fi
+    printf '%s\n' "$status" >&2
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" floor ring - resp - "$status" "$rc" \
+        "$message" >>"$CELLS"
+}
 
 # run_cell LABEL SERVER TRANSPORT PROVIDER WIRE SEND_MODE OPS
 run_cell() {
     local label=$1 server=$2 transport=$3 provider=$4 wire=$5 mode=$6 ops=$7
     local dir=$OUT/cells/$label status=ok rc=0 message=
-    local -a pin args
+    local -a pin args server_args=()
     TOTAL=$((TOTAL + 1))
     mkdir -p "$dir"
     printf '[%s] %-28s ' "$(date -u +%H:%M:%S)" "$label" >&2
-    if ! server_start "$server" "$SERVER_CPU" "$dir" 2>>"$dir/server_start.err"; then
+    local ring_a= ring_b=
+    if [ "$transport" = ring ]; then
+        # Rings live on tmpfs; one for requests, one for the Pub/Sub subscriber.
+        ring_a=/dev/shm/goblin-matrix-$$-$label-a ring_b=/dev/shm/goblin-matrix-$$-$label-b
+        server_args=(--ring "$ring_a" "$RING_SIZE" --ring "$ring_b" "$RING_SIZE")
+    fi
+    if ! server_start "$server" "$SERVER_CPU" "$dir" "${server_args[@]}" 2>>"$dir/server_start.err"; then
         status=failed rc=1 message="server did not start: $(tail -n 1 "$dir/server_start.err")"
     else
         args=(--transport "$transport" --wire "$wire" --ops "$ops" --samples "$SAMPLES"
@@ -93,6 +120,7 @@ run_cell() {
         [ "$mode" != - ] && args+=(--send-mode "$mode")
         [ "$provider" != - ] && args+=(--provider "$provider")
         if [ "$transport" = unix ]; then args+=(--socket "$SERVER_SOCKET")
+        elif [ "$transport" = ring ]; then args+=(--ring "$ring_a" --ring "$ring_b")
         else args+=(--host 127.0.0.1 --port "$SERVER_PORT"); fi
         read -r -a pin <<<"$(pin_command "$CLIENT_CPU")"
         echo "${pin[*]} $BENCH ${args[*]}" >"$dir/command.txt"
@@ -125,6 +153,7 @@ for transport in $(split "$TRANSPORTS"); do
         if [ "$FLOORS" = 1 ]; then
             case $transport in
             tcp|unix) run_cell "floor-$tp" floor "$transport" "$provider" resp - ECHO ;;
+            ring) run_ring_floor ;;
             esac
         fi
         for server in $(split "$SERVERS"); do

@@ -2,11 +2,13 @@
 # server_ctl.sh — start and stop the servers a benchmark measures (sourced by
 # bench/matrix.sh and by the benchmark tests; bash).
 #
-#   server_start KIND CPU DIR   KIND is goblin, redis or floor (the echo
+#   server_start KIND CPU DIR [ARGS...]
+#                               KIND is goblin, redis or floor (the echo
 #                               floor). Starts it pinned to CPU (empty = not
 #                               pinned) on an ephemeral 127.0.0.1 port and on
 #                               DIR/server.sock, logging to DIR/server.log;
 #                               sets SERVER_PID, SERVER_PORT, SERVER_SOCKET.
+#                               ARGS are extra server flags (e.g. --ring).
 #   server_stop                 SIGTERM to SERVER_PID, SIGKILL after 10 s;
 #                               returns the server's exit status.
 #   pin_command CPU             the command prefix that pins to CPU (taskset,
@@ -44,6 +46,8 @@ server_ready() {
 
 server_start() {
     local kind=$1 cpu=$2 dir=$3 attempt
+    shift 3
+    local -a extra=("$@")
     local -a pin cmd
     read -r -a pin <<<"$(pin_command "$cpu")"
     mkdir -p "$dir"
@@ -53,7 +57,7 @@ server_start() {
         rm -f "$SERVER_SOCKET"
         case $kind in
         goblin) cmd=("$GOBLIN_SERVER" --port "$SERVER_PORT" --bind 127.0.0.1
-                     --unixsocket "$SERVER_SOCKET") ;;
+                     --unixsocket "$SERVER_SOCKET" "${extra[@]}") ;;
         redis) cmd=("$REDIS_SERVER" --port "$SERVER_PORT" --bind 127.0.0.1
                     --unixsocket "$SERVER_SOCKET" --save '' --appendonly no
                     --daemonize no --dir "$dir") ;;

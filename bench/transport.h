@@ -30,6 +30,9 @@ struct bench_target {
     const char *host;        /* tcp: address (default 127.0.0.1) */
     int port;                /* tcp: port (default 6379) */
     const char *socket_path; /* unix: socket path */
+    const char *ring_paths[4]; /* ring: one ring per connection, in order */
+    int ring_count;
+    const char *ring_pool;     /* ring: claim from a --ring-pool directory instead */
     int timeout_ms;          /* a reply not arriving within this fails the run */
 };
 
@@ -91,5 +94,7 @@ void bench_conn_consume(struct bench_conn *conn, size_t len);
 /* The socket transports (transport_socket.c). */
 extern const struct bench_transport bench_transport_tcp;
 extern const struct bench_transport bench_transport_unix;
+/* The shared-memory ring transport (transport_ring.c). */
+extern const struct bench_transport bench_transport_ring;
 
 #endif

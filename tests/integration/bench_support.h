@@ -202,6 +202,14 @@ static inline void bench_kill_current_server(void)
     if (bench_current_server) test_server_kill(bench_current_server);
 }
 
+static inline void bench_server_start_args(struct test_server *s, enum test_server_kind kind,
+                                           const char *const *extra)
+{
+    test_server_start(s, kind, extra);
+    if (!bench_current_server) atexit(bench_kill_current_server);
+    bench_current_server = s;
+}
+
 static inline void bench_server_start(struct test_server *s, enum test_server_kind kind)
 {
     test_server_start(s, kind, NULL);
@@ -240,7 +248,8 @@ static inline const char *bench_tmpdir(void)
 
 /*
  * Runs goblin-bench against server s (named server_name in the CSV) over
- * transport ("tcp" or "unix") with small counts, and checks that it exits 0,
+ * transport ("tcp", "unix", or "ring" with socket_path naming a --ring-pool
+ * directory) with small counts, and checks that it exits 0,
  * prints nothing on stderr (its progress is silent when stderr is not a
  * terminal) and writes one valid CSV row per op. ops_list NULL runs the
  * tool's default (the seeds' eight); ops[] is what the CSV must hold.
@@ -263,6 +272,9 @@ static inline void bench_run_and_check(int port, const char *socket_path, const 
     int argc = 13;
     if (strcmp(transport, "unix") == 0) {
         argv[argc++] = "--socket";
+        argv[argc++] = socket_path;
+    } else if (strcmp(transport, "ring") == 0) {
+        argv[argc++] = "--ring-pool";
         argv[argc++] = socket_path;
     } else {
         argv[argc++] = "--port";

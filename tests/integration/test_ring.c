@@ -1,5 +1,5 @@
 /* Integration: the shared-memory ring transport against a real server —
- * commands in RESP2 and RESP3, pipelining far deeper than the ring, a client
+ * commands in RESP2 and RESP3, Pub/Sub across rings, pipelining far deeper than the ring, a client
  * killed mid-record then reconnecting, a second attach refused, dead owners
  * reclaimed, ring pools, auth over rings, and strict polling priority. */
 #include <errno.h>
@@ -165,6 +165,39 @@ static void second_attach_refused_and_reclaim(const char *path)
     close(release[1]);
 }
 
+/* Pub/Sub across two rings: a subscriber on a pool ring, a publisher on
+ * another ring; deliveries arrive whole and in order, in RESP2 and RESP3. */
+static void pubsub_over_rings(const char *publisher_path, const char *pool)
+{
+    struct goblin_ring *sub = NULL;
+    CHECK(goblin_ring_open_pool(pool, 10000, &sub) == 0);
+    struct goblin_ring *pub = open_ring(publisher_path);
+    CALL(sub, "*3\r\n$9\r\nsubscribe\r\n$4\r\nnews\r\n:1\r\n", "SUBSCRIBE", "news");
+    CALL(sub, "*3\r\n$10\r\npsubscribe\r\n$2\r\nn*\r\n:2\r\n", "PSUBSCRIBE", "n*");
+    char msg[32], want[160];
+    for (int i = 0; i < 500; i++) {
+        snprintf(msg, sizeof msg, "m%03d", i);
+        CALL(pub, ":2\r\n", "PUBLISH", "news", msg);
+        snprintf(want, sizeof want, "*3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n$4\r\n%s\r\n", msg);
+        expect(sub, want);
+        snprintf(want, sizeof want,
+                 "*4\r\n$8\r\npmessage\r\n$2\r\nn*\r\n$4\r\nnews\r\n$4\r\n%s\r\n", msg);
+        expect(sub, want);
+    }
+    /* RESP3 publisher subscribed to its own channel: push first, then the count. */
+    const char *hello[] = {"HELLO", "3"};
+    CHECK(goblin_ring_send_command(pub, 2, hello, NULL) == 0);
+    const char *reply;
+    CHECK(goblin_ring_read_reply(pub, &reply, 10000000) > 0 && reply[0] == '%');
+    CALL(pub, ">3\r\n$9\r\nsubscribe\r\n$4\r\nself\r\n:1\r\n", "SUBSCRIBE", "self");
+    const char *publish[] = {"PUBLISH", "self", "hi"};
+    CHECK(goblin_ring_send_command(pub, 3, publish, NULL) == 0);
+    expect(pub, ">3\r\n$7\r\nmessage\r\n$4\r\nself\r\n$2\r\nhi\r\n");
+    expect(pub, ":1\r\n");
+    goblin_ring_close(pub);
+    goblin_ring_close(sub);
+}
+
 static void pool_claims(const char *pool)
 {
     struct goblin_ring *a = NULL, *b = NULL, *c = NULL;
@@ -271,6 +304,7 @@ int main(void)
     deep_pipeline(tiny);
     killed_client_then_reconnect(ring);
     second_attach_refused_and_reclaim(ring);
+    pubsub_over_rings(ring, pool);
     pool_claims(pool);
     test_server_stop(&s);
     /* The server removes the files it created. */
