@@ -4,12 +4,12 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "connection/conn.h"
 #include "server/server.h"
 #include "util/clock.h"
 #include "util/cycles.h"
-#include "util/hash.h"
 #include "util/numparse.h"
 #include "util/xmalloc.h"
 
@@ -32,16 +32,32 @@ static struct command **index_slots;
 static size_t index_mask;
 static size_t total_commands;
 
-static size_t lower_copy(char *dst, const char *src, size_t len)
+/* FNV-1a over bytes with bit 5 set, so "GET", "get" and "Get" hash alike
+ * without a lowercase copy; other bytes folded together only collide, and
+ * every hit is confirmed by a case-insensitive compare. Names are short
+ * and trusted by the table, so a keyed hash buys nothing here. */
+static inline uint64_t name_hash(const char *s, size_t len)
 {
-    for (size_t i = 0; i < len; i++) dst[i] = (char)tolower((unsigned char)src[i]);
-    return len;
+    uint64_t h = 0xcbf29ce484222325ULL ^ len;
+    for (size_t i = 0; i < len; i++) h = (h ^ (uint8_t)(s[i] | 0x20)) * 0x100000001b3ULL;
+    return h ^ (h >> 32);
+}
+
+/* Compares input bytes against a lowercase table name, ignoring the input's case. */
+static inline bool name_equals(const char *table_name, const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if ((unsigned)(c - 'A') < 26u) c |= 0x20;
+        if (c != (unsigned char)table_name[i]) return false;
+    }
+    return true;
 }
 
 static void index_insert(struct command *cmd)
 {
     size_t len = strlen(cmd->name);
-    size_t slot = hash_bytes(cmd->name, len) & index_mask;
+    size_t slot = name_hash(cmd->name, len) & index_mask;
     while (index_slots[slot]) slot = (slot + 1) & index_mask;
     index_slots[slot] = cmd;
 }
@@ -49,6 +65,7 @@ static void index_insert(struct command *cmd)
 static void init_names(struct command *cmd, const struct command *parent)
 {
     cmd->parent = parent;
+    cmd->name_len = strlen(cmd->name);
     if (parent) snprintf(cmd->full_name, sizeof cmd->full_name, "%s|%s", parent->name, cmd->name);
     else snprintf(cmd->full_name, sizeof cmd->full_name, "%s", cmd->name);
     if (cmd->subcommands)
@@ -77,21 +94,17 @@ void command_table_init(void)
 struct command *command_lookup(const char *name, size_t len)
 {
     if (len == 0 || len > COMMAND_NAME_MAX) return NULL;
-    char lower[COMMAND_NAME_MAX];
-    lower_copy(lower, name, len);
-    size_t slot = hash_bytes(lower, len) & index_mask;
+    size_t slot = name_hash(name, len) & index_mask;
     for (struct command *c; (c = index_slots[slot]); slot = (slot + 1) & index_mask)
-        if (strncmp(c->name, lower, len) == 0 && c->name[len] == '\0') return c;
+        if (c->name_len == len && name_equals(c->name, name, len)) return c;
     return NULL;
 }
 
 struct command *command_lookup_sub(const struct command *parent, const char *name, size_t len)
 {
-    if (!parent->subcommands || len > COMMAND_NAME_MAX) return NULL;
-    char lower[COMMAND_NAME_MAX];
-    lower_copy(lower, name, len);
+    if (!parent->subcommands) return NULL;
     for (struct command *sub = (struct command *)parent->subcommands; sub->name; sub++)
-        if (strncmp(sub->name, lower, len) == 0 && sub->name[len] == '\0') return sub;
+        if (sub->name_len == len && name_equals(sub->name, name, len)) return sub;
     return NULL;
 }
 

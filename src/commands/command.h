@@ -63,6 +63,7 @@ struct command {
     const struct command *subcommands; /* terminated by a row with name == NULL */
     const struct command *parent;      /* set at init for subcommands */
     char full_name[48];                /* "get", "config|get" (set at init) */
+    size_t name_len;                   /* strlen(name) (set at init) */
     /* Statistics for INFO commandstats. */
     long long calls;
     uint64_t cycles;

@@ -245,7 +245,7 @@ void conn_on_readable(struct conn *c)
         return;
     }
     c->in.end += (size_t)n;
-    c->last_interaction_ms = clock_unix_ms();
+    c->last_interaction_ms = clock_unix_ms_coarse(); /* idle timeouts are in seconds */
     server.stats.net_input_bytes += n;
     if ((long long)buf_len(&c->in) > config.client_query_buffer_limit) {
         log_warning("closing client id=%llu addr=%s that reached max query buffer length (%zu bytes)",

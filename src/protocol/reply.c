@@ -34,11 +34,6 @@ void reply_status_len(struct reply *r, const char *s, size_t n)
     r->out->end = (size_t)(p - r->out->data);
 }
 
-void reply_status(struct reply *r, const char *status)
-{
-    reply_status_len(r, status, strlen(status));
-}
-
 void reply_ok(struct reply *r)
 {
     buf_append(r->out, "+OK\r\n", 5);

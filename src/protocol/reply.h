@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "util/buf.h"
 
@@ -37,8 +38,12 @@ struct reply {
 /* Counters for INFO stats (total_error_replies). */
 extern long long reply_error_count;
 
-void reply_status(struct reply *r, const char *status);       /* +OK */
 void reply_status_len(struct reply *r, const char *s, size_t n);
+/* +<status>; inline so a literal's length is known at compile time. */
+static inline void reply_status(struct reply *r, const char *status)
+{
+    reply_status_len(r, status, strlen(status));
+}
 void reply_ok(struct reply *r);
 
 /* `-<text>`: text starts with the error code ("ERR ...", "WRONGTYPE ...").

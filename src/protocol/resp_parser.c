@@ -20,7 +20,6 @@ void resp_parser_init(struct resp_parser *p)
 void resp_parser_free(struct resp_parser *p)
 {
     xfree(p->arg_off);
-    xfree(p->arg_len);
     xfree(p->argv);
     xfree(p->argv_len);
     buf_free(&p->scratch);
@@ -35,16 +34,19 @@ static void parser_reset(struct resp_parser *p)
     p->argc = 0;
 }
 
-static void ensure_arg_cap(struct resp_parser *p, int need)
+static void ensure_arg_cap_slow(struct resp_parser *p, int need)
 {
-    if (need <= p->arg_cap) return;
     int cap = p->arg_cap ? p->arg_cap : 8;
     while (cap < need) cap *= 2;
     p->arg_off = xrealloc(p->arg_off, sizeof(size_t) * (size_t)cap);
-    p->arg_len = xrealloc(p->arg_len, sizeof(size_t) * (size_t)cap);
     p->argv = xrealloc(p->argv, sizeof(char *) * (size_t)cap);
     p->argv_len = xrealloc(p->argv_len, sizeof(size_t) * (size_t)cap);
     p->arg_cap = cap;
+}
+
+static inline void ensure_arg_cap(struct resp_parser *p, int need)
+{
+    if (need > p->arg_cap) ensure_arg_cap_slow(p, need);
 }
 
 static enum resp_status fail(struct resp_parser *p, const char *msg)
@@ -56,10 +58,9 @@ static enum resp_status fail(struct resp_parser *p, const char *msg)
 
 static enum resp_status finish(struct resp_parser *p, const char *base)
 {
-    for (int i = 0; i < p->argc; i++) {
-        p->argv[i] = base + p->arg_off[i];
-        p->argv_len[i] = p->arg_len[i];
-    }
+    const char **argv = p->argv;
+    const size_t *off = p->arg_off;
+    for (int i = 0, n = p->argc; i < n; i++) argv[i] = base + off[i];
     p->consumed = p->pos;
     int argc = p->argc;
     parser_reset(p);
@@ -170,21 +171,20 @@ static enum resp_status parse_inline(struct resp_parser *p, const char *data, si
     if (line_len && data[line_len - 1] == '\r') line_len--;
 
     buf_reset(&p->scratch, 4096);
-    size_t *lens = p->arg_len;
+    size_t *lens = p->argv_len;
     int cap = p->arg_cap;
     int argc = resp_split_args(data, line_len, &p->scratch, &lens, &cap);
-    p->arg_len = lens;
+    p->argv_len = lens;
     if (cap > p->arg_cap) {
         p->arg_off = xrealloc(p->arg_off, sizeof(size_t) * (size_t)cap);
         p->argv = xrealloc(p->argv, sizeof(char *) * (size_t)cap);
-        p->argv_len = xrealloc(p->argv_len, sizeof(size_t) * (size_t)cap);
         p->arg_cap = cap;
     }
     if (argc < 0) return fail(p, "Protocol error: unbalanced quotes in request");
     size_t off = 0;
     for (int i = 0; i < argc; i++) {
         p->arg_off[i] = off;
-        off += p->arg_len[i];
+        off += p->argv_len[i];
     }
     p->argc = argc;
     p->pos = (size_t)(nl - data) + 1;
@@ -192,6 +192,41 @@ static enum resp_status parse_inline(struct resp_parser *p, const char *data, si
 }
 
 /* --- multibulk ---------------------------------------------------------- */
+
+/* Fast path for a count line: up to 18 digits (optionally after '-')
+ * followed by "\r" and one more byte, with Redis's acceptance rules (no
+ * leading zeros, no "-0"). Returns the offset of the '\r', or -1 when the
+ * line needs the general path (incomplete, unusual or invalid). */
+static inline long long scan_count(const char *data, size_t len, size_t from, long long *out)
+{
+    /* One and two digits cover nearly every count and short argument. */
+    if (len - from >= 4) {
+        const unsigned char *u = (const unsigned char *)data + from;
+        unsigned d0 = u[0] - (unsigned)'0', d1 = u[1] - (unsigned)'0';
+        if (d0 < 10) {
+            if (u[1] == '\r') {
+                *out = d0;
+                return (long long)from + 1;
+            }
+            if (d1 < 10 && u[2] == '\r' && d0 != 0) {
+                *out = d0 * 10 + d1;
+                return (long long)from + 2;
+            }
+        }
+    }
+    const char *p = data + from, *end = data + len, *digits;
+    bool negative = p < end && *p == '-';
+    digits = p + negative;
+    unsigned long long v = 0;
+    const char *q = digits;
+    while (q < end && q - digits < 18 && (unsigned)(*q - '0') < 10) v = v * 10 + (unsigned)(*q++ - '0');
+    size_t ndigits = (size_t)(q - digits);
+    if (q + 1 >= end || *q != '\r' || ndigits == 0 || (digits[0] == '0' && ndigits > 1) ||
+        (negative && v == 0))
+        return -1;
+    *out = negative ? -(long long)v : (long long)v;
+    return q - data;
+}
 
 /* Finds the '\r' ending a count line starting at data[from]; returns its
  * offset, or -1 when incomplete (\r\n not both present). */
@@ -208,14 +243,19 @@ static enum resp_status parse_multibulk(struct resp_parser *p, const char *data,
                                         const struct resp_limits *lim)
 {
     if (p->multibulk_left < 0) {
-        long long cr = find_line_end(data, len, 0);
-        if (cr < 0) {
-            if (len > RESP_INLINE_MAX) return fail(p, "Protocol error: too big mbulk count string");
-            return RESP_INCOMPLETE;
-        }
         long long count;
-        if (!num_parse_ll(data + 1, (size_t)cr - 1, &count) || count > INT_MAX)
-            return fail(p, "Protocol error: invalid multibulk length");
+        long long cr = scan_count(data, len, 1, &count);
+        if (cr < 0) {
+            cr = find_line_end(data, len, 0);
+            if (cr < 0) {
+                if (len > RESP_INLINE_MAX)
+                    return fail(p, "Protocol error: too big mbulk count string");
+                return RESP_INCOMPLETE;
+            }
+            if (!num_parse_ll(data + 1, (size_t)cr - 1, &count))
+                return fail(p, "Protocol error: invalid multibulk length");
+        }
+        if (count > INT_MAX) return fail(p, "Protocol error: invalid multibulk length");
         if (count > RESP_UNAUTH_MAX_ARGS && lim->auth_required)
             return fail(p, "Protocol error: unauthenticated multibulk length");
         p->pos = (size_t)cr + 2;
@@ -225,39 +265,60 @@ static enum resp_status parse_multibulk(struct resp_parser *p, const char *data,
         ensure_arg_cap(p, count < 1024 ? (int)count : 1024);
     }
 
-    while (p->multibulk_left > 0) {
-        if (p->bulk_len < 0) {
-            if (p->pos >= len) return RESP_INCOMPLETE;
-            long long cr = find_line_end(data, len, p->pos);
+    /* The argument loop works on locals: stores into the argument arrays
+     * could otherwise alias the parser's fields and force reloads. */
+    size_t pos = p->pos;
+    int argc = p->argc;
+    long long left = p->multibulk_left, blen = p->bulk_len;
+    enum resp_status st = RESP_INCOMPLETE;
+    while (left > 0) {
+        if (blen < 0) {
+            if (pos >= len) goto save;
+            long long cr = data[pos] == '$' ? scan_count(data, len, pos + 1, &blen) : -1;
             if (cr < 0) {
-                if (len - p->pos > RESP_INLINE_MAX)
-                    return fail(p, "Protocol error: too big bulk count string");
-                return RESP_INCOMPLETE;
+                cr = find_line_end(data, len, pos);
+                if (cr < 0) {
+                    if (len - pos > RESP_INLINE_MAX) {
+                        st = fail(p, "Protocol error: too big bulk count string");
+                        return st;
+                    }
+                    blen = -1;
+                    goto save;
+                }
+                if (data[pos] != '$') {
+                    snprintf(p->error_buf, sizeof p->error_buf,
+                             "Protocol error: expected '$', got '%c'", data[pos]);
+                    return fail(p, p->error_buf);
+                }
+                if (!num_parse_ll(data + pos + 1, (size_t)cr - pos - 1, &blen))
+                    return fail(p, "Protocol error: invalid bulk length");
             }
-            if (data[p->pos] != '$') {
-                snprintf(p->error_buf, sizeof p->error_buf, "Protocol error: expected '$', got '%c'",
-                         data[p->pos]);
-                return fail(p, p->error_buf);
-            }
-            long long blen;
-            if (!num_parse_ll(data + p->pos + 1, (size_t)cr - p->pos - 1, &blen) || blen < 0 ||
-                blen > lim->proto_max_bulk_len)
+            if (blen < 0 || blen > lim->proto_max_bulk_len)
                 return fail(p, "Protocol error: invalid bulk length");
             if (blen > RESP_UNAUTH_MAX_BULK && lim->auth_required)
                 return fail(p, "Protocol error: unauthenticated bulk length");
-            p->pos = (size_t)cr + 2;
-            p->bulk_len = blen;
+            pos = (size_t)cr + 2;
         }
-        if (len - p->pos < (size_t)p->bulk_len + 2) return RESP_INCOMPLETE;
-        ensure_arg_cap(p, p->argc + 1);
-        p->arg_off[p->argc] = p->pos;
-        p->arg_len[p->argc] = (size_t)p->bulk_len;
-        p->argc++;
-        p->pos += (size_t)p->bulk_len + 2;
-        p->bulk_len = -1;
-        p->multibulk_left--;
+        if (len - pos < (size_t)blen + 2) goto save;
+        if (argc >= p->arg_cap) ensure_arg_cap_slow(p, argc + 1);
+        p->arg_off[argc] = pos;
+        p->argv_len[argc] = (size_t)blen;
+        argc++;
+        pos += (size_t)blen + 2;
+        blen = -1;
+        left--;
     }
+    p->pos = pos;
+    p->argc = argc;
+    p->multibulk_left = 0;
+    p->bulk_len = -1;
     return finish(p, data);
+save:
+    p->pos = pos;
+    p->argc = argc;
+    p->multibulk_left = left;
+    p->bulk_len = blen;
+    return st;
 }
 
 enum resp_status resp_parse(struct resp_parser *p, const char *data, size_t len,

@@ -48,15 +48,15 @@ struct resp_parser {
     long long bulk_len;       /* payload length of the next argument; -1 before its header */
     bool is_inline;
 
-    /* Arguments parsed so far (offsets relative to the command start). */
+    /* Arguments parsed so far: offsets relative to the command start and
+     * lengths (argv_len doubles as the length array while parsing). */
     int argc;
     int arg_cap;
     size_t *arg_off;
-    size_t *arg_len;
+    size_t *argv_len;
 
     /* Filled by RESP_COMMAND: pointers valid until the caller consumes. */
     const char **argv;
-    size_t *argv_len;
     size_t consumed; /* bytes of the command, valid for RESP_COMMAND/EMPTY */
 
     struct buf scratch; /* unquoted inline arguments */

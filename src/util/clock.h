@@ -13,6 +13,15 @@ static inline int64_t clock_unix_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Wall clock at jiffy resolution (a few ms) for bookkeeping such as idle
+ * times: a plain load from the vDSO page, cheaper than a full read. */
+static inline int64_t clock_unix_ms_coarse(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static inline int64_t clock_unix_us(void)
 {
     struct timespec ts;
