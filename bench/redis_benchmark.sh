@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# redis_benchmark.sh — goblin-core vs redis-server with the stock
+# redis-benchmark, in one run: depth one (-c 1 -P 1) and pipelined (-P 16),
+# over TCP and the Unix socket, each server started fresh and pinned.
+#
+# Environment (defaults in brackets):
+#   TESTS       ping,set,get    redis-benchmark -t
+#   REQUESTS    200000          requests per depth-one test (-n)
+#   PIPELINE    16              depth of the pipelined run (-P)
+#   P_REQUESTS  2000000         requests per pipelined test
+#   CLIENTS     1               connections of the pipelined run (-c)
+#   SERVER_CPU  1, CLIENT_CPU 0 pinning (taskset)
+#   EXTRA       (empty)         extra redis-benchmark flags (e.g. "-r 100000")
+#   RESULTS_ROOT <repo>/results
+# Writes results/<timestamp>-redis-benchmark/{raw/*.csv,report.md} and prints the report.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD_DIR=${BUILD_DIR:-$ROOT/build}
+# shellcheck source=bench/server_ctl.sh
+source "$ROOT/bench/server_ctl.sh"
+TESTS=${TESTS:-ping,set,get}
+REQUESTS=${REQUESTS:-200000}
+PIPELINE=${PIPELINE:-16}
+P_REQUESTS=${P_REQUESTS:-2000000}
+CLIENTS=${CLIENTS:-1}
+SERVER_CPU=${SERVER_CPU:-1}
+CLIENT_CPU=${CLIENT_CPU:-0}
+EXTRA=${EXTRA:-}
+OUT=${RESULTS_ROOT:-$ROOT/results}/$(date -u +%Y%m%dT%H%M%SZ)-redis-benchmark
+mkdir -p "$OUT/raw"
+
+# run SERVER TRANSPORT MODE: one redis-benchmark invocation, CSV into raw/.
+run() {
+    local server=$1 transport=$2 mode=$3 dir=$OUT/cells/$1-$2-$3
+    local -a target args
+    server_start "$server" "$SERVER_CPU" "$dir"
+    if [ "$transport" = unix ]; then target=(-s "$SERVER_SOCKET"); else target=(-h 127.0.0.1 -p "$SERVER_PORT"); fi
+    if [ "$mode" = depth1 ]; then args=(-c 1 -P 1 -n "$REQUESTS")
+    else args=(-c "$CLIENTS" -P "$PIPELINE" -n "$P_REQUESTS"); fi
+    # shellcheck disable=SC2086
+    taskset -c "$CLIENT_CPU" redis-benchmark "${target[@]}" "${args[@]}" -t "$TESTS" $EXTRA --csv \
+        >"$OUT/raw/$server-$transport-$mode.csv" 2>"$dir/stderr"
+    server_stop
+}
+
+for transport in tcp unix; do
+    for mode in depth1 pipelined; do
+        for server in goblin redis; do run "$server" "$transport" "$mode"; done
+    done
+done
+
+{
+    echo "# redis-benchmark: goblin-core vs redis-server"
+    echo
+    echo "- date (UTC): $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "- commit: $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD 2>/dev/null || echo ' (modified)')"
+    echo "- machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), kernel $(uname -r)"
+    echo "- redis-server: $("$REDIS_SERVER" --version | head -n1)"
+    echo "- pinning: server CPU $SERVER_CPU, redis-benchmark CPU $CLIENT_CPU"
+    echo "- command: \`TESTS=$TESTS REQUESTS=$REQUESTS PIPELINE=$PIPELINE P_REQUESTS=$P_REQUESTS CLIENTS=$CLIENTS EXTRA='$EXTRA' bash bench/redis_benchmark.sh\`"
+    echo
+    python3 - "$OUT/raw" <<'PY'
+import csv, os, sys
+raw = sys.argv[1]
+def load(name):
+    rows = {}
+    with open(os.path.join(raw, name)) as f:
+        for r in csv.DictReader(f):
+            rows[r["test"]] = r
+    return rows
+for transport in ("tcp", "unix"):
+    g, r = load(f"goblin-{transport}-depth1.csv"), load(f"redis-{transport}-depth1.csv")
+    print(f"## {transport}: depth one (`-c 1 -P 1`)\n")
+    print("| test | goblin p50 ms | redis p50 ms | goblin rps | redis rps | rps ratio |")
+    print("|---|---|---|---|---|---|")
+    for t in g:
+        if t not in r: continue
+        gr, rr = float(g[t]["rps"]), float(r[t]["rps"])
+        print(f"| {t} | {g[t]['p50_latency_ms']} | {r[t]['p50_latency_ms']} | {gr:.0f} | {rr:.0f} | {gr/rr:.2f}× |")
+    g, r = load(f"goblin-{transport}-pipelined.csv"), load(f"redis-{transport}-pipelined.csv")
+    print(f"\n## {transport}: pipelined\n")
+    print("| test | goblin rps | redis rps | ratio |")
+    print("|---|---|---|---|")
+    for t in g:
+        if t not in r: continue
+        gr, rr = float(g[t]["rps"]), float(r[t]["rps"])
+        print(f"| {t} | {gr:.0f} | {rr:.0f} | {gr/rr:.2f}× |")
+    print()
+PY
+    echo "redis-benchmark reports latency percentiles at its histogram's resolution; goblin-bench (docs/benchmarks.md) measures depth-one latency with nanosecond timestamps."
+} >"$OUT/report.md"
+cat "$OUT/report.md"
