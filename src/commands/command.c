@@ -16,11 +16,15 @@
 #define COMMAND_NAME_MAX 32
 
 /* Every family's table; a new family adds one line here. */
+extern struct command hash_commands[], zset_commands[], object_commands[];
 static struct command *const families[] = {
     connection_commands,
     server_commands,
     string_commands,
     key_commands,
+    hash_commands,
+    zset_commands,
+    object_commands,
 };
 
 /* Open-addressing index of top-level commands by lowercase name. */

@@ -76,6 +76,7 @@ static void packed_insert_sorted(struct packed **pp, const char *member, size_t 
         if (pair_cmp(s, m, ml, score, member, len) > 0) break;
         off = next;
     }
+    if (score == 0) score = 0.0; /* no -0 here, as in Redis's listpack */
     packed_insert(pp, off, member, len);
     packed_insert(pp, packed_skip(*pp, off), &score, sizeof score);
 }
@@ -124,11 +125,24 @@ static void big_add(struct zset_big *b, const char *member, size_t len, double s
     zindex_insert(&b->index, score, m);
 }
 
-static void zset_convert_to_index(struct zset *z)
+static struct zset_big *big_new(void)
 {
     struct zset_big *b = xmalloc(sizeof *b);
     dict_init(&b->dict, &member_dict_type);
     zindex_init(&b->index);
+    return b;
+}
+
+static void big_free(struct zset_big *b)
+{
+    zindex_release(&b->index);
+    dict_release(&b->dict, member_free_node, NULL);
+    xfree(b);
+}
+
+static void zset_convert_to_index(struct zset *z)
+{
+    struct zset_big *b = big_new();
     /* Pairs come in order, so the index fills leaves by append splits. */
     for (size_t off = 0; off < z->lp->used;) {
         const char *m;
@@ -152,16 +166,50 @@ struct zset *zset_new(void)
     return z;
 }
 
+struct zset *zset_new_sized(size_t expected)
+{
+    if (expected <= (size_t)zset_limits.max_listpack_entries) return zset_new();
+    struct zset *z = xmalloc(sizeof *z);
+    z->lp = NULL;
+    z->big = big_new();
+    return z;
+}
+
 void zset_free(struct zset *z)
 {
-    if (z->lp) {
+    if (z->lp)
         packed_free(z->lp);
-    } else {
-        zindex_release(&z->big->index);
-        dict_release(&z->big->dict, member_free_node, NULL);
-        xfree(z->big);
-    }
+    else
+        big_free(z->big);
     xfree(z);
+}
+
+static bool append_pair(const char *m, size_t len, double score, void *arg)
+{
+    struct packed **pp = arg;
+    if (score == 0) score = 0.0;
+    packed_insert(pp, (*pp)->used, m, len);
+    packed_insert(pp, (*pp)->used, &score, sizeof score);
+    return true;
+}
+
+void zset_compact_if_small(struct zset *z)
+{
+    size_t len = zset_len(z);
+    if (z->lp || len > (size_t)zset_limits.max_listpack_entries) return;
+    size_t max_value = (size_t)zset_limits.max_listpack_value, total = 0;
+    struct zindex_pos pos;
+    for (bool more = zindex_seek(&z->big->index, 0, &pos); more; more = zindex_pos_next(&pos)) {
+        size_t n = zindex_pos_item(&pos)->member->len;
+        if (n > max_value) return;
+        total += n + sizeof(double) + 10;
+    }
+    if (total >= PACKED_MAX_BYTES) return;
+    struct packed *p = packed_new();
+    zset_visit_ranks(z, 0, len, false, append_pair, &p);
+    big_free(z->big);
+    z->big = NULL;
+    z->lp = p;
 }
 
 size_t zset_len(const struct zset *z)

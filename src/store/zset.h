@@ -11,8 +11,10 @@
  *   skiplist  (Redis's name; here a counted B+tree, see zindex.h) plus the
  *             intrusive dict for O(1) member → score; both index the same
  *             struct zmember allocation.
- * Growth converts once and never goes back (a new set built by ZUNIONSTORE
- * and friends starts compact, so a small result is compact, as in Redis).
+ * Growth converts once and never goes back; only sets built whole by a
+ * command (ZUNIONSTORE & co) are turned compact at the end when they fit,
+ * as Redis does. Like Redis's listpack, the compact encoding keeps no sign
+ * on a zero score: -0 is stored as 0 (the index keeps -0).
  *
  * Ranges are expressed as ranks: a score or lex range is first turned into
  * the half-open rank interval [first, end) it covers, and every read or
@@ -47,6 +49,14 @@ struct zset {
 };
 
 struct zset *zset_new(void);
+
+/* A new set for about `expected` members: indexed from the start when that
+ * is more than the compact encoding allows (ZRANGESTORE of a rank range). */
+struct zset *zset_new_sized(size_t expected);
+
+/* Turns an indexed set that fits the compact limits compact (results of
+ * ZUNIONSTORE, ZINTERSTORE, ZDIFFSTORE, built indexed as in Redis). */
+void zset_compact_if_small(struct zset *z);
 void zset_free(struct zset *z);
 
 size_t zset_len(const struct zset *z);
