@@ -39,10 +39,12 @@ static size_t pair_read(const struct packed *p, size_t off, const char **m, size
     return off;
 }
 
-/* Offset of the pair holding member (and its score), or -1. */
+/* Offset of the pair holding member (and its score), or -1; *prev gets the
+ * offset of the pair before it (-1 for the first). */
 static long long packed_find_member(const struct packed *p, const char *member, size_t len,
-                                    double *score)
+                                    double *score, long long *prev)
 {
+    *prev = -1;
     for (size_t off = 0; off < p->used;) {
         const char *m;
         size_t ml;
@@ -52,6 +54,7 @@ static long long packed_find_member(const struct packed *p, const char *member, 
             *score = s;
             return (long long)off;
         }
+        *prev = (long long)off;
         off = next;
     }
     return -1;
@@ -79,6 +82,36 @@ static void packed_insert_sorted(struct packed **pp, const char *member, size_t 
     if (score == 0) score = 0.0; /* no -0 here, as in Redis's listpack */
     packed_insert(pp, off, member, len);
     packed_insert(pp, packed_skip(*pp, off), &score, sizeof score);
+}
+
+/* Gives the pair of `member` at `off` (its predecessor at `prev`, -1 if
+ * none) a new score: rewritten in place when the order allows, moved
+ * otherwise. `member` is the caller's copy of the bytes (not in the block). */
+static void packed_update_score(struct packed **pp, size_t off, long long prev, const char *member,
+                                size_t len, double score)
+{
+    const char *m, *pm;
+    size_t plen, mlen;
+    double old, ps;
+    size_t next = pair_read(*pp, off, &m, &mlen, &old);
+    bool after_prev = prev < 0 || (pair_read(*pp, (size_t)prev, &pm, &plen, &ps),
+                                   pair_cmp(ps, pm, plen, score, m, len) < 0);
+    bool before_next = true;
+    if (next < (*pp)->used) {
+        const char *nm;
+        size_t nlen;
+        double ns;
+        pair_read(*pp, next, &nm, &nlen, &ns);
+        before_next = pair_cmp(score, m, len, ns, nm, nlen) < 0;
+    }
+    if (after_prev && before_next) {
+        if (score == 0) score = 0.0;
+        /* The score entry is [varint 8 (one byte)][8 bytes]. */
+        memcpy((*pp)->data + packed_skip(*pp, off) + 1, &score, sizeof score);
+        return;
+    }
+    packed_delete(pp, off, 2);
+    packed_insert_sorted(pp, member, len, score);
 }
 
 /* --- indexed encoding ---------------------------------------------------------- */
@@ -245,13 +278,12 @@ enum zset_add_result zset_add(struct zset *z, const char *member, size_t len, do
     if (isnan(score)) return ZSET_ADD_NAN;
     if (z->lp) {
         double cur;
-        long long off = packed_find_member(z->lp, member, len, &cur);
+        long long prev;
+        long long off = packed_find_member(z->lp, member, len, &cur, &prev);
         if (off >= 0) {
             enum zset_add_result r = decide_update(cur, &score, flags);
-            if (r == ZSET_ADD_UPDATED) {
-                packed_delete(&z->lp, (size_t)off, 2);
-                packed_insert_sorted(&z->lp, member, len, score);
-            }
+            if (r == ZSET_ADD_UPDATED)
+                packed_update_score(&z->lp, (size_t)off, prev, member, len, score);
             if (r == ZSET_ADD_UPDATED || r == ZSET_ADD_UNCHANGED) *new_score = score;
             return r;
         }
@@ -282,7 +314,8 @@ enum zset_add_result zset_add(struct zset *z, const char *member, size_t len, do
 
 bool zset_score(struct zset *z, const char *member, size_t len, double *score)
 {
-    if (z->lp) return packed_find_member(z->lp, member, len, score) >= 0;
+    long long prev;
+    if (z->lp) return packed_find_member(z->lp, member, len, score, &prev) >= 0;
     struct zmember *m = big_find(z->big, member, len);
     if (!m) return false;
     *score = m->score;
@@ -293,7 +326,7 @@ bool zset_delete(struct zset *z, const char *member, size_t len)
 {
     if (z->lp) {
         double s;
-        long long off = packed_find_member(z->lp, member, len, &s);
+        long long prev, off = packed_find_member(z->lp, member, len, &s, &prev);
         if (off < 0) return false;
         packed_delete(&z->lp, (size_t)off, 2);
         return true;

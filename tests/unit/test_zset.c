@@ -128,35 +128,54 @@ static void test_index_workloads(void)
         memcpy(sorted, all, sizeof *sorted * N);
         qsort(sorted, N, sizeof *sorted, cmp_members);
         check_order(&z, sorted, N);
-        /* Delete in random order (by key and by rank), checking as it shrinks. */
-        size_t n = N;
-        while (n > 0) {
-            if (below(2)) {
-                size_t i = below(n);
-                zindex_delete(&z, sorted[i]->score, sorted[i]);
-                xfree(sorted[i]);
-                memmove(&sorted[i], &sorted[i + 1], (n - i - 1) * sizeof *sorted);
-            } else {
-                size_t r = below(n);
-                struct zmember *m = zindex_delete_rank(&z, r);
-                CHECK(m == sorted[r]);
-                xfree(m);
-                memmove(&sorted[r], &sorted[r + 1], (n - r - 1) * sizeof *sorted);
-            }
-            n--;
-            if (n % 30011 == 0 || n < 200) VERIFY_INDEX(&z);
-            if (n % 50000 == 0) check_order(&z, sorted, n);
-            /* Deleting from one end only (ZPOPMIN-like) in the tail. */
-            if (n == N / 2) {
-                for (int k = 0; k < 5000; k++, n--) {
-                    struct zmember *m = zindex_delete_rank(&z, 0);
-                    CHECK(m == sorted[0]);
-                    xfree(m);
-                    memmove(&sorted[0], &sorted[1], (n - 1) * sizeof *sorted);
-                }
-                VERIFY_INDEX(&z);
-            }
+        /* ZPOPMIN-like: the head, one at a time. */
+        for (int k = 0; k < 5000; k++) {
+            struct zmember *m = zindex_delete_rank(&z, 0);
+            CHECK(m == sorted[k]);
+            xfree(m);
         }
+        size_t n = N - 5000;
+        memmove(sorted, &sorted[5000], n * sizeof *sorted);
+        VERIFY_INDEX(&z);
+        /* Random deletes (by key and by rank) in batches: a batch's slots are
+         * deleted from the highest down, so earlier ones keep their ranks,
+         * and the reference is compacted once per batch. */
+        char *chosen = calloc(N, 1);
+        size_t *slots = malloc(sizeof *slots * 1000);
+        while (n > 0) {
+            size_t k = n < 1000 ? n : 1 + below(1000);
+            size_t got = 0;
+            while (got < k) {
+                size_t i = below(n);
+                if (!chosen[i]) chosen[i] = 1, slots[got++] = i;
+            }
+            for (size_t i = 1; i < k; i++) /* descending insertion sort */
+                for (size_t j = i; j > 0 && slots[j - 1] < slots[j]; j--) {
+                    size_t t = slots[j];
+                    slots[j] = slots[j - 1];
+                    slots[j - 1] = t;
+                }
+            for (size_t i = 0; i < k; i++) {
+                struct zmember *m = sorted[slots[i]];
+                if (below(2))
+                    zindex_delete(&z, m->score, m);
+                else
+                    CHECK(zindex_delete_rank(&z, slots[i]) == m);
+                xfree(m);
+            }
+            size_t w = 0;
+            for (size_t i = 0; i < n; i++) {
+                if (chosen[i])
+                    chosen[i] = 0;
+                else
+                    sorted[w++] = sorted[i];
+            }
+            n = w;
+            VERIFY_INDEX(&z);
+            if (n % 7 == 0) check_order(&z, sorted, n);
+        }
+        free(chosen);
+        free(slots);
         CHECK(z.root == NULL && z.leaves == 0 && z.inners == 0);
         zindex_release(&z);
         free(sorted);
