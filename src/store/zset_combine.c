@@ -3,6 +3,10 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "util/hash.h"
+#include "util/xmalloc.h"
 
 static void aggregate_into(double *target, double value, enum zset_aggregate agg)
 {
@@ -39,14 +43,46 @@ static void sort_by_size(struct zset_input *in, size_t n)
     }
 }
 
+static void visit_all(struct zset *z, zset_visit_fn *fn, void *arg)
+{
+    zset_visit_ranks(z, 0, zset_len(z), false, fn, arg);
+}
+
 static double weighted(double score, double weight)
 {
     double v = score * weight;
     return isnan(v) ? 0 : v;
 }
 
+/* The union accumulates member -> score in a scratch dict before building
+ * the result, so each score is the exact double Redis's accumulator holds
+ * (an update through zset_add would keep -0 where the sum is 0). Members
+ * point into the inputs, which nothing writes to meanwhile. */
+struct union_entry {
+    struct dict_node node;
+    const char *member;
+    size_t len;
+    double score;
+};
+
+static uint64_t union_entry_hash(const struct dict_node *n)
+{
+    const struct union_entry *e = (const struct union_entry *)n;
+    return hash_bytes(e->member, e->len);
+}
+
+static bool union_entry_has_key(const struct dict_node *n, const void *key, size_t len)
+{
+    const struct union_entry *e = (const struct union_entry *)n;
+    return e->len == len && memcmp(e->member, key, len) == 0;
+}
+
+static const struct dict_type union_dict_type = {union_entry_hash, union_entry_has_key};
+
 struct union_state {
-    struct zset *result;
+    struct dict acc;
+    struct union_entry *entries; /* one per distinct member, in first-seen order */
+    size_t used;
     double weight;
     enum zset_aggregate agg;
 };
@@ -54,13 +90,38 @@ struct union_state {
 static bool union_visit(const char *m, size_t len, double score, void *arg)
 {
     struct union_state *st = arg;
-    double v = weighted(score, st->weight), cur, out;
-    if (zset_score(st->result, m, len, &cur)) {
-        aggregate_into(&cur, v, st->agg);
-        v = cur;
+    double v = weighted(score, st->weight);
+    uint64_t h = hash_bytes(m, len);
+    struct dict_node *n = dict_find(&st->acc, m, len, h);
+    if (n) {
+        aggregate_into(&((struct union_entry *)n)->score, v, st->agg);
+        return true;
     }
-    zset_add(st->result, m, len, v, 0, &out);
+    struct union_entry *e = &st->entries[st->used++];
+    *e = (struct union_entry){.member = m, .len = len, .score = v};
+    dict_insert(&st->acc, &e->node, h);
     return true;
+}
+
+static void zset_union_into(struct zset *result, struct zset_input *in, size_t n,
+                            enum zset_aggregate agg)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) total += input_len(&in[i]);
+    struct union_state st = {.entries = xmalloc(sizeof(struct union_entry) * (total ? total : 1)),
+                             .agg = agg};
+    dict_init(&st.acc, &union_dict_type);
+    for (size_t i = 0; i < n; i++) {
+        if (!input_len(&in[i])) continue;
+        st.weight = in[i].weight;
+        visit_all(in[i].set, union_visit, &st);
+    }
+    for (size_t i = 0; i < st.used; i++) {
+        double out;
+        zset_add(result, st.entries[i].member, st.entries[i].len, st.entries[i].score, 0, &out);
+    }
+    dict_release(&st.acc, NULL, NULL);
+    xfree(st.entries);
 }
 
 struct inter_state {
@@ -107,11 +168,6 @@ static bool diff_visit(const char *m, size_t len, double score, void *arg)
     return true;
 }
 
-static void visit_all(struct zset *z, zset_visit_fn *fn, void *arg)
-{
-    zset_visit_ranks(z, 0, zset_len(z), false, fn, arg);
-}
-
 struct zset *zset_combine(enum zset_combine_op op, struct zset_input *in, size_t n,
                           enum zset_aggregate aggregate)
 {
@@ -123,11 +179,7 @@ struct zset *zset_combine(enum zset_combine_op op, struct zset_input *in, size_t
         if (in[0].set) visit_all(in[0].set, diff_visit, &st);
     } else if (op == ZSET_UNION) {
         sort_by_size(in, n);
-        for (size_t i = 0; i < n; i++) {
-            if (!input_len(&in[i])) continue;
-            struct union_state st = {result, in[i].weight, aggregate};
-            visit_all(in[i].set, union_visit, &st);
-        }
+        zset_union_into(result, in, n, aggregate);
     } else {
         sort_by_size(in, n);
         struct inter_state st = {in, n, aggregate, result, 0, 0};
