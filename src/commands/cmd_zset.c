@@ -109,7 +109,8 @@ void zset_store_result(struct cmd_ctx *ctx, int dst_i, struct zset *result)
         reply_int(ctx->reply, 0);
         return;
     }
-    struct kv *fresh = kv_new_container(key, key_len, OBJ_ZSET, ENC_SKIPLIST, result);
+    struct kv *fresh = kv_new_container(
+        key, key_len, OBJ_ZSET, zset_is_compact(result) ? ENC_LISTPACK : ENC_SKIPLIST, result);
     if (old)
         db_replace(ctx->db, old, fresh, false);
     else

@@ -33,7 +33,9 @@ static void combine_generic(struct cmd_ctx *ctx, enum zset_combine_op op, enum c
     int j = numkeys_i + 1;
     for (size_t i = 0; i < n; i++, j++) {
         bool replied;
-        struct kv *kv = lookup_read_typed(ctx, j, OBJ_ZSET, &replied);
+        /* Redis reads the inputs of a STORE as writes (no hit/miss counted). */
+        struct kv *kv = mode == MODE_STORE ? lookup_write_typed(ctx, j, OBJ_ZSET, &replied)
+                                           : lookup_read_typed(ctx, j, OBJ_ZSET, &replied);
         if (replied) goto done;
         in[i] = (struct zset_input){kv ? zset_of(kv) : NULL, 1.0};
     }
