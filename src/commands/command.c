@@ -25,6 +25,9 @@ static struct command *const families[] = {
     info_commands,
     introspection_commands,
     pubsub_commands,
+    hash_commands,
+    zset_commands,
+    object_commands,
 };
 
 /* Open-addressing index of top-level commands by lowercase name. */

@@ -106,5 +106,8 @@ extern struct command key_commands[];
 extern struct command info_commands[];
 extern struct command introspection_commands[];
 extern struct command pubsub_commands[];
+extern struct command hash_commands[];
+extern struct command zset_commands[];
+extern struct command object_commands[];
 
 #endif

@@ -12,6 +12,8 @@
 
 #include "server/auth.h"
 #include "server/version.h"
+#include "store/hash.h"
+#include "store/zset.h"
 #include "util/glob.h"
 #include "util/log.h"
 #include "util/numparse.h"
@@ -118,6 +120,18 @@ static const struct config_param params[] = {
      "debug, verbose, notice or warning (default notice)", loglevels},
     {"daemonize", NULL, CFG_BOOL, &config.daemonize, 0, 0, CFG_IMMUTABLE, "no",
      "accepted for compatibility; the server always runs in the foreground", NULL},
+    {"hash-max-listpack-entries", "hash-max-ziplist-entries", CFG_INT,
+     &hash_limits.max_listpack_entries, 0, LLONG_MAX, 0, "N",
+     "hashes with more fields use a hash table (default 512)", NULL},
+    {"hash-max-listpack-value", "hash-max-ziplist-value", CFG_MEMORY,
+     &hash_limits.max_listpack_value, 0, LLONG_MAX, 0, "BYTES",
+     "hashes with a longer field or value use a hash table (default 64)", NULL},
+    {"zset-max-listpack-entries", "zset-max-ziplist-entries", CFG_INT,
+     &zset_limits.max_listpack_entries, 0, LLONG_MAX, 0, "N",
+     "sorted sets with more members use the indexed encoding (default 128)", NULL},
+    {"zset-max-listpack-value", "zset-max-ziplist-value", CFG_MEMORY,
+     &zset_limits.max_listpack_value, 0, LLONG_MAX, 0, "BYTES",
+     "sorted sets with a longer member use the indexed encoding (default 64)", NULL},
     /* Read by redis-benchmark and common clients; goblin-core keeps no
      * persistence, evicts nothing, replicates nothing. */
     {"save", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "", "persistence: always off",

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "store/hash.h"
+#include "store/zset.h"
 #include "util/xmalloc.h"
 
 static struct kv *kv_alloc(const char *key, size_t key_len, size_t extra)
@@ -89,6 +91,8 @@ static void kv_free_value(struct kv *kv)
     case OBJ_STRING:
         if (kv->encoding == ENC_RAW) xfree(kv->v.raw);
         break;
+    case OBJ_HASH: hash_free(kv->v.ptr); break;
+    case OBJ_ZSET: zset_free(kv->v.ptr); break;
     default:
         break;
     }
@@ -218,6 +222,9 @@ const char *kv_type_name(const struct kv *kv)
 
 const char *kv_encoding_name(const struct kv *kv)
 {
+    /* Containers change encoding inside the store; ask them. */
+    if (kv->type == OBJ_HASH) return hash_is_compact(kv->v.ptr) ? "listpack" : "hashtable";
+    if (kv->type == OBJ_ZSET) return zset_is_compact(kv->v.ptr) ? "listpack" : "skiplist";
     switch (kv->encoding) {
     case ENC_EMBSTR: return "embstr";
     case ENC_RAW: return "raw";
@@ -231,8 +238,9 @@ const char *kv_encoding_name(const struct kv *kv)
 
 size_t kv_memory_usage(const struct kv *kv, long long samples)
 {
-    (void)samples;
     size_t n = xmalloc_usable_size(kv);
     if (kv->type == OBJ_STRING && kv->encoding == ENC_RAW) n += xmalloc_usable_size(kv->v.raw);
+    if (kv->type == OBJ_HASH) n += hash_memory_usage(kv->v.ptr, (size_t)samples);
+    if (kv->type == OBJ_ZSET) n += zset_memory_usage(kv->v.ptr, (size_t)samples);
     return n;
 }

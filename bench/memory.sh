@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# memory.sh — resident bytes per element, goblin-core vs redis-server,
+# measured the same way in the same run:
+#
+#   zset    one sorted set of N members   (ZADD z <random score> <16-byte member>)
+#   hash    one hash of N fields          (HSET h <16-byte field> <16-byte value>)
+#   string  N keys                        (SET <16-byte key> <16-byte value>)
+#
+# For every workload and server a fresh server process is started, its
+# VmRSS read from /proc/<pid>/status when idle, the workload loaded through
+# `redis-cli --pipe` (one command per element, pipelined), the element count
+# checked, and VmRSS read again: (after - before) / N is printed. A fresh
+# process per cell keeps one workload's freed-but-kept heap out of the next.
+#
+# Usage: bench/memory.sh [N]         (default 1000000; a smoke run: 100000)
+# Binaries: GOBLIN_SERVER (default build/goblin-core), REDIS_SERVER,
+# REDIS_CLI (default from PATH). Both servers use their default encodings.
+set -euo pipefail
+
+N=${1:-${N:-1000000}}
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+GOBLIN_SERVER=${GOBLIN_SERVER:-$ROOT/build/goblin-core}
+REDIS_SERVER=${REDIS_SERVER:-$(command -v redis-server)}
+REDIS_CLI=${REDIS_CLI:-$(command -v redis-cli)}
+WORK=$(mktemp -d /tmp/goblin-memory.XXXXXX)
+SERVER_PID=
+
+cleanup() {
+    if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; fi
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+rss_bytes() {
+    awk '/^VmRSS:/ { print $2 * 1024 }' "/proc/$1/status"
+}
+
+# The RESP stream of one workload (awk: no dependency beyond coreutils).
+generate() {
+    awk -v n="$N" -v kind="$1" 'BEGIN {
+        srand(42)
+        for (i = 0; i < n; i++) {
+            if (kind == "zset") {
+                score = sprintf("%d", int(rand() * 1000000000))
+                printf "*4\r\n$4\r\nZADD\r\n$1\r\nz\r\n$%d\r\n%s\r\n$16\r\nm%015d\r\n", length(score), score, i
+            } else if (kind == "hash") {
+                printf "*4\r\n$4\r\nHSET\r\n$1\r\nh\r\n$16\r\nf%015d\r\n$16\r\nv%015d\r\n", i, i
+            } else {
+                printf "*3\r\n$3\r\nSET\r\n$16\r\nk%015d\r\n$16\r\nv%015d\r\n", i, i
+            }
+        }
+    }'
+}
+
+start_server() {
+    local kind=$1
+    PORT=$(free_port)
+    if [ "$kind" = goblin ]; then
+        "$GOBLIN_SERVER" --port "$PORT" --bind 127.0.0.1 >"$WORK/$kind.log" 2>&1 &
+    else
+        "$REDIS_SERVER" --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no \
+            --dir "$WORK" >"$WORK/$kind.log" 2>&1 &
+    fi
+    SERVER_PID=$!
+    for _ in $(seq 100); do
+        "$REDIS_CLI" -p "$PORT" PING >/dev/null 2>&1 && return 0
+        sleep 0.05
+    done
+    echo "memory.sh: $kind did not start (see $WORK/$kind.log)" >&2
+    exit 1
+}
+
+stop_server() {
+    kill "$SERVER_PID"
+    wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=
+}
+
+count_of() {
+    case $1 in
+    zset) "$REDIS_CLI" -p "$PORT" ZCARD z ;;
+    hash) "$REDIS_CLI" -p "$PORT" HLEN h ;;
+    string) "$REDIS_CLI" -p "$PORT" DBSIZE ;;
+    esac
+}
+
+# Prints bytes per element for one server and workload.
+measure() {
+    local kind=$1 workload=$2 before after count
+    start_server "$kind"
+    sleep 0.3
+    before=$(rss_bytes "$SERVER_PID")
+    "$REDIS_CLI" -p "$PORT" --pipe <"$WORK/$workload.resp" >"$WORK/pipe.out"
+    count=$(count_of "$workload")
+    if [ "$count" != "$N" ]; then
+        echo "memory.sh: $kind holds $count elements after loading $workload, expected $N" >&2
+        exit 1
+    fi
+    sleep 0.5
+    after=$(rss_bytes "$SERVER_PID")
+    stop_server
+    awk -v a="$after" -v b="$before" -v n="$N" 'BEGIN { printf "%.1f", (a - b) / n }'
+}
+
+echo "memory.sh: N=$N, goblin-core $GOBLIN_SERVER, redis-server $("$REDIS_SERVER" --version | awk '{ sub("v=", "", $3); print $3 }')"
+printf '%-8s %12s %12s %8s\n' workload goblin-core redis-server ratio
+for workload in zset hash string; do
+    generate "$workload" >"$WORK/$workload.resp"
+    g=$(measure goblin "$workload")
+    r=$(measure redis "$workload")
+    ratio=$(awk -v g="$g" -v r="$r" 'BEGIN { printf "%.2f", g / r }')
+    printf '%-8s %12s %12s %8s\n' "$workload" "$g" "$r" "$ratio"
+    rm -f "$WORK/$workload.resp"
+done
+echo "(resident bytes per element; ratio = goblin-core / redis-server, lower is leaner)"

@@ -1,0 +1,221 @@
+/* cmd_object.c — key introspection: OBJECT ENCODING/REFCOUNT/IDLETIME/FREQ/
+ * HELP and MEMORY USAGE/HELP, with Redis 7.0's replies and errors. These
+ * lookups neither refresh the key's LRU clock nor count as hits or misses. */
+#include <string.h>
+
+#include "commands/command.h"
+
+/* Redis shares the string objects of the integers 0..9999 and reports
+ * them with this reference count; no other value is shared. */
+#define SHARED_INTEGERS 10000
+#define SHARED_REFCOUNT 2147483647LL
+/* MEMORY USAGE's default SAMPLES (Redis's OBJ_COMPUTE_SIZE_DEF_SAMPLES). */
+#define MEMORY_USAGE_DEFAULT_SAMPLES 5
+
+static struct kv *lookup_or_nil(struct cmd_ctx *ctx)
+{
+    struct kv *kv = db_lookup_quiet(ctx->db, ctx->argv[2], ctx->argv_len[2]);
+    if (!kv) reply_nil(ctx->reply);
+    return kv;
+}
+
+static void cmd_object_encoding(struct cmd_ctx *ctx)
+{
+    struct kv *kv = lookup_or_nil(ctx);
+    if (kv) reply_bulk_cstr(ctx->reply, kv_encoding_name(kv));
+}
+
+static void cmd_object_refcount(struct cmd_ctx *ctx)
+{
+    struct kv *kv = lookup_or_nil(ctx);
+    if (!kv) return;
+    bool shared = kv->type == OBJ_STRING && kv->encoding == ENC_INT && kv->v.integer >= 0 &&
+                  kv->v.integer < SHARED_INTEGERS;
+    reply_int(ctx->reply, shared ? SHARED_REFCOUNT : 1);
+}
+
+static void cmd_object_idletime(struct cmd_ctx *ctx)
+{
+    struct kv *kv = lookup_or_nil(ctx);
+    if (!kv) return;
+    /* Both clocks are 24-bit seconds that wrap (about every 194 days). */
+    uint32_t idle = (keyspace.lru_clock - kv->lru) & 0xFFFFFF;
+    reply_int(ctx->reply, idle);
+}
+
+static void cmd_object_freq(struct cmd_ctx *ctx)
+{
+    if (!lookup_or_nil(ctx)) return;
+    /* No eviction policy exists here, so frequency is never tracked. */
+    reply_error(ctx->reply,
+                "ERR An LFU maxmemory policy is not selected, access frequency not tracked. "
+                "Please note that when switching between policies at runtime LRU and LFU data "
+                "will take some time to adjust.");
+}
+
+static void reply_help(struct reply *r, const char *const *lines)
+{
+    long long n = 0;
+    while (lines[n]) n++;
+    reply_array_len(r, n);
+    for (long long i = 0; i < n; i++) reply_status(r, lines[i]);
+}
+
+static void cmd_object_help(struct cmd_ctx *ctx)
+{
+    static const char *const lines[] = {
+        "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "ENCODING <key>",
+        "    Return the kind of internal representation used in order to store the value",
+        "    associated with a <key>.",
+        "FREQ <key>",
+        "    Return the access frequency index of the <key>. The returned integer is",
+        "    proportional to the logarithm of the recent access frequency of the key.",
+        "IDLETIME <key>",
+        "    Return the idle time of the <key>, that is the approximated number of",
+        "    seconds elapsed since the last access to the key.",
+        "REFCOUNT <key>",
+        "    Return the number of references of the value associated with the specified",
+        "    <key>.",
+        "HELP",
+        "    Prints this help.",
+        NULL,
+    };
+    reply_help(ctx->reply, lines);
+}
+
+static void cmd_memory_usage(struct cmd_ctx *ctx)
+{
+    long long samples = MEMORY_USAGE_DEFAULT_SAMPLES;
+    for (int i = 3; i < ctx->argc; i++) {
+        if (arg_equals(ctx, i, "samples") && i + 1 < ctx->argc) {
+            if (!arg_to_ll(ctx, i + 1, &samples)) return;
+            if (samples < 0) {
+                reply_error_syntax(ctx->reply);
+                return;
+            }
+            i++;
+        } else {
+            reply_error_syntax(ctx->reply);
+            return;
+        }
+    }
+    struct kv *kv = lookup_or_nil(ctx);
+    /* samples == 0 means every element, which kv_memory_usage also spells 0. */
+    if (kv) reply_int(ctx->reply, (long long)kv_memory_usage(kv, samples));
+}
+
+static void cmd_memory_help(struct cmd_ctx *ctx)
+{
+    static const char *const lines[] = {
+        "MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "USAGE <key> [SAMPLES <count>]",
+        "    Return memory in bytes used by <key> and its value. Nested values are",
+        "    sampled up to <count> times (default: 5, 0 means sample all).",
+        "HELP",
+        "    Prints this help.",
+        NULL,
+    };
+    reply_help(ctx->reply, lines);
+}
+
+static struct command object_subcommands[] = {
+    {.name = "encoding",
+     .arity = 3,
+     .flags = CMD_READONLY,
+     .fn = cmd_object_encoding,
+     .first_key = 2,
+     .last_key = 2,
+     .key_step = 1,
+     .summary = "Returns the internal encoding of a Redis object.",
+     .since = "2.2.3",
+     .group = "generic",
+     .complexity = "O(1)"},
+    {.name = "freq",
+     .arity = 3,
+     .flags = CMD_READONLY,
+     .fn = cmd_object_freq,
+     .first_key = 2,
+     .last_key = 2,
+     .key_step = 1,
+     .summary = "Returns the logarithmic access frequency counter of a Redis object.",
+     .since = "4.0.0",
+     .group = "generic",
+     .complexity = "O(1)"},
+    {.name = "help",
+     .arity = 2,
+     .flags = CMD_LOADING | CMD_STALE,
+     .fn = cmd_object_help,
+     .summary = "Returns helpful text about the different subcommands.",
+     .since = "6.2.0",
+     .group = "generic",
+     .complexity = "O(1)"},
+    {.name = "idletime",
+     .arity = 3,
+     .flags = CMD_READONLY,
+     .fn = cmd_object_idletime,
+     .first_key = 2,
+     .last_key = 2,
+     .key_step = 1,
+     .summary = "Returns the time since the last access to a Redis object.",
+     .since = "2.2.3",
+     .group = "generic",
+     .complexity = "O(1)"},
+    {.name = "refcount",
+     .arity = 3,
+     .flags = CMD_READONLY,
+     .fn = cmd_object_refcount,
+     .first_key = 2,
+     .last_key = 2,
+     .key_step = 1,
+     .summary = "Returns the reference count of a value of a key.",
+     .since = "2.2.3",
+     .group = "generic",
+     .complexity = "O(1)"},
+    COMMAND_END,
+};
+
+static struct command memory_subcommands[] = {
+    {.name = "usage",
+     .arity = -3,
+     .flags = CMD_READONLY,
+     .fn = cmd_memory_usage,
+     .first_key = 2,
+     .last_key = 2,
+     .key_step = 1,
+     .summary = "Estimates the memory usage of a key.",
+     .since = "4.0.0",
+     .group = "server",
+     .complexity = "O(N) where N is the number of samples."},
+    {.name = "help",
+     .arity = 2,
+     .flags = CMD_LOADING | CMD_STALE,
+     .fn = cmd_memory_help,
+     .summary = "Returns helpful text about the different subcommands.",
+     .since = "4.0.0",
+     .group = "server",
+     .complexity = "O(1)"},
+    COMMAND_END,
+};
+
+struct command object_commands[] = {
+    {.name = "object",
+     .arity = -2,
+     .flags = 0,
+     .fn = NULL,
+     .subcommands = object_subcommands,
+     .summary = "A container for object introspection commands.",
+     .since = "2.2.3",
+     .group = "generic",
+     .complexity = "Depends on subcommand."},
+    {.name = "memory",
+     .arity = -2,
+     .flags = 0,
+     .fn = NULL,
+     .subcommands = memory_subcommands,
+     .summary = "A container for memory diagnostics commands.",
+     .since = "4.0.0",
+     .group = "server",
+     .complexity = "Depends on subcommand."},
+    COMMAND_END,
+};

@@ -1,0 +1,91 @@
+/* typed_args.c — shared lookup and SCAN-argument helpers; see typed_args.h. */
+#include "commands/typed_args.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/glob.h"
+
+static struct kv *check_type(struct cmd_ctx *ctx, struct kv *kv, enum obj_type type, bool *replied)
+{
+    *replied = false;
+    if (kv && kv->type != type) {
+        reply_error_wrongtype(ctx->reply);
+        *replied = true;
+        return NULL;
+    }
+    return kv;
+}
+
+struct kv *lookup_read_typed(struct cmd_ctx *ctx, int i, enum obj_type type, bool *replied)
+{
+    return check_type(ctx, db_lookup_read(ctx->db, ctx->argv[i], ctx->argv_len[i]), type, replied);
+}
+
+struct kv *lookup_write_typed(struct cmd_ctx *ctx, int i, enum obj_type type, bool *replied)
+{
+    return check_type(ctx, db_lookup_write(ctx->db, ctx->argv[i], ctx->argv_len[i]), type, replied);
+}
+
+bool arg_to_scan_cursor(struct cmd_ctx *ctx, int i, unsigned long long *out)
+{
+    /* strtoul reads up to the first NUL, as it does on Redis's sds argument. */
+    char tmp[64];
+    const char *s = ctx->argv[i];
+    size_t len = strnlen(s, ctx->argv_len[i]);
+    if (len >= sizeof tmp || (len && isspace((unsigned char)s[0]))) goto invalid;
+    memcpy(tmp, s, len);
+    tmp[len] = '\0';
+    char *end;
+    errno = 0;
+    *out = strtoull(tmp, &end, 10);
+    if (*end != '\0' || errno == ERANGE) goto invalid;
+    return true;
+invalid:
+    reply_error(ctx->reply, "ERR invalid cursor");
+    return false;
+}
+
+bool scan_options_parse(struct cmd_ctx *ctx, int first, bool allow_novalues,
+                        struct scan_options *out)
+{
+    *out = (struct scan_options){.count = 10};
+    for (int i = first; i < ctx->argc;) {
+        bool has_value = i + 1 < ctx->argc;
+        if (has_value && arg_equals(ctx, i, "count")) {
+            if (!arg_to_ll(ctx, i + 1, &out->count)) return false;
+            if (out->count < 1) {
+                reply_error_syntax(ctx->reply);
+                return false;
+            }
+            i += 2;
+        } else if (has_value && arg_equals(ctx, i, "match")) {
+            out->pattern = ctx->argv[i + 1];
+            out->pattern_len = ctx->argv_len[i + 1];
+            if (glob_is_match_all(out->pattern, out->pattern_len)) out->pattern = NULL;
+            i += 2;
+        } else if (allow_novalues && arg_equals(ctx, i, "novalues")) {
+            out->no_values = true;
+            i++;
+        } else {
+            reply_error_syntax(ctx->reply);
+            return false;
+        }
+    }
+    return true;
+}
+
+void reply_scan_cursor(struct reply *r, unsigned long long cursor)
+{
+    char buf[24];
+    int n = snprintf(buf, sizeof buf, "%llu", cursor);
+    reply_bulk(r, buf, (size_t)n);
+}
+
+bool scan_options_match(const struct scan_options *o, const char *s, size_t len)
+{
+    return !o->pattern || glob_match(o->pattern, o->pattern_len, s, len, false);
+}

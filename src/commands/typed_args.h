@@ -1,0 +1,45 @@
+/*
+ * typed_args.h — helpers shared by the container families (hashes, sorted
+ * sets): typed key lookups that answer WRONGTYPE, and the arguments of the
+ * HSCAN/ZSCAN family (cursor, MATCH, COUNT, NOVALUES), all with Redis's
+ * texts and checking order.
+ */
+#ifndef GOBLIN_TYPED_ARGS_H
+#define GOBLIN_TYPED_ARGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "commands/command.h"
+
+/* The kv of `type` at argv[i] for reading (LRU and hit/miss accounted).
+ * NULL when absent, or when of another type: then WRONGTYPE was replied
+ * and *replied is set. */
+struct kv *lookup_read_typed(struct cmd_ctx *ctx, int i, enum obj_type type, bool *replied);
+
+/* Same for writing. */
+struct kv *lookup_write_typed(struct cmd_ctx *ctx, int i, enum obj_type type, bool *replied);
+
+/* Parses a SCAN cursor as Redis does (strtoul: "+5", "-1" and "" are
+ * accepted; a leading space, trailing bytes or overflow are not).
+ * Replies "ERR invalid cursor" on failure. */
+bool arg_to_scan_cursor(struct cmd_ctx *ctx, int i, unsigned long long *out);
+
+struct scan_options {
+    long long count;     /* COUNT, default 10 */
+    const char *pattern; /* MATCH, NULL when absent or "*" */
+    size_t pattern_len;
+    bool no_values; /* NOVALUES (HSCAN) */
+};
+
+/* Parses options from argv[first] on; replies on error. */
+bool scan_options_parse(struct cmd_ctx *ctx, int first, bool allow_novalues,
+                        struct scan_options *out);
+
+/* The cursor element of a SCAN reply (a bulk string, as Redis sends it). */
+void reply_scan_cursor(struct reply *r, unsigned long long cursor);
+
+/* Whether a scanned element passes the MATCH filter. */
+bool scan_options_match(const struct scan_options *o, const char *s, size_t len);
+
+#endif
