@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "commands/command.h"
+#include "commands/typed_args.h"
 #include "util/glob.h"
 #include "util/xmalloc.h"
 
@@ -235,10 +236,7 @@ static void scan_visit(struct kv *kv, void *arg)
 static void cmd_scan(struct cmd_ctx *ctx)
 {
     unsigned long long cursor;
-    if (!num_parse_scan_cursor(ctx->argv[1], ctx->argv_len[1], &cursor)) {
-        reply_error(ctx->reply, "ERR invalid cursor");
-        return;
-    }
+    if (!arg_to_scan_cursor(ctx, 1, &cursor)) return;
     long long count = 10;
     const char *pattern = NULL, *type = NULL;
     size_t pattern_len = 0, type_len = 0;

@@ -32,19 +32,7 @@ struct kv *lookup_write_typed(struct cmd_ctx *ctx, int i, enum obj_type type, bo
 
 bool arg_to_scan_cursor(struct cmd_ctx *ctx, int i, unsigned long long *out)
 {
-    /* strtoul reads up to the first NUL, as it does on Redis's sds argument. */
-    char tmp[64];
-    const char *s = ctx->argv[i];
-    size_t len = strnlen(s, ctx->argv_len[i]);
-    if (len >= sizeof tmp || (len && isspace((unsigned char)s[0]))) goto invalid;
-    memcpy(tmp, s, len);
-    tmp[len] = '\0';
-    char *end;
-    errno = 0;
-    *out = strtoull(tmp, &end, 10);
-    if (*end != '\0' || errno == ERANGE) goto invalid;
-    return true;
-invalid:
+    if (num_parse_scan_cursor(ctx->argv[i], ctx->argv_len[i], out)) return true;
     reply_error(ctx->reply, "ERR invalid cursor");
     return false;
 }

@@ -6,6 +6,7 @@
 
 #include "util/clock.h"
 #include "util/hash.h"
+#include "util/rand.h"
 #include "util/xmalloc.h"
 
 struct keyspace keyspace;
@@ -370,23 +371,12 @@ long long db_active_expire(struct db *db, long long budget_us)
 
 /* --- random ------------------------------------------------------------ */
 
-static uint64_t rng_state = 0x853c49e6748fea9bULL;
-
-static uint64_t db_random(void)
-{
-    /* xorshift64*: RANDOMKEY needs spread, not secrecy. */
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545F4914F6CDD1DULL;
-}
-
 struct kv *db_random_key(struct db *db)
 {
     /* Expired keys are deleted as they are drawn; bound the tries so a db
      * full of expired keys cannot spin here (Redis does the same). */
     for (int tries = 0; tries < 100 && dict_size(&db->keys); tries++) {
-        struct kv *kv = kv_of_node(dict_random_node(&db->keys, db_random));
+        struct kv *kv = kv_of_node(dict_random_node(&db->keys, rand_u64));
         if (!kv->expire_ms || !kv_is_expired(kv)) return kv;
         db_delete_kv(db, kv);
         keyspace.stats.expired_keys++;
