@@ -23,17 +23,14 @@ GOBLIN_SERVER=${GOBLIN_SERVER:-$ROOT/build/goblin-core}
 REDIS_SERVER=${REDIS_SERVER:-$(command -v redis-server)}
 REDIS_CLI=${REDIS_CLI:-$(command -v redis-cli)}
 WORK=$(mktemp -d /tmp/goblin-memory.XXXXXX)
-SERVER_PID=
+# shellcheck source=bench/server_ctl.sh
+source "$ROOT/bench/server_ctl.sh"
 
 cleanup() {
-    if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; fi
+    server_stop >/dev/null 2>&1 || true
     rm -rf "$WORK"
 }
 trap cleanup EXIT
-
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 
 rss_bytes() {
     awk '/^VmRSS:/ { print $2 * 1024 }' "/proc/$1/status"
@@ -56,45 +53,21 @@ generate() {
     }'
 }
 
-start_server() {
-    local kind=$1
-    PORT=$(free_port)
-    if [ "$kind" = goblin ]; then
-        "$GOBLIN_SERVER" --port "$PORT" --bind 127.0.0.1 >"$WORK/$kind.log" 2>&1 &
-    else
-        "$REDIS_SERVER" --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no \
-            --dir "$WORK" >"$WORK/$kind.log" 2>&1 &
-    fi
-    SERVER_PID=$!
-    for _ in $(seq 100); do
-        "$REDIS_CLI" -p "$PORT" PING >/dev/null 2>&1 && return 0
-        sleep 0.05
-    done
-    echo "memory.sh: $kind did not start (see $WORK/$kind.log)" >&2
-    exit 1
-}
-
-stop_server() {
-    kill "$SERVER_PID"
-    wait "$SERVER_PID" 2>/dev/null || true
-    SERVER_PID=
-}
-
 count_of() {
     case $1 in
-    zset) "$REDIS_CLI" -p "$PORT" ZCARD z ;;
-    hash) "$REDIS_CLI" -p "$PORT" HLEN h ;;
-    string) "$REDIS_CLI" -p "$PORT" DBSIZE ;;
+    zset) "$REDIS_CLI" -p "$SERVER_PORT" ZCARD z ;;
+    hash) "$REDIS_CLI" -p "$SERVER_PORT" HLEN h ;;
+    string) "$REDIS_CLI" -p "$SERVER_PORT" DBSIZE ;;
     esac
 }
 
 # Prints bytes per element for one server and workload.
 measure() {
     local kind=$1 workload=$2 before after count
-    start_server "$kind"
+    server_start "$kind" "${BENCH_CPU:-}" "$WORK/$kind"
     sleep 0.3
     before=$(rss_bytes "$SERVER_PID")
-    "$REDIS_CLI" -p "$PORT" --pipe <"$WORK/$workload.resp" >"$WORK/pipe.out"
+    "$REDIS_CLI" -p "$SERVER_PORT" --pipe <"$WORK/$workload.resp" >"$WORK/pipe.out"
     count=$(count_of "$workload")
     if [ "$count" != "$N" ]; then
         echo "memory.sh: $kind holds $count elements after loading $workload, expected $N" >&2
@@ -102,7 +75,7 @@ measure() {
     fi
     sleep 0.5
     after=$(rss_bytes "$SERVER_PID")
-    stop_server
+    server_stop || true
     awk -v a="$after" -v b="$before" -v n="$N" 'BEGIN { printf "%.1f", (a - b) / n }'
 }
 

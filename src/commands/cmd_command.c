@@ -248,10 +248,7 @@ static void cmd_command_help(struct cmd_ctx *ctx)
         "    Print this help.",
         NULL,
     };
-    long long n = 0;
-    while (lines[n]) n++;
-    reply_array_len(ctx->reply, n);
-    for (long long i = 0; i < n; i++) reply_status(ctx->reply, lines[i]);
+    reply_help(ctx->reply, lines);
 }
 
 #define COMMAND_SUB(n, a, f, s)                                                               \

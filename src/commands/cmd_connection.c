@@ -376,14 +376,6 @@ static void cmd_client_no_evict(struct cmd_ctx *ctx)
     reply_ok(ctx->reply);
 }
 
-static void reply_help(struct reply *r, const char *const *lines)
-{
-    long long n = 0;
-    while (lines[n]) n++;
-    reply_array_len(r, n);
-    for (long long i = 0; i < n; i++) reply_status(r, lines[i]);
-}
-
 static void cmd_client_help(struct cmd_ctx *ctx)
 {
     static const char *const lines[] = {

@@ -272,21 +272,8 @@ static void cmd_hrandfield(struct cmd_ctx *ctx)
         return;
     }
     long long count;
-    if (!arg_to_ll(ctx, 2, &count)) return;
-    if (count == LLONG_MIN) {
-        reply_error(ctx->reply, "ERR value is out of range, value must between "
-                                "-9223372036854775807 and 9223372036854775807");
-        return;
-    }
-    bool with_values = ctx->argc == 4;
-    if (ctx->argc > 4 || (with_values && !arg_equals(ctx, 3, "withvalues"))) {
-        reply_error_syntax(ctx->reply);
-        return;
-    }
-    if (with_values && (count < -LLONG_MAX / 2 || count > LLONG_MAX / 2)) {
-        reply_error(ctx->reply, "ERR value is out of range");
-        return;
-    }
+    bool with_values;
+    if (!random_count_args(ctx, "withvalues", &count, &with_values)) return;
     struct kv *kv = lookup_read_typed(ctx, 1, OBJ_HASH, &replied);
     if (replied) return;
     if (!kv || count == 0) {

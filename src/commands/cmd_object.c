@@ -53,14 +53,6 @@ static void cmd_object_freq(struct cmd_ctx *ctx)
                 "will take some time to adjust.");
 }
 
-static void reply_help(struct reply *r, const char *const *lines)
-{
-    long long n = 0;
-    while (lines[n]) n++;
-    reply_array_len(r, n);
-    for (long long i = 0; i < n; i++) reply_status(r, lines[i]);
-}
-
 static void cmd_object_help(struct cmd_ctx *ctx)
 {
     static const char *const lines[] = {

@@ -208,10 +208,9 @@ static void cmd_pubsub_help(struct cmd_ctx *ctx)
         "    Return the number of subscribers for the specified shard level channel(s)",
         "HELP",
         "    Prints this help.",
+        NULL,
     };
-    size_t n = sizeof lines / sizeof lines[0];
-    reply_array_len(ctx->reply, (long long)n);
-    for (size_t i = 0; i < n; i++) reply_status(ctx->reply, lines[i]);
+    reply_help(ctx->reply, lines);
 }
 
 static struct command pubsub_subcommands[] = {

@@ -264,10 +264,7 @@ static void cmd_config_help(struct cmd_ctx *ctx)
         "    Print this help.",
         NULL,
     };
-    long long count = 0;
-    while (lines[count]) count++;
-    reply_array_len(ctx->reply, count);
-    for (long long i = 0; i < count; i++) reply_status(ctx->reply, lines[i]);
+    reply_help(ctx->reply, lines);
 }
 
 #define CONFIG_FLAGS (CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE)

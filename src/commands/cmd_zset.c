@@ -366,21 +366,8 @@ static void cmd_zrandmember(struct cmd_ctx *ctx)
         return;
     }
     long long count;
-    if (!arg_to_ll(ctx, 2, &count)) return;
-    if (count == LLONG_MIN) {
-        reply_error(ctx->reply, "ERR value is out of range, value must between "
-                                "-9223372036854775807 and 9223372036854775807");
-        return;
-    }
-    bool with_scores = ctx->argc == 4;
-    if (ctx->argc > 4 || (with_scores && !arg_equals(ctx, 3, "withscores"))) {
-        reply_error_syntax(ctx->reply);
-        return;
-    }
-    if (with_scores && (count < -LLONG_MAX / 2 || count > LLONG_MAX / 2)) {
-        reply_error(ctx->reply, "ERR value is out of range");
-        return;
-    }
+    bool with_scores;
+    if (!random_count_args(ctx, "withscores", &count, &with_scores)) return;
     struct kv *kv = lookup_read_typed(ctx, 1, OBJ_ZSET, &replied);
     if (replied) return;
     if (!kv || count == 0) {

@@ -219,6 +219,14 @@ void command_reset_stats(void)
         for (struct command *c = families[f]; c->name; c++) reset_stats(c);
 }
 
+void reply_help(struct reply *r, const char *const *lines)
+{
+    long long n = 0;
+    while (lines[n]) n++;
+    reply_array_len(r, n);
+    for (long long i = 0; i < n; i++) reply_status(r, lines[i]);
+}
+
 bool arg_equals(const struct cmd_ctx *ctx, int i, const char *word)
 {
     size_t n = strlen(word);

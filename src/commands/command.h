@@ -93,6 +93,9 @@ size_t command_count(void);
 /* Zeroes every command's statistics (CONFIG RESETSTAT). */
 void command_reset_stats(void);
 
+/* A HELP reply: the NULL-terminated lines as an array of status strings. */
+void reply_help(struct reply *r, const char *const *lines);
+
 /* Argument helpers shared by every family. */
 bool arg_equals(const struct cmd_ctx *ctx, int i, const char *lowercase_word);
 bool arg_to_ll(struct cmd_ctx *ctx, int i, long long *out);     /* replies on failure */

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 
 #include "util/glob.h"
@@ -28,6 +29,27 @@ struct kv *lookup_read_typed(struct cmd_ctx *ctx, int i, enum obj_type type, boo
 struct kv *lookup_write_typed(struct cmd_ctx *ctx, int i, enum obj_type type, bool *replied)
 {
     return check_type(ctx, db_lookup_write(ctx->db, ctx->argv[i], ctx->argv_len[i]), type, replied);
+}
+
+bool random_count_args(struct cmd_ctx *ctx, const char *with_word, long long *count, bool *with)
+{
+    if (!arg_to_ll(ctx, 2, count)) return false;
+    if (*count == LLONG_MIN) {
+        reply_error(ctx->reply, "ERR value is out of range, value must between "
+                                "-9223372036854775807 and 9223372036854775807");
+        return false;
+    }
+    *with = ctx->argc == 4;
+    if (ctx->argc > 4 || (*with && !arg_equals(ctx, 3, with_word))) {
+        reply_error_syntax(ctx->reply);
+        return false;
+    }
+    /* With pairs the reply doubles: Redis refuses counts whose double overflows. */
+    if (*with && (*count < -LLONG_MAX / 2 || *count > LLONG_MAX / 2)) {
+        reply_error(ctx->reply, "ERR value is out of range");
+        return false;
+    }
+    return true;
 }
 
 bool arg_to_scan_cursor(struct cmd_ctx *ctx, int i, unsigned long long *out)

@@ -20,6 +20,11 @@ struct kv *lookup_read_typed(struct cmd_ctx *ctx, int i, enum obj_type type, boo
 /* Same for writing. */
 struct kv *lookup_write_typed(struct cmd_ctx *ctx, int i, enum obj_type type, bool *replied);
 
+/* HRANDFIELD / ZRANDMEMBER: `count` at argv[2] and the optional word
+ * (WITHVALUES / WITHSCORES) at argv[3], with Redis's errors and checking
+ * order. Replies and returns false on error. */
+bool random_count_args(struct cmd_ctx *ctx, const char *with_word, long long *count, bool *with);
+
 /* Parses a SCAN cursor as Redis does (strtoul: "+5", "-1" and "" are
  * accepted; a leading space, trailing bytes or overflow are not).
  * Replies "ERR invalid cursor" on failure. */

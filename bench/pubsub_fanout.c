@@ -1,5 +1,5 @@
 /*
- * pubsub_fanout.c — Pub/Sub smoke benchmark for any RESP server: one
+ * pubsub_fanout.c — goblin-pubsub-fanout, a Pub/Sub benchmark for any RESP server: one
  * publisher, N subscribers on one literal channel, every delivery validated
  * byte for byte (channel, payload, sequence order) and every PUBLISH reply
  * checked to equal N.
@@ -13,14 +13,13 @@
  *               correct server never sees a slow consumer) and prints
  *               publishes/s and deliveries/s.
  *
- * Build and run (no dependency beyond libc):
- *   cc -O2 -o build/pubsub_fanout tools/pubsub_fanout.c
- *   build/pubsub_fanout --port 6379 --subscribers 100 --messages 200000
- *   build/pubsub_fanout --port 6379 --subscribers 1 --latency --messages 200000 --warmup 20000
+ * Built as build/goblin-pubsub-fanout:
+ *   build/goblin-pubsub-fanout --port 6379 --subscribers 100 --messages 200000
+ *   build/goblin-pubsub-fanout --port 6379 --subscribers 1 --latency --messages 200000 --warmup 20000
  * The benchmark harness (goblin-bench) is the reference for recorded
  * numbers; this tool is for smoke runs and fan-out throughput.
  */
-#define _GNU_SOURCE
+
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
