@@ -5,7 +5,8 @@
 # in one run; then a ranking report with plots. See docs/benchmarks.md.
 #
 # Environment (defaults in brackets):
-#   SERVERS      goblin,redis          servers to measure
+#   SERVERS      goblin,redis          servers to measure (goblin, goblin-spin =
+#                                      goblin with --idle-strategy spin, redis)
 #   TRANSPORTS   tcp,unix              goblin-bench transports (tcp, unix, ring)
 #   WIRES        resp                  wires (sbe later; redis-server: resp only)
 #   SEND_MODES   (transport default)   send modes, for transports that have them
@@ -74,8 +75,14 @@ transport_send_modes() { case $1 in fabric) split "${SEND_MODES:--}" ;; *) echo 
 # With no PROVIDERS a fabric cell still runs (and is recorded), never skipped.
 transport_providers() { case $1 in fabric) split "${PROVIDERS:--}" ;; *) echo - ;; esac; }
 # redis-server speaks RESP over kernel sockets only.
-applicable() { [ "$1" != redis ] || { [ "$3" = resp ] && case $2 in tcp|unix) true ;; *) false ;; esac; }; }
-# Goblin's rings need no kernel socket; the benchmark pins the polling server.
+# Rings always spin, so goblin-spin adds nothing there.
+applicable() {
+    case $1 in
+    redis) [ "$3" = resp ] && case $2 in tcp|unix) true ;; *) false ;; esac ;;
+    goblin-spin) [ "$2" != ring ] ;;
+    *) true ;;
+    esac
+}
 
 FAILED=0
 TOTAL=0

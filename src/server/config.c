@@ -54,6 +54,7 @@ struct config_param {
 };
 
 static const char *const loglevels[] = {"debug", "verbose", "notice", "warning", NULL};
+static const char *const idle_strategies[] = {"block", "spin", NULL};
 static const char *const const_empty[] = {"", NULL};
 static const char *const const_no[] = {"no", NULL};
 static const char *const const_noeviction[] = {"noeviction", NULL};
@@ -109,8 +110,12 @@ static const struct config_param params[] = {
      "bind memory to NUMA node N and run on its CPUs (-1 = no binding)", NULL},
     {"mlockall", NULL, CFG_BOOL, &config.mlockall, 0, 0, CFG_IMMUTABLE, "yes|no",
      "lock all memory at startup, prefaulting it (default yes; failure is a warning)", NULL},
+    {"idle-strategy", NULL, CFG_ENUM, &config.idle_strategy, 0, 0, CFG_IMMUTABLE, "block|spin",
+     "without rings: block in epoll (0% CPU idle) or spin on the sockets (one core busy, no "
+     "wake-up latency); rings always spin",
+     idle_strategies},
     {"socket-poll-interval-us", NULL, CFG_INT, &config.socket_poll_interval_us, 1, 1000000, 0,
-     "US", "with polled targets: kernel sockets get a pass at most this often (default 20)",
+     "US", "while spinning with rings: kernel sockets get a pass at most this often (default 20)",
      NULL},
     {"hz", NULL, CFG_INT, &config.hz, 0, INT_MAX, 0, "N",
      "housekeeping runs per second, clamped to 1..500 (default 10)", NULL},
@@ -168,6 +173,7 @@ void config_init_defaults(void)
     config.numa = -1;
     config.mlockall = true;
     config.socket_poll_interval_us = 20;
+    config.idle_strategy = xstrdup("block");
     config.hz = 10;
     config.active_expire_effort = 1;
     config.loglevel = xstrdup("notice");
@@ -281,7 +287,13 @@ static const char *param_apply(const struct config_param *p, const char *value, 
         const char *const *c = p->choices;
         while (*c && strcasecmp(*c, text) != 0) c++;
         if (!*c) {
-            err = "argument(s) must be one of the following: debug, verbose, notice, warning";
+            static char choices[160];
+            size_t o = (size_t)snprintf(choices, sizeof choices,
+                                        "argument(s) must be one of the following: ");
+            for (c = p->choices; *c && o < sizeof choices; c++)
+                o += (size_t)snprintf(choices + o, sizeof choices - o, "%s%s", *c,
+                                      c[1] ? ", " : "");
+            err = choices;
             break;
         }
         xfree(*(char **)p->value);

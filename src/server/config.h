@@ -63,6 +63,7 @@ struct config {
     long long numa; /* -1 = no binding */
     bool mlockall;
     long long socket_poll_interval_us;
+    char *idle_strategy; /* "block" or "spin" */
 
     /* housekeeping */
     long long hz;

@@ -20,6 +20,7 @@ static volatile sig_atomic_t stop_requested;
 static struct poll_target *polled;
 static int polled_count;
 static long long socket_poll_interval_us = 20;
+static bool spin_without_targets;
 
 bool ev_init(void)
 {
@@ -97,6 +98,11 @@ void ev_set_socket_poll_interval_us(long long us)
     socket_poll_interval_us = us;
 }
 
+void ev_set_spin(bool spin)
+{
+    spin_without_targets = spin;
+}
+
 static inline void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -147,7 +153,9 @@ static void run_polled(void (*housekeeping)(void), long long (*hz)(void))
 
 void ev_run(void (*housekeeping)(void), long long (*hz)(void))
 {
-    if (polled_count > 0) {
+    if (polled_count > 0 || spin_without_targets) {
+        /* With sockets only, every idle iteration is a socket pass. */
+        if (polled_count == 0) socket_poll_interval_us = 0;
         run_polled(housekeeping, hz);
         return;
     }

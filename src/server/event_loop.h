@@ -18,6 +18,9 @@
  *    request more than once per interval.
  *  - between idle scans the CPU relax hint (PAUSE) is issued.
  *
+ * --idle-strategy spin applies the polled shape to kernel sockets alone: no
+ * polled targets, a socket pass on every iteration.
+ *
  * Registration is level-triggered: a handler that leaves data unread is
  * called again on the next pass, so no handler needs to drain (and no
  * listener is ever accept()ed from without being readable).
@@ -60,6 +63,10 @@ int ev_polled_count(void);
 
 /* Minimum interval between kernel-socket passes while busy-polling. */
 void ev_set_socket_poll_interval_us(long long us);
+
+/* Spin even without polled targets: sockets are polled with zero-timeout
+ * epoll_wait back to back (no wake-up latency, one core at 100%). */
+void ev_set_spin(bool spin);
 
 /* Runs until ev_stop(): dispatch, housekeeping every 1000/hz ms. */
 void ev_run(void (*housekeeping)(void), long long (*hz)(void));

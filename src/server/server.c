@@ -92,6 +92,7 @@ bool server_start(void)
     if (!ring_transports_start()) return false;
     if (!socket_listeners_start()) return false;
     ev_set_socket_poll_interval_us(config.socket_poll_interval_us);
+    ev_set_spin(strcmp(config.idle_strategy, "spin") == 0);
     /* Lock after every startup allocation and mapping exists: they are all
      * prefaulted now, and later ones are locked as they are made. */
     placement_lock_memory();
