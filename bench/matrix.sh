@@ -5,8 +5,9 @@
 # in one run; then a ranking report with plots. See docs/benchmarks.md.
 #
 # Environment (defaults in brackets):
-#   SERVERS      goblin,redis          servers to measure (goblin, goblin-spin =
-#                                      goblin with --idle-strategy spin, redis)
+#   SERVERS      goblin,redis          servers to measure (goblin; goblin-spin and
+#                                      goblin-block = goblin with --idle-strategy
+#                                      spin / block; redis)
 #   TRANSPORTS   tcp,unix              goblin-bench transports (tcp, unix, ring)
 #   WIRES        resp                  wires (sbe later; redis-server: resp only)
 #   SEND_MODES   (transport default)   send modes, for transports that have them
@@ -79,7 +80,7 @@ transport_providers() { case $1 in fabric) split "${PROVIDERS:--}" ;; *) echo - 
 applicable() {
     case $1 in
     redis) [ "$3" = resp ] && case $2 in tcp|unix) true ;; *) false ;; esac ;;
-    goblin-spin) [ "$2" != ring ] ;;
+    goblin-spin|goblin-block) [ "$2" != ring ] ;;
     *) true ;;
     esac
 }

@@ -3,9 +3,10 @@
 # bench/matrix.sh and by the benchmark tests; bash).
 #
 #   server_start KIND CPU DIR [ARGS...]
-#                               KIND is goblin, goblin-spin (goblin with
-#                               --idle-strategy spin), redis or floor (the
-#                               echo floor). Starts it pinned to CPU (empty = not
+#                               KIND is goblin (its default idle strategy),
+#                               goblin-spin / goblin-block (goblin with
+#                               --idle-strategy spin / block), redis or floor
+#                               (the echo floor). Starts it pinned to CPU (empty = not
 #                               pinned) on an ephemeral 127.0.0.1 port and on
 #                               DIR/server.sock, logging to DIR/server.log;
 #                               sets SERVER_PID, SERVER_PORT, SERVER_SOCKET.
@@ -59,13 +60,14 @@ server_start() {
         case $kind in
         goblin) cmd=("$GOBLIN_SERVER" --port "$SERVER_PORT" --bind 127.0.0.1
                      --unixsocket "$SERVER_SOCKET" "${extra[@]}") ;;
-        goblin-spin) cmd=("$GOBLIN_SERVER" --port "$SERVER_PORT" --bind 127.0.0.1
-                          --unixsocket "$SERVER_SOCKET" --idle-strategy spin "${extra[@]}") ;;
+        goblin-spin|goblin-block)
+            cmd=("$GOBLIN_SERVER" --port "$SERVER_PORT" --bind 127.0.0.1
+                 --unixsocket "$SERVER_SOCKET" --idle-strategy "${kind#goblin-}" "${extra[@]}") ;;
         redis) cmd=("$REDIS_SERVER" --port "$SERVER_PORT" --bind 127.0.0.1
                     --unixsocket "$SERVER_SOCKET" --save '' --appendonly no
                     --daemonize no --dir "$dir") ;;
         floor) cmd=("$ECHO_FLOOR" --port "$SERVER_PORT" --socket "$SERVER_SOCKET") ;;
-        *) echo "server_start: unknown server '$kind' (goblin, goblin-spin, redis, floor)" >&2; return 2 ;;
+        *) echo "server_start: unknown server '$kind' (goblin, goblin-spin, goblin-block, redis, floor)" >&2; return 2 ;;
         esac
         echo "# attempt $attempt: ${pin[*]} ${cmd[*]}" >>"$dir/server.log"
         # exec through the pinning tool: $! is the server's own PID.

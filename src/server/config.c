@@ -54,7 +54,7 @@ struct config_param {
 };
 
 static const char *const loglevels[] = {"debug", "verbose", "notice", "warning", NULL};
-static const char *const idle_strategies[] = {"block", "spin", NULL};
+static const char *const idle_strategies[] = {"block", "adaptive", "spin", NULL};
 static const char *const const_empty[] = {"", NULL};
 static const char *const const_no[] = {"no", NULL};
 static const char *const const_noeviction[] = {"noeviction", NULL};
@@ -110,10 +110,13 @@ static const struct config_param params[] = {
      "bind memory to NUMA node N and run on its CPUs (-1 = no binding)", NULL},
     {"mlockall", NULL, CFG_BOOL, &config.mlockall, 0, 0, CFG_IMMUTABLE, "yes|no",
      "lock all memory at startup, prefaulting it (default yes; failure is a warning)", NULL},
-    {"idle-strategy", NULL, CFG_ENUM, &config.idle_strategy, 0, 0, CFG_IMMUTABLE, "block|spin",
-     "without rings: block in epoll (0% CPU idle) or spin on the sockets (one core busy, no "
-     "wake-up latency); rings always spin",
+    {"idle-strategy", NULL, CFG_ENUM, &config.idle_strategy, 0, 0, CFG_IMMUTABLE,
+     "block|adaptive|spin",
+     "without rings: block in epoll, poll --idle-spin-us after activity then block, or always "
+     "spin (one core busy); rings always spin (default adaptive)",
      idle_strategies},
+    {"idle-spin-us", NULL, CFG_INT, &config.idle_spin_us, 1, 10000000, 0, "US",
+     "adaptive: keep polling this long after the last activity (default 200)", NULL},
     {"socket-poll-interval-us", NULL, CFG_INT, &config.socket_poll_interval_us, 1, 1000000, 0,
      "US", "while spinning with rings: kernel sockets get a pass at most this often (default 20)",
      NULL},
@@ -173,7 +176,8 @@ void config_init_defaults(void)
     config.numa = -1;
     config.mlockall = true;
     config.socket_poll_interval_us = 20;
-    config.idle_strategy = xstrdup("block");
+    config.idle_strategy = xstrdup("adaptive");
+    config.idle_spin_us = 200;
     config.hz = 10;
     config.active_expire_effort = 1;
     config.loglevel = xstrdup("notice");

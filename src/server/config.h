@@ -63,7 +63,8 @@ struct config {
     long long numa; /* -1 = no binding */
     bool mlockall;
     long long socket_poll_interval_us;
-    char *idle_strategy; /* "block" or "spin" */
+    char *idle_strategy; /* "block", "adaptive" or "spin" */
+    long long idle_spin_us;
 
     /* housekeeping */
     long long hz;

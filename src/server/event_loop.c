@@ -21,6 +21,7 @@ static struct poll_target *polled;
 static int polled_count;
 static long long socket_poll_interval_us = 20;
 static bool spin_without_targets;
+static long long adaptive_spin_us; /* 0 = block at once */
 
 bool ev_init(void)
 {
@@ -103,6 +104,11 @@ void ev_set_spin(bool spin)
     spin_without_targets = spin;
 }
 
+void ev_set_adaptive_spin_us(long long us)
+{
+    adaptive_spin_us = us;
+}
+
 static inline void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -160,6 +166,7 @@ void ev_run(void (*housekeeping)(void), long long (*hz)(void))
         return;
     }
     int64_t next_cron_us = clock_mono_us();
+    int64_t last_activity_us = 0;
     while (!stop_requested) {
         int64_t now = clock_mono_us();
         if (now >= next_cron_us) {
@@ -167,7 +174,15 @@ void ev_run(void (*housekeeping)(void), long long (*hz)(void))
             next_cron_us = now + 1000000 / hz();
             now = clock_mono_us();
         }
+        /* Adaptive: keep polling for a while after activity (the next
+         * request of a busy client is then served without a wake-up); block
+         * once the sockets have been quiet for adaptive_spin_us. */
+        if (adaptive_spin_us && now - last_activity_us < adaptive_spin_us) {
+            if (ev_process(0) > 0) last_activity_us = clock_mono_us();
+            else cpu_relax();
+            continue;
+        }
         int timeout_ms = (int)((next_cron_us - now + 999) / 1000);
-        ev_process(timeout_ms < 0 ? 0 : timeout_ms);
+        if (ev_process(timeout_ms < 0 ? 0 : timeout_ms) > 0) last_activity_us = clock_mono_us();
     }
 }

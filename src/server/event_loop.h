@@ -19,7 +19,9 @@
  *  - between idle scans the CPU relax hint (PAUSE) is issued.
  *
  * --idle-strategy spin applies the polled shape to kernel sockets alone: no
- * polled targets, a socket pass on every iteration.
+ * polled targets, a socket pass on every iteration. --idle-strategy adaptive
+ * polls the sockets for --idle-spin-us after any activity, then blocks: no
+ * wake-up between the requests of a busy client, ~0% CPU when idle.
  *
  * Registration is level-triggered: a handler that leaves data unread is
  * called again on the next pass, so no handler needs to drain (and no
@@ -67,6 +69,10 @@ void ev_set_socket_poll_interval_us(long long us);
 /* Spin even without polled targets: sockets are polled with zero-timeout
  * epoll_wait back to back (no wake-up latency, one core at 100%). */
 void ev_set_spin(bool spin);
+
+/* Block in epoll only after the sockets have been quiet for `us`
+ * microseconds (0 = block whenever nothing is ready). */
+void ev_set_adaptive_spin_us(long long us);
 
 /* Runs until ev_stop(): dispatch, housekeeping every 1000/hz ms. */
 void ev_run(void (*housekeeping)(void), long long (*hz)(void));

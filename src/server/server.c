@@ -93,6 +93,7 @@ bool server_start(void)
     if (!socket_listeners_start()) return false;
     ev_set_socket_poll_interval_us(config.socket_poll_interval_us);
     ev_set_spin(strcmp(config.idle_strategy, "spin") == 0);
+    if (strcmp(config.idle_strategy, "adaptive") == 0) ev_set_adaptive_spin_us(config.idle_spin_us);
     /* Lock after every startup allocation and mapping exists: they are all
      * prefaulted now, and later ones are locked as they are made. */
     placement_lock_memory();

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Integration: a busy-polling server never calls accept() speculatively —
-# with a ring configured, and with --idle-strategy spin and sockets only.
+# Integration: a polling server never calls accept() speculatively — with a
+# ring configured, with --idle-strategy spin, and with --idle-strategy
+# adaptive (polling for 2 s after each connection).
 # Under strace, after an idle period of spinning and three TCP connections,
 # the server must have made exactly three accept4 calls, none failing with
 # EAGAIN (seed 000: failing accept()s in a spin loop caused millisecond RCU
@@ -48,3 +49,4 @@ check_mode() {  # check_mode NAME SERVER-FLAGS...
 
 check_mode ring --ring "$dir/r.ring" 16k --socket-poll-interval-us 20
 check_mode spin --idle-strategy spin
+check_mode adaptive --idle-strategy adaptive --idle-spin-us 2000000
