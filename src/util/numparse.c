@@ -60,6 +60,20 @@ bool num_parse_ull(const char *s, size_t len, unsigned long long *out)
 
 bool num_parse_double(const char *s, size_t len, double *out)
 {
+    /* Fast path: an optional '-' and up to 15 digits is an integer strtod
+     * would convert exactly (below 2^53); scores are often such. */
+    if (len && len <= 15) {
+        size_t i = s[0] == '-';
+        if (i < len) {
+            unsigned long long v = 0;
+            size_t k = i;
+            while (k < len && (unsigned)(s[k] - '0') < 10) v = v * 10 + (unsigned)(s[k++] - '0');
+            if (k == len) {
+                *out = i ? -(double)v : (double)v; /* "-0" is -0.0, as strtod says */
+                return true;
+            }
+        }
+    }
     char tmp[NUM_MAX_INPUT + 1];
     if (len == 0 || len > NUM_MAX_INPUT || isspace((unsigned char)s[0])) return false;
     memcpy(tmp, s, len);
@@ -116,6 +130,11 @@ size_t num_format_ll(char *dst, long long v)
 size_t num_format_double(char *dst, size_t cap, double v)
 {
     if (isinf(v)) return (size_t)snprintf(dst, cap, "%s", v > 0 ? "inf" : "-inf");
+    /* Integral values below 1e15 print under "%.17g" as plain integers:
+     * format them without snprintf (but -0 keeps its sign there). */
+    if (v > -1e15 && v < 1e15 && v == (double)(long long)v && !(v == 0 && signbit(v)) &&
+        cap >= NUM_LL_STR_SIZE)
+        return num_format_ll(dst, (long long)v);
     return (size_t)snprintf(dst, cap, "%.17g", v);
 }
 
