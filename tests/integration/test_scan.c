@@ -204,18 +204,22 @@ static void test_expired_hidden(void)
 {
     ok("SELECT 3");
     pipeline("SET tmp:%d v PX 1", 0, 200);
-    pipeline("SET keep:%d v", 0, 20);
+    pipeline("SET key:%d v", 0, 20);
     usleep(50 * 1000); /* every tmp key is past its expiry time now */
     struct seen s;
+    /* SCAN may return a key twice (the table shrinks as expired keys go),
+     * so count distinct live keys, and require no expired one at all. */
     full_scan("COUNT 3", &s);
-    CHECKF(s.total == 20, "SCAN returned %lld keys, expected the 20 live ones", s.total);
+    CHECKF(count_base(&s) == 20 && s.others == 0,
+           "SCAN returned %lld distinct live keys and %lld others; expected the 20 live ones only",
+           count_base(&s), s.others);
     redisReply *r = cmd("KEYS *");
     CHECK(r->type == REDIS_REPLY_ARRAY && r->elements == 20);
-    for (size_t i = 0; i < r->elements; i++) CHECK(strncmp(r->element[i]->str, "keep:", 5) == 0);
+    for (size_t i = 0; i < r->elements; i++) CHECK(strncmp(r->element[i]->str, "key:", 4) == 0);
     freeReplyObject(r);
     for (int i = 0; i < 50; i++) {
         r = cmd("RANDOMKEY");
-        CHECK(r->type == REDIS_REPLY_STRING && strncmp(r->str, "keep:", 5) == 0);
+        CHECK(r->type == REDIS_REPLY_STRING && strncmp(r->str, "key:", 4) == 0);
         freeReplyObject(r);
     }
 
