@@ -193,36 +193,6 @@ static inline void bench_check_csv(const char *path, const char *label, const ch
     free(text);
 }
 
-/* The server a test started, killed at exit if the test fails before
- * stopping it (CHECK exits at once): a failed run leaves no server behind. */
-static struct test_server *bench_current_server;
-
-static inline void bench_kill_current_server(void)
-{
-    if (bench_current_server) test_server_kill(bench_current_server);
-}
-
-static inline void bench_server_start_args(struct test_server *s, enum test_server_kind kind,
-                                           const char *const *extra)
-{
-    test_server_start(s, kind, extra);
-    if (!bench_current_server) atexit(bench_kill_current_server);
-    bench_current_server = s;
-}
-
-static inline void bench_server_start(struct test_server *s, enum test_server_kind kind)
-{
-    test_server_start(s, kind, NULL);
-    if (!bench_current_server) atexit(bench_kill_current_server);
-    bench_current_server = s;
-}
-
-static inline void bench_server_stop(struct test_server *s)
-{
-    bench_current_server = NULL;
-    test_server_stop(s);
-}
-
 /* The test's temporary directory, removed at exit whether the test passes
  * or fails (a failing check prints the files it needs first). */
 static char bench_dir[64];

@@ -23,11 +23,11 @@ int main(void)
     snprintf(pool, sizeof pool, "/dev/shm/goblin-bench-test-%d", (int)getpid());
     const char *const extra[] = {"--ring-pool", pool, "2", "64k", NULL};
     struct test_server s;
-    bench_server_start_args(&s, TEST_SERVER_GOBLIN, extra);
+    test_server_start(&s, TEST_SERVER_GOBLIN, extra);
     bench_run_and_check(s.port, s.unix_path, "goblin", "tcp", list, ops, count, dir);
     bench_run_and_check(s.port, s.unix_path, "goblin", "unix", list, ops, count, dir);
     bench_run_and_check(s.port, pool, "goblin", "ring", list, ops, count, dir);
-    bench_server_stop(&s);
+    test_server_stop(&s);
     rmdir(pool); /* the server removed its ring files */
     return 0;
 }

@@ -11,7 +11,7 @@
 static void corrupt_mid_run(enum test_server_kind kind, const char *name, const char *dir)
 {
     struct test_server s;
-    bench_server_start(&s, kind);
+    test_server_start(&s, kind, NULL);
     char bench[512], err[256], port[16];
     bench_binary(bench, sizeof bench, "goblin-bench");
     snprintf(err, sizeof err, "%s/%s.stderr", dir, name);
@@ -50,7 +50,7 @@ static void corrupt_mid_run(enum test_server_kind kind, const char *name, const 
     CHECKF(strstr(text, "received (23 bytes): \"$16\\r\\n" CORRUPT "\\r\\n\""),
            "received bytes not shown escaped");
     free(text);
-    bench_server_stop(&s);
+    test_server_stop(&s);
 }
 
 int main(void)

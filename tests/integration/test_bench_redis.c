@@ -7,9 +7,9 @@ int main(void)
 {
     const char *dir = bench_tmpdir();
     struct test_server s;
-    bench_server_start(&s, TEST_SERVER_REDIS);
+    test_server_start(&s, TEST_SERVER_REDIS, NULL);
     bench_run_and_check(s.port, s.unix_path, "redis", "tcp", NULL, bench_seed_ops(), 8, dir);
     bench_run_and_check(s.port, s.unix_path, "redis", "unix", NULL, bench_seed_ops(), 8, dir);
-    bench_server_stop(&s);
+    test_server_stop(&s);
     return 0;
 }

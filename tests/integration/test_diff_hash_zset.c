@@ -25,21 +25,12 @@
 #include <string.h>
 
 #include "diff.h"
+#include "util/rand.h"
 
 static struct diff_pair d;
-static uint64_t rng;
-
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
 static size_t pick(size_t n)
 {
-    return (size_t)(next_rand() % n);
+    return (size_t)(rand_u64() % n);
 }
 
 #define C(...) diff_check(&d, __VA_ARGS__, NULL)
@@ -1445,7 +1436,7 @@ static void run_all(int random_count)
 int main(void)
 {
     unsigned long long seed = test_seed("diff_hash_zset");
-    rng = seed ? seed : 0x9E3779B97F4A7C15ULL;
+    rand_seed(seed);
     diff_start(&d, "diff_hash_zset", seed, NULL, NULL);
     int random_count = getenv("GOBLIN_ASAN") ? 2500 : 5000;
     run_all(random_count);

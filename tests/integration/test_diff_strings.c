@@ -27,6 +27,7 @@
 #include <strings.h>
 
 #include "diff.h"
+#include "util/rand.h"
 
 static struct diff_pair d;
 static long long tolerant_matches; /* TTL replies equal only within tolerance */
@@ -773,19 +774,9 @@ static void directed_encodings(void)
 
 /* --- the random stream ------------------------------------------------- */
 
-static uint64_t rng;
-
-static uint64_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
 static unsigned pick(unsigned n)
 {
-    return (unsigned)(rnd() % n);
+    return (unsigned)(rand_u64() % n);
 }
 
 static bool chance(unsigned percent)
@@ -879,7 +870,7 @@ static void add_value(struct cmd *c)
     if (r < 6) {
         add(c, fixed[pick(sizeof fixed / sizeof fixed[0])]);
     } else if (r < 8) {
-        addf(c, "%lld", (long long)(rnd() % 2000001) - 1000000);
+        addf(c, "%lld", (long long)(rand_u64() % 2000001) - 1000000);
     } else if (r < 9) {
         char buf[80];
         size_t n = 40 + pick(30); /* around the embedded-string limit */
@@ -903,7 +894,7 @@ static void add_relative(struct cmd *c, bool ms, bool allow_negative)
     else if (r == 2)
         add(c, "0");
     else {
-        long long s = 1000 + (long long)(rnd() % 100000000);
+        long long s = 1000 + (long long)(rand_u64() % 100000000);
         addf(c, "%lld", ms ? s * 1000 + (long long)pick(1000) : s);
     }
 }
@@ -919,7 +910,7 @@ static void add_absolute(struct cmd *c, bool ms)
     else if (r == 2)
         add(c, ms ? "9223372036854775807" : "9223372036854776");
     else {
-        long long s = 4102444800LL + (long long)(rnd() % 1000000000);
+        long long s = 4102444800LL + (long long)(rand_u64() % 1000000000);
         addf(c, "%lld", ms ? s * 1000 + (long long)pick(1000) : s);
     }
 }
@@ -1162,28 +1153,10 @@ static void run_all(int random_count)
     random_stream(random_count);
 }
 
-static bool finished;
-
-/* A failed check exits: show goblin-core's log (a sanitizer report lands
- * there) and take both servers down with the test. */
-static void kill_servers(void)
-{
-    if (!finished && d.goblin.pid > 0) {
-        FILE *f = fopen(d.goblin.log_path, "r");
-        char line[512];
-        fprintf(stderr, "--- goblin-core log ---\n");
-        while (f && fgets(line, sizeof line, f)) fputs(line, stderr);
-        if (f) fclose(f);
-    }
-    test_server_kill(&d.goblin);
-    test_server_kill(&d.redis);
-}
-
 int main(void)
 {
-    atexit(kill_servers);
     unsigned long long seed = test_seed("diff_strings");
-    rng = seed ? seed : 0x9E3779B97F4A7C15ULL;
+    rand_seed(seed);
     diff_start(&d, "diff_strings", seed, NULL, NULL);
 
     const char *hset[] = {"HSET", "__probe", "f", "v"};
@@ -1210,7 +1183,6 @@ int main(void)
     }
 
     fprintf(stderr, "diff_strings: %lld TTL replies matched within tolerance\n", tolerant_matches);
-    finished = true;
     diff_stop(&d);
     return 0;
 }

@@ -255,15 +255,8 @@ static void test_randomkey(void)
 
 static struct test_server s;
 
-/* A failed CHECK exits: take the server down with the test. */
-static void kill_server(void)
-{
-    test_server_kill(&s);
-}
-
 int main(void)
 {
-    atexit(kill_server);
     test_server_start(&s, TEST_SERVER_GOBLIN, NULL);
     c = redisConnect("127.0.0.1", s.port);
     CHECK(c && !c->err);

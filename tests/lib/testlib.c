@@ -39,22 +39,37 @@ static bool port_accepts(int port)
 }
 
 /* Servers still running when the test exits (a failed CHECK calls exit())
- * are killed, so a failing test leaves no orphan behind. */
+ * have their log printed (a sanitizer report lands there) and are killed,
+ * so a failing test explains itself and leaves no orphan behind. */
 #define MAX_TRACKED 64
-static pid_t tracked[MAX_TRACKED];
+static struct {
+    pid_t pid;
+    char log_path[128];
+} tracked[MAX_TRACKED];
+
+static void print_log(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char line[512];
+    fprintf(stderr, "--- server log %s ---\n", path);
+    while (fgets(line, sizeof line, f)) fputs(line, stderr);
+    fclose(f);
+}
 
 static void kill_tracked(void)
 {
     for (int i = 0; i < MAX_TRACKED; i++) {
-        if (tracked[i] > 0) {
-            kill(tracked[i], SIGKILL);
-            waitpid(tracked[i], NULL, 0);
-            tracked[i] = 0;
+        if (tracked[i].pid > 0) {
+            print_log(tracked[i].log_path);
+            kill(tracked[i].pid, SIGKILL);
+            waitpid(tracked[i].pid, NULL, 0);
+            tracked[i].pid = 0;
         }
     }
 }
 
-static void track(pid_t pid)
+static void track(pid_t pid, const char *log_path)
 {
     static bool registered;
     if (!registered) {
@@ -62,8 +77,9 @@ static void track(pid_t pid)
         registered = true;
     }
     for (int i = 0; i < MAX_TRACKED; i++) {
-        if (tracked[i] == 0) {
-            tracked[i] = pid;
+        if (tracked[i].pid == 0) {
+            tracked[i].pid = pid;
+            snprintf(tracked[i].log_path, sizeof tracked[i].log_path, "%s", log_path);
             return;
         }
     }
@@ -72,7 +88,7 @@ static void track(pid_t pid)
 static void untrack(pid_t pid)
 {
     for (int i = 0; i < MAX_TRACKED; i++)
-        if (tracked[i] == pid) tracked[i] = 0;
+        if (tracked[i].pid == pid) tracked[i].pid = 0;
 }
 
 static void start_once(struct test_server *s, enum test_server_kind kind, const char *const *extra)
@@ -125,17 +141,7 @@ static void start_once(struct test_server *s, enum test_server_kind kind, const 
         _exit(127);
     }
     s->pid = pid;
-    track(pid);
-}
-
-static void dump_log(const struct test_server *s)
-{
-    FILE *f = fopen(s->log_path, "r");
-    if (!f) return;
-    char line[512];
-    fprintf(stderr, "--- server log %s ---\n", s->log_path);
-    while (fgets(line, sizeof line, f)) fputs(line, stderr);
-    fclose(f);
+    track(pid, s->log_path);
 }
 
 void test_server_start(struct test_server *s, enum test_server_kind kind, const char *const *extra)
@@ -157,11 +163,11 @@ void test_server_start(struct test_server *s, enum test_server_kind kind, const 
             usleep(10000);
         }
         if (s->pid) {
-            dump_log(s);
+            print_log(s->log_path);
             CHECKF(false, "server did not start listening on port %d", s->port);
         }
     }
-    dump_log(s);
+    print_log(s->log_path);
     CHECKF(false, "server failed to start (see log above)");
 }
 
@@ -175,7 +181,7 @@ void test_server_stop(struct test_server *s)
     s->pid = 0;
     bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     if (!ok) {
-        dump_log(s);
+        print_log(s->log_path);
         CHECKF(false, "server exited abnormally (status 0x%x)", status);
     }
     unlink(s->unix_path);

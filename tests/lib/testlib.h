@@ -5,7 +5,8 @@
  *
  * Servers are started as child processes and stopped with SIGTERM; a
  * non-zero exit status (a crash, a sanitizer report, a leak under ASan)
- * fails the test in test_server_stop().
+ * fails the test in test_server_stop(). A server still running when the
+ * test exits early (a failed CHECK) has its log printed and is killed.
  */
 #ifndef GOBLIN_TESTLIB_H
 #define GOBLIN_TESTLIB_H

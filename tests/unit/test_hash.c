@@ -13,14 +13,9 @@
 #include "util/rand.h"
 
 static unsigned long long seed;
-static uint64_t rng;
-
 static size_t below(size_t n)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (size_t)(rng % n);
+    return (size_t)(rand_u64() % n);
 }
 
 struct ref_field {
@@ -221,7 +216,7 @@ int main(void)
     const char *env = getenv("TEST_SEED");
     seed = env ? strtoull(env, NULL, 10) : (unsigned long long)time(NULL);
     fprintf(stderr, "test_hash: seed %llu (rerun with TEST_SEED=%llu)\n", seed, seed);
-    rng = seed * 2654435761ULL + 1;
+    rand_seed(seed * 2654435761ULL + 1);
     rand_seed(seed + 3);
     test_threshold_changes();
     run_model(30, 16, 64, 20000);

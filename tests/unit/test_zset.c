@@ -17,19 +17,10 @@
 #include "util/xmalloc.h"
 
 static unsigned long long seed;
-static uint64_t rng;
-
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 static size_t below(size_t n)
 {
-    return (size_t)(next_rand() % n);
+    return (size_t)(rand_u64() % n);
 }
 
 static void seed_init(void)
@@ -37,7 +28,7 @@ static void seed_init(void)
     const char *env = getenv("TEST_SEED");
     seed = env ? strtoull(env, NULL, 10) : (unsigned long long)time(NULL);
     fprintf(stderr, "test_zset: seed %llu (rerun with TEST_SEED=%llu)\n", seed, seed);
-    rng = seed * 2654435761ULL + 1;
+    rand_seed(seed * 2654435761ULL + 1);
     rand_seed(seed + 7);
 }
 
