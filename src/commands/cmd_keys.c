@@ -394,10 +394,11 @@ struct command key_commands[] = {
      .first_key = 1,
      .last_key = -1,
      .key_step = 1,
-     .summary = "Asynchronously deletes one or more keys.",
+     .summary = "Deletes one or more keys (goblin-core frees values synchronously, as DEL).",
      .since = "4.0.0",
      .group = "generic",
-     .complexity = "O(1) for each key removed regardless of its size."},
+     .complexity = "O(N) where N is the number of keys that will be removed, plus the size of "
+                   "each value freed."},
     {.name = "exists",
      .arity = -2,
      .flags = CMD_READONLY | CMD_FAST,
