@@ -1,6 +1,9 @@
 /* cmd_server.c — commands about the server: DBSIZE, FLUSHALL, FLUSHDB, SWAPDB,
  * TIME, CONFIG, SHUTDOWN, LASTSAVE, ROLE. (INFO and COMMAND have their own files.) */
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -104,18 +107,28 @@ static void cmd_shutdown(struct cmd_ctx *ctx)
 }
 
 /* DEBUG SLEEP seconds: blocks the server thread (tests use it to hold the
- * loop still while clients queue work). Other DEBUG subcommands are not
- * provided. */
+ * loop still while clients queue work). The argument is read as Redis reads
+ * it (strtod, no validation: text, a negative or a non-finite value sleeps
+ * not at all); a shutdown signal ends the sleep early. Other DEBUG
+ * subcommands are not provided. Off unless --enable-debug-command allows. */
+static void debug_sleep(double seconds)
+{
+    if (!(seconds > 0) || !isfinite(seconds)) return;
+    if (seconds > 1e9) seconds = 1e9; /* time_t-safe; still "forever" for a client */
+    struct timespec left = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    /* SIGINT/SIGTERM interrupt nanosleep (no SA_RESTART) and set the stop flag. */
+    while (nanosleep(&left, &left) != 0 && errno == EINTR && !ev_stopping()) {
+    }
+}
+
 static void cmd_debug(struct cmd_ctx *ctx)
 {
     if (arg_equals(ctx, 1, "sleep") && ctx->argc == 3) {
-        double seconds;
-        if (!arg_to_double(ctx, 2, &seconds)) return;
-        if (seconds > 0) {
-            struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
-            while (nanosleep(&ts, &ts) != 0) {
-            }
-        }
+        char text[64];
+        size_t n = ctx->argv_len[2] < sizeof text - 1 ? ctx->argv_len[2] : sizeof text - 1;
+        memcpy(text, ctx->argv[2], n);
+        text[n] = '\0';
+        debug_sleep(strtod(text, NULL));
         reply_ok(ctx->reply);
         return;
     }
@@ -310,7 +323,8 @@ struct command server_commands[] = {
     {.name = "role", .arity = 1, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST,
      .fn = cmd_role, .summary = "Returns the replication role.", .since = "2.8.12",
      .group = "server", .complexity = "O(1)"},
-    {.name = "debug", .arity = -2, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+    {.name = "debug", .arity = -2,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_PROTECTED,
      .fn = cmd_debug, .summary = "A container for debugging commands.", .since = "1.0.0",
      .group = "server", .complexity = "Depends on subcommand."},
     {.name = "config", .arity = -2, .subcommands = config_subcommands,

@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "connection/conn.h"
+#include "server/config.h"
 #include "server/server.h"
 #include "util/clock.h"
 #include "util/cycles.h"
@@ -145,6 +146,15 @@ static void reply_unknown_command(struct reply *r, int argc, const char **argv,
                     (int)(argv_len[0] < 128 ? argv_len[0] : 128), argv[0], args);
 }
 
+/* Redis 7's enable-debug-command: no, yes, or local (loopback, Unix socket
+ * and ring clients). */
+static bool protected_action_allowed(const struct conn *conn)
+{
+    const char *setting = config.enable_debug_command;
+    if (strcmp(setting, "yes") == 0) return true;
+    return strcmp(setting, "local") == 0 && conn_is_local(conn);
+}
+
 void command_dispatch(struct conn *conn, int argc, const char **argv, const size_t *argv_len)
 {
     struct reply *r = &conn->reply;
@@ -169,6 +179,13 @@ void command_dispatch(struct conn *conn, int argc, const char **argv, const size
     }
     if (!arity_ok(cmd, argc)) {
         reply_error_arity(r, cmd->full_name);
+        cmd->rejected_calls++;
+        return;
+    }
+    if ((cmd->flags & CMD_PROTECTED) && !protected_action_allowed(conn)) {
+        reply_error(r, "ERR DEBUG command not allowed. If the enable-debug-command option is set "
+                       "to \"local\", you can run it from a local connection, otherwise you need "
+                       "to set this option in the configuration file, and then restart the server.");
         cmd->rejected_calls++;
         return;
     }

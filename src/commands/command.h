@@ -36,6 +36,7 @@ enum command_flag {
     CMD_NOSCRIPT = 1u << 9,
     CMD_DENYOOM = 1u << 10,
     CMD_RANDOM = 1u << 11, /* reply is nondeterministic (differential tests skip) */
+    CMD_PROTECTED = 1u << 12, /* DEBUG: only as --enable-debug-command allows */
 };
 
 struct cmd_ctx {

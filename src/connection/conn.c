@@ -62,6 +62,15 @@ struct conn *conn_find_by_id(uint64_t id)
     return NULL;
 }
 
+bool conn_is_local(const struct conn *c)
+{
+    if (c->fd < 0 || strcmp(c->transport->name, "unix") == 0) return true;
+    const char *port = strrchr(c->addr, ':');
+    size_t host_len = port ? (size_t)(port - c->addr) : strlen(c->addr);
+    return (host_len == 9 && memcmp(c->addr, "127.0.0.1", 9) == 0) ||
+           (host_len == 3 && memcmp(c->addr, "::1", 3) == 0);
+}
+
 bool conn_auth_required(const struct conn *c)
 {
     return !c->authenticated && auth_required();
@@ -90,6 +99,7 @@ void conn_reap_closed(void)
     while (closed_head) {
         struct conn *c = closed_head;
         closed_head = c->next;
+        if (c->transport->release) c->transport->release(c);
         buf_free(&c->in);
         buf_free(&c->out);
         conn_pubsub_free(c);
@@ -111,8 +121,7 @@ static bool conn_output_pending(const struct conn *c)
  * PUBLISH writing its pushes): otherwise it would wait for nothing. */
 static bool conn_wants_writable(const struct conn *c)
 {
-    return conn_output_pending(c) ||
-           (c->flags & (CONN_PAUSED_INPUT | CONN_SLOW_CONSUMER)) == CONN_PAUSED_INPUT;
+    return conn_output_pending(c) || (c->flags & CONN_PAUSED_INPUT);
 }
 
 /* Tells the transport what to report next: writability while output is
@@ -226,14 +235,32 @@ void conn_process_input(struct conn *c)
     conn_write_pending_pushes();
 }
 
+/* Room for the next read: a chunk; inside a large bulk argument, as much
+ * again as has arrived (the buffer doubles with data actually received,
+ * never with the length a peer merely declared: one `$536870912` header
+ * reserves nothing), and never room past the query-buffer limit, so what a
+ * client holds reserved is bounded by that limit too. */
+static void conn_make_read_room(struct conn *c)
+{
+    size_t len = buf_len(&c->in);
+    size_t want = resp_parser_pending_bulk(&c->parser, len);
+    if (want <= CONN_READ_CHUNK) {
+        buf_reserve(&c->in, CONN_READ_CHUNK);
+        return;
+    }
+    if (buf_room(&c->in) >= CONN_READ_CHUNK) return; /* fill what was reserved first */
+    if (want > len) want = len;
+    size_t limit = (size_t)config.client_query_buffer_limit + 1; /* one byte past closes */
+    if (len + want > limit) want = limit > len ? limit - len : 1;
+    if (want < CONN_READ_CHUNK) want = CONN_READ_CHUNK;
+    buf_reserve_exact(&c->in, want);
+}
+
 void conn_on_readable(struct conn *c)
 {
     if (c->flags & (CONN_CLOSED | CONN_PAUSED_INPUT)) return;
-    /* Make room: a chunk, or the rest of a large bulk argument in one go. */
-    size_t want = resp_parser_pending_bulk(&c->parser, buf_len(&c->in));
-    if (want < CONN_READ_CHUNK) want = CONN_READ_CHUNK;
     if (!resp_parser_mid_command(&c->parser) && buf_len(&c->in) == 0) c->in.start = c->in.end = 0;
-    buf_reserve(&c->in, want);
+    conn_make_read_room(c);
     ssize_t n = c->transport->read(c, buf_tail(&c->in), buf_room(&c->in));
     if (n == 0) {
         conn_close(c, "peer closed the connection");
@@ -262,8 +289,7 @@ void conn_on_writable(struct conn *c)
 {
     if (c->flags & CONN_CLOSED) return;
     if (!conn_flush(c)) return;
-    if ((c->flags & CONN_PAUSED_INPUT) && !(c->flags & CONN_SLOW_CONSUMER) &&
-        buf_len(&c->out) < CONN_OUTPUT_BACKPRESSURE / 2 && buf_len(&c->push_fifo) == 0) {
+    if ((c->flags & CONN_PAUSED_INPUT) && buf_len(&c->out) < CONN_OUTPUT_BACKPRESSURE / 2 && buf_len(&c->push_fifo) == 0) {
         c->flags &= ~CONN_PAUSED_INPUT;
         conn_update_interest(c);
         /* Commands already buffered run now; the next read waits for epoll. */

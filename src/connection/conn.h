@@ -28,10 +28,11 @@
  * and prefaulted when the conn first subscribes and never grown. A message
  * is encoded once per protocol through the reply sink and copied in whole or
  * not at all: when a complete message does not fit, the conn is a slow
- * consumer — it is unsubscribed from everything, reads no more commands, and
- * is closed as soon as the complete messages already queued are written
- * (so the peer sees whole messages, then EOF; never a truncated or gapped
- * stream, never more memory). Counted in pubsub_slow_consumer_disconnections.
+ * consumer — it takes no further message and is closed as soon as the
+ * publish ends, in the same loop pass, its unsent output discarded (a peer
+ * that never reads must not keep its descriptor and maxclients slot; what
+ * it received is an in-order, gap-free prefix of its messages). Counted in
+ * pubsub_slow_consumer_disconnections.
  *
  * Wire order of replies and pushes. Redis writes both into one stream in the
  * order they were produced; so does a conn, with two buffers:
@@ -79,8 +80,13 @@ struct conn_transport {
     ssize_t (*write)(struct conn *c, const void *src, size_t len);
     /* Which readiness the conn wants to hear about next. */
     void (*set_interest)(struct conn *c, bool readable, bool writable);
-    /* Releases transport resources (fd, ring claim). Called once. */
+    /* Stops I/O at once (fd out of the event loop and closed, ring session
+     * ended). Called once, from conn_close(). */
     void (*close)(struct conn *c);
+    /* Frees what the loop may still reach through an event queued in the
+     * current pass (the socket's ev_handler): called from conn_reap_closed()
+     * at the end of the pass, never earlier. NULL when nothing to free. */
+    void (*release)(struct conn *c);
 };
 
 enum conn_flag {
@@ -89,7 +95,7 @@ enum conn_flag {
     CONN_WANT_WRITE = 1u << 2,        /* transport asked to report writability */
     CONN_PAUSED_INPUT = 1u << 3,      /* not reading: output backpressure */
     CONN_PUSH_PENDING = 1u << 4,      /* on the list of conns with new pushes to write */
-    CONN_SLOW_CONSUMER = 1u << 5,     /* a push did not fit: unsubscribe, drain, close */
+    CONN_SLOW_CONSUMER = 1u << 5,     /* a push did not fit: closed when the publish ends */
 };
 
 struct conn {
@@ -158,6 +164,10 @@ struct conn *conn_find_by_id(uint64_t id);
 
 /* Closes conns idle longer than the `timeout` setting (housekeeping). */
 void conn_close_idle(void);
+
+/* The peer is on this host: a Unix socket, a ring, or a TCP peer at
+ * 127.0.0.1 or ::1 (Redis's islocalClient). */
+bool conn_is_local(const struct conn *c);
 
 /* Authentication is required on this conn before ordinary commands. */
 bool conn_auth_required(const struct conn *c);

@@ -150,18 +150,17 @@ void conn_pubsub_free(struct conn *c)
     buf_free(&c->push_fifo);
 }
 
-/* A push did not fit c's FIFO: unsubscribe c from everything, stop reading
- * it, and close it once the complete messages already queued are written. */
+/* A push did not fit c's FIFO: unsubscribe c and close it in this loop
+ * pass, discarding its unsent output (Redis frees such a client the same
+ * way). Waiting to flush would let a peer that never reads keep its
+ * descriptor and maxclients slot for ever. */
 static void conn_drop_slow_consumer(struct conn *c)
 {
     server.stats.pubsub_slow_consumer_disconnections++;
     log_warning("closing client id=%llu addr=%s: a Pub/Sub message did not fit its "
                 "unsolicited output buffer (%zu bytes; --unsolicited-output-buffer-bytes)",
                 (unsigned long long)c->id, c->addr, c->push_fifo.cap);
-    conn_pubsub_release(c);
-    c->flags |= CONN_CLOSE_AFTER_REPLY | CONN_PAUSED_INPUT;
-    conn_update_interest(c);
-    conn_flush(c); /* closes c at once when nothing is left to write */
+    conn_close(c, NULL);
 }
 
 long long conn_publish(enum pubsub_kind kind, const char *channel, size_t channel_len,

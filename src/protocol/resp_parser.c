@@ -162,7 +162,10 @@ int resp_split_args(const char *line, size_t len, struct buf *out, size_t **lens
 
 static enum resp_status parse_inline(struct resp_parser *p, const char *data, size_t len)
 {
+    /* Redis looks for the newline with strchr(): a NUL before it hides it,
+     * so such a line waits for more data (and fails past the size limit). */
     const char *nl = memchr(data, '\n', len);
+    if (nl && memchr(data, '\0', (size_t)(nl - data))) nl = NULL;
     if (!nl) {
         if (len > RESP_INLINE_MAX) return fail(p, "Protocol error: too big inline request");
         return RESP_INCOMPLETE;
@@ -188,7 +191,8 @@ static enum resp_status parse_inline(struct resp_parser *p, const char *data, si
     }
     p->argc = argc;
     p->pos = (size_t)(nl - data) + 1;
-    return finish(p, buf_head(&p->scratch));
+    /* An empty line never allocated the scratch buffer: no NULL+0 base. */
+    return finish(p, argc ? buf_head(&p->scratch) : data);
 }
 
 /* --- multibulk ---------------------------------------------------------- */

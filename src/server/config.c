@@ -55,6 +55,7 @@ struct config_param {
 
 static const char *const loglevels[] = {"debug", "verbose", "notice", "warning", NULL};
 static const char *const idle_strategies[] = {"block", "adaptive", "spin", NULL};
+static const char *const protected_actions[] = {"no", "yes", "local", NULL};
 static const char *const const_empty[] = {"", NULL};
 static const char *const const_no[] = {"no", NULL};
 static const char *const const_noeviction[] = {"noeviction", NULL};
@@ -104,6 +105,11 @@ static const struct config_param params[] = {
      "COUNT rings in DIR that clients claim and release; repeatable", NULL},
     {"no-auth-ring", NULL, CFG_FLAG, &config.no_auth_ring, 0, 0, CFG_IMMUTABLE, "",
      "RESP over rings needs no AUTH (trust the ring file's permissions)", NULL},
+    {"enable-debug-command", NULL, CFG_ENUM, &config.enable_debug_command, 0, 0, CFG_IMMUTABLE,
+     "no|yes|local",
+     "allow DEBUG: never, from any client, or only from local ones (loopback, Unix socket, "
+     "ring) (default no, as Redis 7)",
+     protected_actions},
     {"cpu", NULL, CFG_INT, &config.cpu, -1, 4095, CFG_IMMUTABLE, "N",
      "pin the server thread to CPU N (-1 = no pinning)", NULL},
     {"numa", NULL, CFG_INT, &config.numa, -1, 1023, CFG_IMMUTABLE, "N",
@@ -181,6 +187,7 @@ void config_init_defaults(void)
     config.hz = 10;
     config.active_expire_effort = 1;
     config.loglevel = xstrdup("notice");
+    config.enable_debug_command = xstrdup("no");
     config.daemonize = false;
 }
 

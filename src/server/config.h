@@ -54,6 +54,7 @@ struct config {
     /* security */
     char *requirepass; /* never stored in clear: see auth.c */
     char *auth_file;
+    char *enable_debug_command; /* "no", "yes" or "local" (Redis 7's protected action) */
 
     /* polled transports and placement */
     struct polled_spec *polled;

@@ -39,25 +39,36 @@ static void make_run_id(void)
 }
 
 /* Every client holds a descriptor: raise the soft RLIMIT_NOFILE to
- * maxclients plus a reserve for listeners, epoll and logs (as Redis does),
- * within the hard limit. Short of that, accept() fails with EMFILE before
- * maxclients is reached; say so at startup rather than under load. */
+ * maxclients plus a reserve for listeners, epoll, rings and logs (as Redis
+ * does), within the hard limit. Short of that, lower maxclients to what the
+ * limit allows, with one warning (Redis's behaviour): otherwise accept()
+ * would fail with EMFILE before maxclients is reached. */
 #define SERVER_RESERVED_FDS 32
 
-static void raise_open_files_limit(void)
+static bool fit_maxclients_to_open_files_limit(void)
 {
     rlim_t want = (rlim_t)config.maxclients + SERVER_RESERVED_FDS;
     struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want) return;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want) return true;
     rlim_t target = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want ? rl.rlim_max : want;
     if (target > rl.rlim_cur) {
         struct rlimit raised = {.rlim_cur = target, .rlim_max = rl.rlim_max};
         if (setrlimit(RLIMIT_NOFILE, &raised) == 0) rl.rlim_cur = target;
     }
-    if (rl.rlim_cur < want)
-        log_warning("open files limit is %llu; --maxclients %lld needs %llu (raise the hard "
-                    "limit, e.g. ulimit -n)",
-                    (unsigned long long)rl.rlim_cur, config.maxclients, (unsigned long long)want);
+    if (rl.rlim_cur >= want) return true;
+    if (rl.rlim_cur <= SERVER_RESERVED_FDS) {
+        log_warning("open files limit (ulimit -n) is %llu: not enough to start; raise it to at "
+                    "least %d",
+                    (unsigned long long)rl.rlim_cur, SERVER_RESERVED_FDS + 1);
+        return false;
+    }
+    long long reduced = (long long)rl.rlim_cur - SERVER_RESERVED_FDS;
+    log_warning("open files limit is %llu; --maxclients %lld needs %llu: maxclients reduced to "
+                "%lld (raise the limit, e.g. ulimit -n, for more)",
+                (unsigned long long)rl.rlim_cur, config.maxclients, (unsigned long long)want,
+                reduced);
+    config.maxclients = reduced;
+    return true;
 }
 
 bool server_start(void)
@@ -81,7 +92,7 @@ bool server_start(void)
             return false;
         }
     }
-    raise_open_files_limit();
+    if (!fit_maxclients_to_open_files_limit()) return false;
     command_table_init();
     keyspace_init((int)config.databases);
     if (!ev_init()) {
@@ -144,6 +155,7 @@ void server_housekeeping(void)
     }
     conn_close_idle();
     ring_transports_housekeeping();
+    socket_listeners_housekeeping();
 }
 
 void server_run(void)

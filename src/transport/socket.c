@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -17,13 +18,18 @@
 #include "server/config.h"
 #include "server/event_loop.h"
 #include "server/server.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
+
+/* How long a listener rests after accept() ran out of descriptors. */
+#define LISTENER_BACKOFF_MS 100
 
 struct listener {
     struct ev_handler handler; /* first: the event loop hands this back */
     int fd;
     bool is_unix;
+    int64_t paused_until_ms; /* 0 = in the event loop */
     char *path; /* Unix socket path to unlink on stop */
     char desc[160];
 };
@@ -66,11 +72,17 @@ static void sock_set_interest(struct conn *c, bool readable, bool writable)
 
 static void sock_close(struct conn *c)
 {
-    struct socket_conn *sc = c->transport_data;
     ev_remove(c->fd);
     close(c->fd);
     c->fd = -1;
-    xfree(sc);
+}
+
+/* The epoll batch being dispatched may still hold an event pointing at this
+ * handler (one client's command closing another, a PUBLISH meeting a reset
+ * subscriber): it is freed only when the pass is over (conn.h, Lifetime). */
+static void sock_release(struct conn *c)
+{
+    xfree(c->transport_data);
     c->transport_data = NULL;
 }
 
@@ -80,6 +92,7 @@ static const struct conn_transport tcp_transport = {
     .write = sock_write,
     .set_interest = sock_set_interest,
     .close = sock_close,
+    .release = sock_release,
 };
 
 static const struct conn_transport unix_transport = {
@@ -88,6 +101,7 @@ static const struct conn_transport unix_transport = {
     .write = sock_write,
     .set_interest = sock_set_interest,
     .close = sock_close,
+    .release = sock_release,
 };
 
 static void on_conn_event(struct ev_handler *h, uint32_t mask)
@@ -132,6 +146,44 @@ static void reject_over_limit(int fd)
     server.stats.rejected_connections++;
 }
 
+/* The connection that could not be accepted stays queued, so the listener
+ * stays readable: rest it instead of failing again on every pass, and log
+ * at most once per ACCEPT_FAILURE_LOG_MS however long the shortage lasts. */
+#define ACCEPT_FAILURE_LOG_MS 10000
+
+static void listener_pause(struct listener *l, int err)
+{
+    static int64_t last_log_ms = INT64_MIN / 2;
+    static long long unlogged;
+    int64_t now_ms = clock_mono_us() / 1000;
+    unlogged++;
+    if (now_ms - last_log_ms >= ACCEPT_FAILURE_LOG_MS) {
+        log_warning("accept on %s failed: %s (%lld time%s since the last report); pausing "
+                    "accepts for %d ms each time (raise ulimit -n or lower maxclients)",
+                    l->desc, strerror(err), unlogged, unlogged == 1 ? "" : "s",
+                    LISTENER_BACKOFF_MS);
+        last_log_ms = now_ms;
+        unlogged = 0;
+    }
+    ev_remove(l->fd);
+    l->paused_until_ms = now_ms + LISTENER_BACKOFF_MS;
+}
+
+void socket_listeners_housekeeping(void)
+{
+    int64_t now_ms = clock_mono_us() / 1000;
+    for (int i = 0; i < listener_count; i++) {
+        struct listener *l = &listeners[i];
+        if (!l->paused_until_ms || now_ms < l->paused_until_ms) continue;
+        if (!ev_add(l->fd, EV_READABLE, &l->handler)) {
+            log_warning("epoll_ctl for listener %s failed: %s", l->desc, strerror(errno));
+            l->paused_until_ms = now_ms + LISTENER_BACKOFF_MS;
+            continue;
+        }
+        l->paused_until_ms = 0;
+    }
+}
+
 static void on_listener_readable(struct ev_handler *h, uint32_t mask)
 {
     (void)mask;
@@ -142,7 +194,9 @@ static void on_listener_readable(struct ev_handler *h, uint32_t mask)
      * between the report and the call. */
     int fd = accept4(l->fd, (struct sockaddr *)&peer, &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
-        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNABORTED && errno != EINTR)
+        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+            listener_pause(l, errno);
+        else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNABORTED && errno != EINTR)
             log_warning("accept on %s failed: %s", l->desc, strerror(errno));
         return;
     }

@@ -6,6 +6,12 @@
  * connection is taken per readiness report (level-triggered: more pending
  * connections report again). No accept() ever runs speculatively, so no
  * failing accept() allocates and retires kernel objects (seed 000).
+ *
+ * Out of descriptors (EMFILE, ENFILE) or kernel memory, the pending
+ * connection stays queued and the listener stays readable: the listener is
+ * then taken out of the event loop for LISTENER_BACKOFF_MS (so the loop
+ * neither spins on it nor floods the log) and resumed by housekeeping; the
+ * failure is logged at most once per backoff, with a count.
  */
 #ifndef GOBLIN_SOCKET_H
 #define GOBLIN_SOCKET_H
@@ -14,6 +20,9 @@
 
 /* Binds every configured listener; logs and returns false on failure. */
 bool socket_listeners_start(void);
+
+/* Resumes listeners paused after running out of descriptors (EMFILE). */
+void socket_listeners_housekeeping(void);
 
 /* Closes listeners and unlinks Unix socket paths. */
 void socket_listeners_stop(void);

@@ -40,6 +40,15 @@ void buf_reserve_slow(struct buf *b, size_t extra)
     b->cap = cap;
 }
 
+void buf_reserve_exact(struct buf *b, size_t extra)
+{
+    if (b->cap - b->end >= extra) return;
+    buf_compact(b);
+    if (b->cap - b->end >= extra) return;
+    b->cap = b->end + extra;
+    b->data = xrealloc(b->data, b->cap);
+}
+
 void buf_reset(struct buf *b, size_t keep_cap)
 {
     b->start = b->end = 0;

@@ -34,6 +34,10 @@ static inline void buf_reserve(struct buf *b, size_t extra)
     if (b->cap - b->end < extra) buf_reserve_slow(b, extra);
 }
 
+/* Make room for exactly `extra` more bytes after `end` (compacting first):
+ * no rounding up, for buffers whose size a peer drives. */
+void buf_reserve_exact(struct buf *b, size_t extra);
+
 static inline size_t buf_len(const struct buf *b)
 {
     return b->end - b->start;

@@ -1,7 +1,8 @@
 /* Integration: bounded unsolicited output. A subscriber that never reads
- * while another client publishes ~200 MB is unsubscribed and disconnected;
- * what it had been sent is a gap-free prefix of whole messages followed by
- * EOF; the server's resident memory stays bounded; a subscriber that keeps
+ * while another client publishes ~200 MB is unsubscribed and disconnected
+ * in the same loop pass, its unsent output discarded (its descriptor and
+ * maxclients slot are free before it reads anything); what the kernel had
+ * already taken is a gap-free, in-order prefix of the messages, then EOF; the server's resident memory stays bounded; a subscriber that keeps
  * up receives everything in order. A message larger than the FIFO is never
  * delivered in part; raising --unsolicited-output-buffer-bytes lets it
  * through. */
@@ -101,11 +102,21 @@ static void test_slow_consumer(const struct test_server *s)
     /* ~200 MB went through; a bounded server grows by far less. */
     CHECKF(peak - baseline < 48 * 1024, "server RSS grew by %ld kB", peak - baseline);
 
-    /* The slow consumer now reads: whole messages, no gap, then EOF. */
+    /* Dropped means closed already, although the slow consumer has not read
+     * a byte: only the good subscriber and the publisher remain. */
+    rconn_send(&pub, "INFO", "clients", NULL);
+    char *info = rconn_read_reply(&pub, NULL);
+    CHECKF(strstr(info, "connected_clients:2\r\n"), "the dropped subscriber is still connected: %s",
+           info);
+    free(info);
+
+    /* The slow consumer now reads what the kernel had taken: messages in
+     * order with no gap (the last one may be cut: unsent output was
+     * discarded), then EOF. */
     int seq = 0;
     for (;;) {
         size_t len;
-        char *r = rconn_try_read_reply(&slow, &len, 10000);
+        char *r = rconn_try_read_reply(&slow, &len, 2000);
         if (!r) break;
         make_payload(payload, seq);
         char *want = fmt_message(false, NULL, "flood", payload);
@@ -115,10 +126,8 @@ static void test_slow_consumer(const struct test_server *s)
         free(r);
         seq++;
     }
-    CHECKF(buf_len(&slow.in) == 0, "the stream ended inside a message (%zu bytes)",
-           buf_len(&slow.in));
     CHECKF(rconn_wait_closed(&slow, 100), "the slow consumer was not closed");
-    CHECK_EQ_LL(seq, accepted_by_slow);
+    CHECKF(seq <= accepted_by_slow, "%d messages read, %d accepted", seq, accepted_by_slow);
     CHECK(log_mentions(s, "did not fit its unsolicited output buffer"));
 
     rconn_send(&pub, "PUBSUB", "NUMSUB", "flood", NULL);

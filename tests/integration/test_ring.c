@@ -253,7 +253,7 @@ static void strict_priority(void)
     char first[192], second[192];
     ring_path(first, sizeof first, "first.ring");
     ring_path(second, sizeof second, "second.ring");
-    const char *const extra[] = {"--ring", first, "1m", "--ring", second, "1m", NULL};
+    const char *const extra[] = {"--ring", first, "1m", "--ring", second, "1m", "--enable-debug-command", "local", NULL};
     struct test_server s;
     test_server_start(&s, TEST_SERVER_GOBLIN, extra);
     struct goblin_ring *r1 = open_ring(first), *r2 = open_ring(second);

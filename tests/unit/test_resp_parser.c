@@ -166,7 +166,21 @@ static void test_malformed(void)
     expect_error(junk, big, "Protocol error: too big mbulk count string", &limits);
     memcpy(junk, "*1\r\n$", 5);
     expect_error(junk, big, "Protocol error: too big bulk count string", &limits);
+    /* A NUL before the newline hides it, as Redis's strchr() does: the
+     * line waits for more data, and past the inline limit it is an error. */
+    struct parsed nul;
+    CHECK(feed("GET\0k\r\n", 7, NULL, 0, &nul, &limits) == RESP_INCOMPLETE);
+    memset(junk, 'a', big);
+    junk[3] = '\0';
+    junk[10] = '\n';
+    expect_error(junk, big, "Protocol error: too big inline request", &limits);
     free(junk);
+    /* A blank line is an empty command (its base pointer must not be NULL+0). */
+    struct resp_parser p;
+    resp_parser_init(&p);
+    CHECK(resp_parse(&p, "\r\n", 2, &limits) == RESP_EMPTY);
+    CHECK_EQ_LL(p.consumed, 2);
+    resp_parser_free(&p);
 }
 
 static void test_split_args(void)
