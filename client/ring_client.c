@@ -21,8 +21,9 @@ struct goblin_ring {
     char *path;
     struct goblin_ring_header *hdr;
     size_t map_bytes;
-    struct goblin_ring_queue sq; /* we produce */
-    struct goblin_ring_queue cq; /* we consume */
+    struct goblin_ring_layout layout; /* validated once at map time */
+    struct goblin_ring_queue sq;      /* we produce */
+    struct goblin_ring_queue cq;      /* we consume */
     uint32_t pid;
     bool closed; /* the server ended the session */
     /* Bytes received but not yet handed to the caller. */
@@ -59,15 +60,14 @@ static int map_ring(const char *path, struct goblin_ring **out)
         close(fd);
         return -EPROTO;
     }
-    void *map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
-                     fd, 0);
+    void *map =
+        mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
     close(fd);
     if (map == MAP_FAILED) return -errno;
     struct goblin_ring_header *h = map;
     atomic_thread_fence(memory_order_acquire); /* pairs with the server's fence before magic */
-    if (h->magic != GOBLIN_RING_MAGIC || h->version != GOBLIN_RING_VERSION ||
-        h->sq_offset + h->sq_bytes > (uint64_t)st.st_size ||
-        h->cq_offset + h->cq_bytes > (uint64_t)st.st_size) {
+    struct goblin_ring_layout layout;
+    if (!goblin_ring_layout_read(h, (uint64_t)st.st_size, &layout)) {
         munmap(map, (size_t)st.st_size);
         return -EPROTO;
     }
@@ -78,6 +78,7 @@ static int map_ring(const char *path, struct goblin_ring **out)
     }
     r->path = strdup(path);
     r->hdr = h;
+    r->layout = layout;
     r->map_bytes = (size_t)st.st_size;
     r->pid = (uint32_t)getpid();
     *out = r;
@@ -106,8 +107,8 @@ static int claim(struct goblin_ring *r)
 int goblin_ring_reconnect(struct goblin_ring *r, int timeout_ms)
 {
     struct goblin_ring_header *h = r->hdr;
-    uint32_t epoch = (atomic_load_explicit(&h->epoch, memory_order_relaxed) &
-                      ~GOBLIN_RING_EPOCH_DETACHED) + 1;
+    uint32_t epoch =
+        (atomic_load_explicit(&h->epoch, memory_order_relaxed) & ~GOBLIN_RING_EPOCH_DETACHED) + 1;
     if (epoch == 0 || (epoch & GOBLIN_RING_EPOCH_DETACHED)) epoch = 1;
     /* release: orders our claim before the server can act on the epoch. */
     atomic_store_explicit(&h->epoch, epoch, memory_order_release);
@@ -124,9 +125,10 @@ int goblin_ring_reconnect(struct goblin_ring *r, int timeout_ms)
         }
         relax();
     }
-    goblin_ring_queue_init(&r->sq, (unsigned char *)h + h->sq_offset, h->sq_bytes, &h->sq_head,
+    unsigned char *base = (unsigned char *)h;
+    goblin_ring_queue_init(&r->sq, base + r->layout.sq_offset, r->layout.sq_bytes, &h->sq_head,
                            epoch);
-    goblin_ring_queue_init(&r->cq, (unsigned char *)h + h->cq_offset, h->cq_bytes, &h->cq_head,
+    goblin_ring_queue_init(&r->cq, base + r->layout.cq_offset, r->layout.cq_bytes, &h->cq_head,
                            epoch);
     r->closed = false;
     r->rx_start = r->rx_end = r->reply_len = 0;
@@ -171,9 +173,12 @@ void goblin_ring_close(struct goblin_ring *r)
     if (!r) return;
     struct goblin_ring_header *h = r->hdr;
     uint32_t epoch = atomic_load_explicit(&h->epoch, memory_order_relaxed);
-    /* Detach while still owning the ring, then release the claim. */
-    atomic_store_explicit(&h->epoch, (epoch + 1) | GOBLIN_RING_EPOCH_DETACHED,
-                          memory_order_release);
+    /* Detach while still owning the ring, then release the claim. A ring
+     * already detached (the bit set) stays as it is: a second detach value
+     * would be refused, not acknowledged. */
+    if (!(epoch & GOBLIN_RING_EPOCH_DETACHED))
+        atomic_store_explicit(&h->epoch, (epoch + 1) | GOBLIN_RING_EPOCH_DETACHED,
+                              memory_order_release);
     uint32_t me = r->pid;
     atomic_compare_exchange_strong(&h->owner_pid, &me, 0);
     unmap_ring(r);
@@ -211,20 +216,18 @@ static ssize_t drain_cq(struct goblin_ring *r)
 {
     ssize_t moved = 0;
     for (;;) {
-        bool corrupt = false;
-        struct goblin_ring_record *rec = goblin_ring_peek(&r->cq, &corrupt);
-        if (corrupt) return -EPROTO;
-        if (!rec) return moved;
-        if (rec->kind == GOBLIN_RING_CLOSE) {
-            goblin_ring_consume(&r->cq, rec);
+        struct goblin_ring_view rec;
+        if (!goblin_ring_peek(&r->cq, &rec)) return r->cq.corrupt ? -EPROTO : moved;
+        if (rec.kind == GOBLIN_RING_CLOSE) {
+            goblin_ring_consume(&r->cq, &rec);
             r->closed = true;
             return moved;
         }
-        if (rx_reserve(r, rec->len) != 0) return -ENOMEM;
-        memcpy(r->rx + r->rx_end, rec->payload, rec->len);
-        r->rx_end += rec->len;
-        moved += rec->len;
-        goblin_ring_consume(&r->cq, rec);
+        if (rx_reserve(r, rec.len) != 0) return -ENOMEM;
+        memcpy(r->rx + r->rx_end, rec.payload, rec.len);
+        r->rx_end += rec.len;
+        moved += rec.len;
+        goblin_ring_consume(&r->cq, &rec);
     }
 }
 
@@ -255,24 +258,24 @@ ssize_t goblin_ring_recv(struct goblin_ring *r, void *buf, size_t cap, long long
         unsigned spins = 0;
         long long deadline = -1;
         for (;;) {
-            bool corrupt = false;
-            struct goblin_ring_record *rec = goblin_ring_peek(&r->cq, &corrupt);
-            if (corrupt) return -EPROTO;
-            if (rec) {
-                if (rec->kind != GOBLIN_RING_DATA || rec->len > cap) break;
-                uint32_t n = rec->len;
-                memcpy(buf, rec->payload, n);
-                goblin_ring_consume(&r->cq, rec);
-                if (n > 0) return (ssize_t)n;
+            struct goblin_ring_view rec;
+            if (goblin_ring_peek(&r->cq, &rec)) {
+                if (rec.kind != GOBLIN_RING_DATA || rec.len > cap) break;
+                memcpy(buf, rec.payload, rec.len);
+                goblin_ring_consume(&r->cq, &rec);
+                if (rec.len > 0) return (ssize_t)rec.len;
                 continue;
             }
+            if (r->cq.corrupt) return -EPROTO;
             if ((++spins & 1023) == 0) {
                 if (!pid_alive(atomic_load_explicit(&r->hdr->server_pid, memory_order_relaxed)))
                     return -EPIPE;
                 if (timeout_us >= 0) {
                     long long now = now_us();
-                    if (deadline < 0) deadline = now + timeout_us;
-                    else if (now >= deadline) return 0;
+                    if (deadline < 0)
+                        deadline = now + timeout_us;
+                    else if (now >= deadline)
+                        return 0;
                 }
             }
             relax();
@@ -318,6 +321,7 @@ int goblin_ring_send(struct goblin_ring *r, const void *data, size_t len)
         p += n;
         len -= n;
         if (len == 0) break;
+        if (r->sq.corrupt) return -EPROTO; /* the server's SQ head is impossible */
         /* SQ full: keep the server able to make progress by taking its replies. */
         ssize_t moved = drain_cq(r);
         if (moved < 0) return (int)moved;

@@ -19,18 +19,24 @@
 #include "util/log.h"
 #include "util/xmalloc.h"
 
+/* Everything the server reads from the file is input from whoever can
+ * write it: the layout comes from `layout` (set at creation), never from the
+ * header; record fields arrive through goblin_ring_peek() snapshots. */
 struct ring_endpoint {
     char *path;
     struct goblin_ring_header *hdr;
     size_t map_bytes;
-    struct goblin_ring_queue sq; /* we consume */
-    struct goblin_ring_queue cq; /* we produce */
-    uint32_t epoch;              /* last epoch acted on */
-    struct conn *conn;           /* the session's conn, NULL between sessions */
-    struct goblin_ring_record *partial; /* SQ record partly copied into the conn */
+    struct goblin_ring_layout layout; /* private copy of what ring_create wrote */
+    struct goblin_ring_queue sq;      /* we consume */
+    struct goblin_ring_queue cq;      /* we produce */
+    uint32_t epoch;                   /* last epoch acted on (served, detached or refused) */
+    struct conn *conn;                /* the session's conn, NULL between sessions */
+    bool has_partial;                 /* `partial` holds a peeked SQ record */
+    struct goblin_ring_view partial;  /* SQ record partly copied into the conn */
     uint32_t partial_offset;
-    bool want_read;  /* false while the conn is paused by output backpressure */
-    bool want_write; /* output is waiting for CQ room */
+    bool close_pending; /* the session ended with the CQ full: CLOSE still owed */
+    bool want_read;     /* false while the conn is paused by output backpressure */
+    bool want_write;    /* output is waiting for CQ room */
 };
 
 /* A polled target: one ring, or every ring of a pool in index order. */
@@ -58,26 +64,33 @@ static ssize_t ring_read(struct conn *c, void *dst, size_t cap)
     unsigned char *out = dst;
     size_t copied = 0;
     while (copied < cap) {
-        struct goblin_ring_record *r = ep->partial;
-        if (!r) {
-            bool corrupt = false;
-            r = goblin_ring_peek(&ep->sq, &corrupt);
-            if (corrupt) {
+        if (!ep->has_partial) {
+            if (!goblin_ring_peek(&ep->sq, &ep->partial)) {
+                if (!ep->sq.corrupt) break;
+                log_warning("%s: malformed SQ record at position %llu: session ended", ep->path,
+                            (unsigned long long)ep->sq.pos);
                 errno = EPROTO;
                 return -1;
             }
-            if (!r) break;
-            ep->partial = r;
+            ep->has_partial = true;
             ep->partial_offset = 0;
         }
-        size_t left = r->len - ep->partial_offset;
+        /* The snapshot, not the record: the client may rewrite len at any time. */
+        const struct goblin_ring_view *v = &ep->partial;
+        if (v->kind != GOBLIN_RING_DATA) { /* CLOSE is CQ only */
+            ep->sq.corrupt = true;
+            log_warning("%s: record of kind %u in the SQ: session ended", ep->path, v->kind);
+            errno = EPROTO;
+            return -1;
+        }
+        size_t left = v->len - ep->partial_offset;
         size_t n = left < cap - copied ? left : cap - copied;
-        memcpy(out + copied, r->payload + ep->partial_offset, n);
+        memcpy(out + copied, v->payload + ep->partial_offset, n);
         copied += n;
         ep->partial_offset += (uint32_t)n;
-        if (ep->partial_offset == r->len) {
-            goblin_ring_consume(&ep->sq, r);
-            ep->partial = NULL;
+        if (ep->partial_offset == v->len) {
+            goblin_ring_consume(&ep->sq, v);
+            ep->has_partial = false;
         }
     }
     if (copied == 0) {
@@ -92,6 +105,11 @@ static ssize_t ring_write(struct conn *c, const void *src, size_t len)
     struct ring_endpoint *ep = c->transport_data;
     size_t n = goblin_ring_write(&ep->cq, src, len);
     if (n == 0 && len > 0) {
+        if (ep->cq.corrupt) {
+            log_warning("%s: impossible CQ head from the client: session ended", ep->path);
+            errno = EPROTO;
+            return -1;
+        }
         errno = EAGAIN;
         return -1;
     }
@@ -105,15 +123,24 @@ static void ring_set_interest(struct conn *c, bool readable, bool writable)
     ep->want_write = writable;
 }
 
+/* Publishes the CLOSE record owed to the client; false while the CQ is full. */
+static bool ring_publish_close(struct ring_endpoint *ep)
+{
+    struct goblin_ring_record *r = goblin_ring_reserve(&ep->cq, 0);
+    if (!r) return false;
+    goblin_ring_publish_kind(&ep->cq, r, 0, GOBLIN_RING_CLOSE);
+    return true;
+}
+
 static void ring_close(struct conn *c)
 {
     struct ring_endpoint *ep = c->transport_data;
-    /* Tell the client the session is over; if the CQ is full it learns by
-     * the next reconnect instead. */
-    struct goblin_ring_record *r = goblin_ring_reserve(&ep->cq, 0);
-    if (r) goblin_ring_publish_kind(&ep->cq, r, 0, GOBLIN_RING_CLOSE);
+    /* Tell the client the session is over. With the CQ full the CLOSE is
+     * owed and published by the poll once the client makes room (unless a
+     * new epoch comes first, or the client broke the CQ head). */
+    ep->close_pending = !ring_publish_close(ep) && !ep->cq.corrupt;
     ep->conn = NULL;
-    ep->partial = NULL;
+    ep->has_partial = false;
     c->transport_data = NULL;
 }
 
@@ -132,16 +159,58 @@ static void session_end(struct ring_endpoint *ep, const char *reason)
     if (ep->conn) conn_close(ep->conn, reason);
 }
 
-/* Acts on a new epoch: drop the previous session; unless the client
- * detached, start a fresh one on empty queues; acknowledge. */
+/* Writes the header's identity and layout fields from the private copy. */
+static void ring_header_write_layout(struct ring_endpoint *ep)
+{
+    struct goblin_ring_header *h = ep->hdr;
+    h->version = GOBLIN_RING_VERSION;
+    h->header_bytes = GOBLIN_RING_HEADER_BYTES;
+    h->sq_offset = ep->layout.sq_offset;
+    h->sq_bytes = ep->layout.sq_bytes;
+    h->cq_offset = ep->layout.cq_offset;
+    h->cq_bytes = ep->layout.cq_bytes;
+}
+
+/* Why a new epoch cannot start or end a session, or NULL when it can. The
+ * header's layout is only compared, never used: a client that changed it
+ * would map the queues somewhere the server does not, so it is refused (and
+ * the fields restored for the next client). */
+static const char *session_refusal(struct ring_endpoint *ep, uint32_t previous, uint32_t epoch)
+{
+    if (epoch == 0) return "epoch 0 means never attached";
+    bool was_attached = previous != 0 && !(previous & GOBLIN_RING_EPOCH_DETACHED);
+    if ((epoch & GOBLIN_RING_EPOCH_DETACHED) && !was_attached)
+        return "epoch carries the DETACHED bit but no session is attached (clear the bit to "
+               "connect)";
+    struct goblin_ring_layout shared;
+    if (!goblin_ring_layout_read(ep->hdr, ep->map_bytes, &shared) ||
+        memcmp(&shared, &ep->layout, sizeof shared) != 0) {
+        ep->hdr->magic = GOBLIN_RING_MAGIC;
+        ring_header_write_layout(ep);
+        return "header layout fields were changed";
+    }
+    return NULL;
+}
+
+/* Acts on a new epoch: drop the previous session; unless the epoch is
+ * refused (then no acknowledgement: the client's wait times out) or the
+ * client detached, start a fresh one on empty queues; acknowledge. */
 static void session_restart(struct ring_endpoint *ep, uint32_t epoch)
 {
     session_end(ep, "ring session replaced");
+    ep->close_pending = false; /* the client has moved on to a new epoch */
+    uint32_t previous = ep->epoch;
     ep->epoch = epoch;
-    goblin_ring_queue_init(&ep->sq, (unsigned char *)ep->hdr + ep->hdr->sq_offset,
-                           ep->hdr->sq_bytes, &ep->hdr->sq_head, epoch);
-    goblin_ring_queue_init(&ep->cq, (unsigned char *)ep->hdr + ep->hdr->cq_offset,
-                           ep->hdr->cq_bytes, &ep->hdr->cq_head, epoch);
+    const char *refusal = session_refusal(ep, previous, epoch);
+    if (refusal) {
+        log_warning("%s: epoch %#x refused: %s", ep->path, epoch, refusal);
+        return;
+    }
+    unsigned char *base = (unsigned char *)ep->hdr;
+    goblin_ring_queue_init(&ep->sq, base + ep->layout.sq_offset, ep->layout.sq_bytes,
+                           &ep->hdr->sq_head, epoch);
+    goblin_ring_queue_init(&ep->cq, base + ep->layout.cq_offset, ep->layout.cq_bytes,
+                           &ep->hdr->cq_head, epoch);
     /* relaxed: published to the client by the release of ready_epoch below. */
     atomic_store_explicit(&ep->hdr->sq_head, 0, memory_order_relaxed);
     atomic_store_explicit(&ep->hdr->cq_head, 0, memory_order_relaxed);
@@ -167,7 +236,11 @@ static int ring_endpoint_poll(struct ring_endpoint *ep)
         return 1;
     }
     struct conn *c = ep->conn;
-    if (!c) return 0;
+    if (!c) {
+        if (!ep->close_pending || !ring_publish_close(ep)) return 0;
+        ep->close_pending = false;
+        return 1;
+    }
     int work = 0;
     if (ep->want_write) {
         size_t before = buf_len(&c->out);
@@ -176,11 +249,17 @@ static int ring_endpoint_poll(struct ring_endpoint *ep)
         if (!ep->conn) return work;
     }
     if (ep->want_read) {
-        bool corrupt = false;
-        if (ep->partial || goblin_ring_peek(&ep->sq, &corrupt)) {
+        /* The peeked record is kept for ring_read: its header is read once. */
+        if (!ep->has_partial && goblin_ring_peek(&ep->sq, &ep->partial)) {
+            ep->has_partial = true;
+            ep->partial_offset = 0;
+        }
+        if (ep->has_partial) {
             conn_on_readable(c);
             work++;
-        } else if (corrupt) {
+        } else if (ep->sq.corrupt) {
+            log_warning("%s: malformed SQ record at position %llu: session ended", ep->path,
+                        (unsigned long long)ep->sq.pos);
             session_end(ep, "malformed ring record");
             work++;
         }
@@ -198,9 +277,11 @@ static int ring_target_poll(void *arg)
 
 /* --- files ---------------------------------------------------------- */
 
+/* pid comes from shared memory: one above INT_MAX would make kill() address
+ * a process group, so it counts as no process. */
 static bool pid_alive(uint32_t pid)
 {
-    return pid != 0 && (kill((pid_t)pid, 0) == 0 || errno != ESRCH);
+    return pid != 0 && pid <= INT32_MAX && (kill((pid_t)pid, 0) == 0 || errno != ESRCH);
 }
 
 static bool ring_create(struct ring_endpoint *ep, const char *path, unsigned long long bytes)
@@ -247,12 +328,11 @@ static bool ring_create(struct ring_endpoint *ep, const char *path, unsigned lon
     ep->hdr = map;
     ep->map_bytes = total;
     struct goblin_ring_header *h = ep->hdr;
-    h->version = GOBLIN_RING_VERSION;
-    h->header_bytes = GOBLIN_RING_HEADER_BYTES;
-    h->sq_offset = GOBLIN_RING_HEADER_BYTES;
-    h->sq_bytes = q;
-    h->cq_offset = GOBLIN_RING_HEADER_BYTES + q;
-    h->cq_bytes = q;
+    ep->layout = (struct goblin_ring_layout){.sq_offset = GOBLIN_RING_HEADER_BYTES,
+                                             .sq_bytes = q,
+                                             .cq_offset = GOBLIN_RING_HEADER_BYTES + q,
+                                             .cq_bytes = q};
+    ring_header_write_layout(ep);
     atomic_store_explicit(&h->server_pid, (uint32_t)getpid(), memory_order_relaxed);
     /* release: a client that reads the magic sees a complete header. */
     atomic_thread_fence(memory_order_release);
@@ -286,7 +366,8 @@ bool ring_transports_start(void)
             snprintf(t->name, sizeof t->name, "ring:%s", ps->path);
         } else {
             if (mkdir(ps->path, 0700) != 0 && errno != EEXIST) {
-                log_warning("--ring-pool %s: cannot create directory: %s", ps->path, strerror(errno));
+                log_warning("--ring-pool %s: cannot create directory: %s", ps->path,
+                            strerror(errno));
                 return false;
             }
             t->count = ps->count;
@@ -302,7 +383,8 @@ bool ring_transports_start(void)
         log_notice("serving %s (%llu bytes per direction)", t->name, ring_round_size(ps->bytes));
     }
     for (int i = 0; i < target_count; i++) {
-        struct poll_target pt = {.name = targets[i].name, .poll = ring_target_poll, .arg = &targets[i]};
+        struct poll_target pt = {
+            .name = targets[i].name, .poll = ring_target_poll, .arg = &targets[i]};
         ev_add_polled(&pt);
     }
     return true;

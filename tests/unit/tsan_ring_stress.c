@@ -57,19 +57,21 @@ int main(void)
     struct goblin_ring_queue q;
     goblin_ring_queue_init(&q, mem, QUEUE_BYTES, &head, 9);
     uint64_t got = 0, records = 0;
-    bool corrupt = false;
     while (got < expected_total) {
-        struct goblin_ring_record *r = goblin_ring_peek(&q, &corrupt);
-        CHECK(!corrupt);
-        if (!r) {
+        struct goblin_ring_view r;
+        bool ready = goblin_ring_peek(&q, &r);
+        CHECK(!q.corrupt);
+        if (!ready) {
             sched_yield();
             continue;
         }
-        for (uint32_t i = 0; i < r->len; i++)
-            CHECKF(r->payload[i] == byte_at(got + i), "byte %llu wrong", (unsigned long long)(got + i));
-        got += r->len;
+        CHECK(r.kind == GOBLIN_RING_DATA);
+        for (uint32_t i = 0; i < r.len; i++)
+            CHECKF(r.payload[i] == byte_at(got + i), "byte %llu wrong",
+                   (unsigned long long)(got + i));
+        got += r.len;
         records++;
-        goblin_ring_consume(&q, r);
+        goblin_ring_consume(&q, &r);
     }
     void *sent;
     pthread_join(t, &sent);
