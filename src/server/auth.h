@@ -22,9 +22,9 @@
 
 enum auth_result {
     AUTH_OK,
-    AUTH_WRONG,     /* WRONGPASS */
+    AUTH_WRONG,       /* WRONGPASS */
     AUTH_NO_PASSWORD, /* default user without any password configured */
-    AUTH_THROTTLED, /* too many uncached verifications this second */
+    AUTH_THROTTLED,   /* too many uncached verifications this second */
 };
 
 /* Initialises libsodium and the digest key. Returns false on failure. */

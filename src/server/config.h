@@ -26,9 +26,9 @@ enum polled_kind { POLLED_RING, POLLED_RING_POOL };
 
 struct polled_spec {
     enum polled_kind kind;
-    char *path;              /* ring file, or pool directory */
+    char *path;               /* ring file, or pool directory */
     unsigned long long bytes; /* per direction, as given (rounded up later) */
-    int count;               /* pool size */
+    int count;                /* pool size */
 };
 
 struct config {

@@ -119,7 +119,8 @@ static void bad_auth_file_refuses_to_start(void)
     CHECK(write(fd, "alice plaintext-password\n", 25) == 25);
     close(fd);
     char cmd[512];
-    snprintf(cmd, sizeof cmd, "'%s' --port 0 --unixsocket /tmp/goblin-never.sock --auth-file %s 2>&1",
+    snprintf(cmd, sizeof cmd,
+             "'%s' --port 0 --unixsocket /tmp/goblin-never.sock --auth-file %s 2>&1",
              getenv("GOBLIN_SERVER"), path);
     FILE *p = popen(cmd, "r");
     char out[1024] = "";
@@ -127,7 +128,8 @@ static void bad_auth_file_refuses_to_start(void)
     out[n] = '\0';
     int status = pclose(p);
     CHECKF(WIFEXITED(status) && WEXITSTATUS(status) != 0, "server started with a bad auth file");
-    CHECKF(strstr(out, "line 1") && strstr(out, path), "error does not name file and line: %s", out);
+    CHECKF(strstr(out, "line 1") && strstr(out, path), "error does not name file and line: %s",
+           out);
     unlink(path);
 }
 

@@ -205,7 +205,8 @@ void test_server_kill(struct test_server *s)
 bool rconn_try_open_tcp(struct rconn *c, int port)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_port = htons((uint16_t)port),
                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
         close(fd);
@@ -351,7 +352,8 @@ unsigned long long test_seed(const char *test_name)
 {
     const char *env = getenv("TEST_SEED");
     unsigned long long seed;
-    if (env) seed = strtoull(env, NULL, 10);
+    if (env)
+        seed = strtoull(env, NULL, 10);
     else {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
