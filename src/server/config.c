@@ -542,6 +542,14 @@ static const char *polled_add(enum config_kind kind, const char *const *v)
     return NULL;
 }
 
+/* Overwrites a secret flag's value in place in argv — the memory the kernel
+ * shows as /proc/<pid>/cmdline and ps print — as Redis hides its own
+ * arguments. The value's length stays visible as the run of '*'. */
+static void arg_scrub(char *value)
+{
+    memset(value, '*', strlen(value));
+}
+
 bool config_parse_args(int argc, char **argv, bool *exit_now)
 {
     *exit_now = false;
@@ -591,9 +599,9 @@ bool config_parse_args(int argc, char **argv, bool *exit_now)
             i += nargs;
             continue;
         }
-        const char *value;
+        char *value;
         if (eq) {
-            value = eq + 1;
+            value = argv[i] + (eq + 1 - arg);
         } else {
             if (i + 1 >= argc) {
                 fprintf(stderr, "goblin-core: flag '--%s' needs a value (%s)\n", p->name,
@@ -603,6 +611,7 @@ bool config_parse_args(int argc, char **argv, bool *exit_now)
             value = argv[++i];
         }
         const char *why = param_apply(p, value, strlen(value));
+        if (p->kind == CFG_SECRET) arg_scrub(value);
         if (why) {
             fprintf(stderr, "goblin-core: bad value '%s' for --%s: %s\n",
                     p->kind == CFG_SECRET ? "***" : value, p->name, why);

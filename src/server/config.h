@@ -79,7 +79,9 @@ extern struct config config;
 void config_init_defaults(void);
 
 /* Parses argv (after the program name). On error prints one line naming the
- * flag and returns false. Sets *exit_now for --help/--version. */
+ * flag and returns false. Sets *exit_now for --help/--version. The values of
+ * secret flags (--requirepass) are overwritten in argv once applied, so that
+ * /proc/<pid>/cmdline does not show them. */
 bool config_parse_args(int argc, char **argv, bool *exit_now);
 
 /* Prints --help. */
