@@ -65,19 +65,23 @@ static void cmd_reset(struct cmd_ctx *ctx)
 
 /* --- authentication -------------------------------------------------- */
 
-/* Checks user/password and marks the conn; replies only on failure. */
+/* Checks user/password and marks the conn; replies only on failure. The
+ * throttle errors are the same whether or not the user exists. */
 static bool authenticate(struct cmd_ctx *ctx, const char *user, size_t user_len, const char *pw,
                          size_t pw_len)
 {
-    switch (auth_check(user, user_len, pw, pw_len)) {
+    char source[96];
+    conn_peer_source(ctx->conn, source, sizeof source);
+    switch (auth_check(source, user, user_len, pw, pw_len)) {
     case AUTH_OK:
-        ctx->conn->authenticated = true;
-        return true;
-    case AUTH_NO_PASSWORD:
-        /* The default user has no password: any password is accepted, as Redis's nopass. */
-        ctx->conn->authenticated = true;
+    case AUTH_NO_PASSWORD: /* no password configured: any is accepted, as Redis's nopass */
+        conn_mark_authenticated(ctx->conn);
         return true;
     case AUTH_THROTTLED:
+        reply_error(ctx->reply, "ERR too many failed AUTH attempts from this client address or "
+                                "for this user, try again later");
+        return false;
+    case AUTH_BUSY:
         reply_error(ctx->reply, "ERR too many password verifications this second, try again");
         return false;
     case AUTH_WRONG:

@@ -9,6 +9,7 @@
 
 #include "commands/command.h"
 #include "connection/conn.h"
+#include "server/auth.h"
 #include "server/config.h"
 #include "server/server.h"
 #include "server/version.h"
@@ -149,6 +150,11 @@ static void section_stats(struct buf *b)
     add(b, "total_error_replies:%lld", reply_error_count);
     add(b, "client_query_buffer_limit_disconnections:%lld", s->query_buffer_limit_disconnections);
     add(b, "client_protocol_error_disconnections:%lld", s->protocol_error_disconnections);
+    /* Argon2 verifications run, failed AUTHs, AUTHs refused by a failure
+     * budget or the verification cap (server/auth.h). */
+    add(b, "auth_pwhash_verifications:%lld", auth_stats.pwhash_verifications);
+    add(b, "auth_failures:%lld", auth_stats.failures);
+    add(b, "auth_throttled:%lld", auth_stats.throttled);
 }
 
 static void section_replication(struct buf *b)

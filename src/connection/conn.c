@@ -67,6 +67,19 @@ bool conn_auth_required(const struct conn *c)
     return !c->authenticated && auth_required();
 }
 
+void conn_mark_authenticated(struct conn *c)
+{
+    c->authenticated = true;
+}
+
+void conn_peer_source(const struct conn *c, char *out, size_t cap)
+{
+    if (c->transport->peer_source)
+        c->transport->peer_source(c, out, cap);
+    else
+        snprintf(out, cap, "%s", c->transport->name);
+}
+
 void conn_close(struct conn *c, const char *reason)
 {
     if (c->flags & CONN_CLOSED) return;
