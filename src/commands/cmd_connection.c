@@ -20,12 +20,16 @@ static void cmd_ping(struct cmd_ctx *ctx)
         /* Redis answers a subscribed RESP2 client in the shape of a message. */
         reply_array_len(ctx->reply, 2);
         reply_bulk(ctx->reply, "pong", 4);
-        if (ctx->argc == 2) reply_bulk(ctx->reply, ctx->argv[1], ctx->argv_len[1]);
-        else reply_bulk(ctx->reply, "", 0);
+        if (ctx->argc == 2)
+            reply_bulk(ctx->reply, ctx->argv[1], ctx->argv_len[1]);
+        else
+            reply_bulk(ctx->reply, "", 0);
         return;
     }
-    if (ctx->argc == 2) reply_bulk(ctx->reply, ctx->argv[1], ctx->argv_len[1]);
-    else reply_status(ctx->reply, "PONG");
+    if (ctx->argc == 2)
+        reply_bulk(ctx->reply, ctx->argv[1], ctx->argv_len[1]);
+    else
+        reply_status(ctx->reply, "PONG");
 }
 
 static void cmd_echo(struct cmd_ctx *ctx)
@@ -61,17 +65,23 @@ static void cmd_reset(struct cmd_ctx *ctx)
 
 /* --- authentication -------------------------------------------------- */
 
-/* Checks user/password and marks the conn; replies only on failure. */
+/* Checks user/password and marks the conn; replies only on failure. The
+ * throttle errors are the same whether or not the user exists. */
 static bool authenticate(struct cmd_ctx *ctx, const char *user, size_t user_len, const char *pw,
                          size_t pw_len)
 {
-    switch (auth_check(user, user_len, pw, pw_len)) {
-    case AUTH_OK: ctx->conn->authenticated = true; return true;
-    case AUTH_NO_PASSWORD:
-        /* The default user has no password: any password is accepted, as Redis's nopass. */
-        ctx->conn->authenticated = true;
+    char source[96];
+    conn_peer_source(ctx->conn, source, sizeof source);
+    switch (auth_check(source, user, user_len, pw, pw_len)) {
+    case AUTH_OK:
+    case AUTH_NO_PASSWORD: /* no password configured: any is accepted, as Redis's nopass */
+        conn_mark_authenticated(ctx->conn);
         return true;
     case AUTH_THROTTLED:
+        reply_error(ctx->reply, "ERR too many failed AUTH attempts from this client address or "
+                                "for this user, try again later");
+        return false;
+    case AUTH_BUSY:
         reply_error(ctx->reply, "ERR too many password verifications this second, try again");
         return false;
     case AUTH_WRONG:
@@ -141,8 +151,9 @@ static void cmd_hello(struct cmd_ctx *ctx)
         } else if (arg_equals(ctx, j, "setname") && more >= 1) {
             name_at = ++j;
             if (!name_is_valid(ctx->argv[j], ctx->argv_len[j])) {
-                reply_error(ctx->reply,
-                            "ERR Client names cannot contain spaces, newlines or special characters.");
+                reply_error(
+                    ctx->reply,
+                    "ERR Client names cannot contain spaces, newlines or special characters.");
                 return;
             }
         } else {
@@ -191,8 +202,10 @@ static void cmd_client_id(struct cmd_ctx *ctx)
 
 static void cmd_client_getname(struct cmd_ctx *ctx)
 {
-    if (ctx->conn->name) reply_bulk_cstr(ctx->reply, ctx->conn->name);
-    else reply_nil(ctx->reply);
+    if (ctx->conn->name)
+        reply_bulk_cstr(ctx->reply, ctx->conn->name);
+    else
+        reply_nil(ctx->reply);
 }
 
 static void cmd_client_setname(struct cmd_ctx *ctx)
@@ -215,8 +228,7 @@ static void cmd_client_setinfo(struct cmd_ctx *ctx)
         return;
     }
     if (!name_is_valid(ctx->argv[3], ctx->argv_len[3])) {
-        reply_error_fmt(ctx->reply,
-                        "ERR %s cannot contain spaces, newlines or special characters.",
+        reply_error_fmt(ctx->reply, "ERR %s cannot contain spaces, newlines or special characters.",
                         is_name ? "lib-name" : "lib-ver");
         return;
     }
@@ -246,8 +258,8 @@ static void cmd_client_list(struct cmd_ctx *ctx)
             if (!arg_equals(ctx, j, "normal") && !arg_equals(ctx, j, "pubsub") &&
                 !arg_equals(ctx, j, "master") && !arg_equals(ctx, j, "replica") &&
                 !arg_equals(ctx, j, "slave")) {
-                reply_error_fmt(ctx->reply, "ERR Unknown client type '%.*s'",
-                                (int)ctx->argv_len[j], ctx->argv[j]);
+                reply_error_fmt(ctx->reply, "ERR Unknown client type '%.*s'", (int)ctx->argv_len[j],
+                                ctx->argv[j]);
                 xfree(ids);
                 return;
             }
@@ -287,8 +299,10 @@ static void cmd_client_list(struct cmd_ctx *ctx)
 /* Closes `victim` for CLIENT KILL: the caller's own conn after this reply. */
 static void kill_conn(struct cmd_ctx *ctx, struct conn *victim)
 {
-    if (victim == ctx->conn) victim->flags |= CONN_CLOSE_AFTER_REPLY;
-    else conn_close(victim, "killed by CLIENT KILL");
+    if (victim == ctx->conn)
+        victim->flags |= CONN_CLOSE_AFTER_REPLY;
+    else
+        conn_close(victim, "killed by CLIENT KILL");
 }
 
 static bool addr_matches(const char *addr, const char *want, size_t len)
@@ -336,8 +350,10 @@ static void cmd_client_kill(struct cmd_ctx *ctx)
                 return;
             }
         } else if (arg_equals(ctx, j, "skipme")) {
-            if (arg_equals(ctx, j + 1, "yes")) skipme = true;
-            else if (arg_equals(ctx, j + 1, "no")) skipme = false;
+            if (arg_equals(ctx, j + 1, "yes"))
+                skipme = true;
+            else if (arg_equals(ctx, j + 1, "no"))
+                skipme = false;
             else {
                 reply_error_syntax(ctx->reply);
                 return;
@@ -353,10 +369,10 @@ static void cmd_client_kill(struct cmd_ctx *ctx)
     struct conn *c = conn_list_head();
     while (c) {
         struct conn *next = c->next;
-        bool match = (!id || c->id == (uint64_t)id) &&
-                     (!addr_at || addr_matches(c->addr, ctx->argv[addr_at], ctx->argv_len[addr_at])) &&
-                     (!laddr_at ||
-                      addr_matches(c->laddr, ctx->argv[laddr_at], ctx->argv_len[laddr_at]));
+        bool match =
+            (!id || c->id == (uint64_t)id) &&
+            (!addr_at || addr_matches(c->addr, ctx->argv[addr_at], ctx->argv_len[addr_at])) &&
+            (!laddr_at || addr_matches(c->laddr, ctx->argv[laddr_at], ctx->argv_len[laddr_at]));
         if (match && !(skipme && c == ctx->conn)) {
             kill_conn(ctx, c);
             killed++;
@@ -407,9 +423,11 @@ static void cmd_client_help(struct cmd_ctx *ctx)
     reply_help(ctx->reply, lines);
 }
 
-#define CLIENT_SUB(n, a, f, s)                                                                   \
-    {.name = n, .arity = a, .flags = CMD_LOADING | CMD_STALE | CMD_NOSCRIPT | (f), .fn = s,       \
-     .since = "2.4.0", .group = "connection", .complexity = "O(1)"}
+#define CLIENT_SUB(n, a, f, s)                                                                     \
+    {                                                                                              \
+        .name = n, .arity = a, .flags = CMD_LOADING | CMD_STALE | CMD_NOSCRIPT | (f), .fn = s,     \
+        .since = "2.4.0", .group = "connection", .complexity = "O(1)"                              \
+    }
 
 static struct command client_subcommands[] = {
     CLIENT_SUB("id", 2, 0, cmd_client_id),
@@ -425,33 +443,68 @@ static struct command client_subcommands[] = {
 };
 
 struct command connection_commands[] = {
-    {.name = "ping", .arity = -1, .flags = CMD_FAST | CMD_PUBSUB_OK, .fn = cmd_ping,
-     .summary = "Returns the server's liveliness response.", .since = "1.0.0",
-     .group = "connection", .complexity = "O(1)"},
-    {.name = "echo", .arity = 2, .flags = CMD_FAST, .fn = cmd_echo,
-     .summary = "Returns the given string.", .since = "1.0.0", .group = "connection",
+    {.name = "ping",
+     .arity = -1,
+     .flags = CMD_FAST | CMD_PUBSUB_OK,
+     .fn = cmd_ping,
+     .summary = "Returns the server's liveliness response.",
+     .since = "1.0.0",
+     .group = "connection",
      .complexity = "O(1)"},
-    {.name = "quit", .arity = -1,
-     .flags = CMD_NO_AUTH | CMD_PUBSUB_OK | CMD_FAST | CMD_LOADING | CMD_STALE, .fn = cmd_quit,
-     .summary = "Closes the connection.", .since = "1.0.0", .group = "connection",
+    {.name = "echo",
+     .arity = 2,
+     .flags = CMD_FAST,
+     .fn = cmd_echo,
+     .summary = "Returns the given string.",
+     .since = "1.0.0",
+     .group = "connection",
      .complexity = "O(1)"},
-    {.name = "select", .arity = 2, .flags = CMD_FAST | CMD_LOADING | CMD_STALE, .fn = cmd_select,
-     .summary = "Changes the selected database.", .since = "1.0.0", .group = "connection",
+    {.name = "quit",
+     .arity = -1,
+     .flags = CMD_NO_AUTH | CMD_PUBSUB_OK | CMD_FAST | CMD_LOADING | CMD_STALE,
+     .fn = cmd_quit,
+     .summary = "Closes the connection.",
+     .since = "1.0.0",
+     .group = "connection",
      .complexity = "O(1)"},
-    {.name = "auth", .arity = -2,
-     .flags = CMD_NO_AUTH | CMD_FAST | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, .fn = cmd_auth,
-     .summary = "Authenticates the connection.", .since = "1.0.0", .group = "connection",
+    {.name = "select",
+     .arity = 2,
+     .flags = CMD_FAST | CMD_LOADING | CMD_STALE,
+     .fn = cmd_select,
+     .summary = "Changes the selected database.",
+     .since = "1.0.0",
+     .group = "connection",
+     .complexity = "O(1)"},
+    {.name = "auth",
+     .arity = -2,
+     .flags = CMD_NO_AUTH | CMD_FAST | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .fn = cmd_auth,
+     .summary = "Authenticates the connection.",
+     .since = "1.0.0",
+     .group = "connection",
      .complexity = "O(N) where N is the number of passwords defined for the user"},
-    {.name = "hello", .arity = -1,
-     .flags = CMD_NO_AUTH | CMD_FAST | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE, .fn = cmd_hello,
-     .summary = "Handshakes with the Redis server.", .since = "6.0.0", .group = "connection",
+    {.name = "hello",
+     .arity = -1,
+     .flags = CMD_NO_AUTH | CMD_FAST | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .fn = cmd_hello,
+     .summary = "Handshakes with the Redis server.",
+     .since = "6.0.0",
+     .group = "connection",
      .complexity = "O(1)"},
-    {.name = "reset", .arity = 1,
+    {.name = "reset",
+     .arity = 1,
      .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NO_AUTH | CMD_PUBSUB_OK,
-     .fn = cmd_reset, .summary = "Resets the connection.", .since = "6.2.0",
-     .group = "connection", .complexity = "O(1)"},
-    {.name = "client", .arity = -2, .subcommands = client_subcommands,
-     .summary = "A container for client connection commands.", .since = "2.4.0",
-     .group = "connection", .complexity = "Depends on subcommand."},
+     .fn = cmd_reset,
+     .summary = "Resets the connection.",
+     .since = "6.2.0",
+     .group = "connection",
+     .complexity = "O(1)"},
+    {.name = "client",
+     .arity = -2,
+     .subcommands = client_subcommands,
+     .summary = "A container for client connection commands.",
+     .since = "2.4.0",
+     .group = "connection",
+     .complexity = "Depends on subcommand."},
     COMMAND_END,
 };

@@ -76,17 +76,33 @@ bool conn_auth_required(const struct conn *c)
     return !c->authenticated && auth_required();
 }
 
+void conn_mark_authenticated(struct conn *c)
+{
+    c->authenticated = true;
+}
+
+void conn_peer_source(const struct conn *c, char *out, size_t cap)
+{
+    if (c->transport->peer_source)
+        c->transport->peer_source(c, out, cap);
+    else
+        snprintf(out, cap, "%s", c->transport->name);
+}
+
 void conn_close(struct conn *c, const char *reason)
 {
     if (c->flags & CONN_CLOSED) return;
     c->flags |= CONN_CLOSED;
-    if (reason) log_verbose("closing client id=%llu addr=%s: %s", (unsigned long long)c->id, c->addr,
-                            reason);
+    if (reason)
+        log_verbose("closing client id=%llu addr=%s: %s", (unsigned long long)c->id, c->addr,
+                    reason);
     /* The registry must never deliver to a torn-down conn. */
     conn_pubsub_release(c);
     c->transport->close(c);
-    if (c->prev) c->prev->next = c->next;
-    else live_head = c->next;
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        live_head = c->next;
     if (c->next) c->next->prev = c->prev;
     live_count--;
     c->prev = NULL;
@@ -131,8 +147,10 @@ void conn_update_interest(struct conn *c)
     bool want_write = conn_wants_writable(c);
     bool paused = (c->flags & CONN_PAUSED_INPUT) != 0;
     c->transport->set_interest(c, !paused, want_write);
-    if (want_write) c->flags |= CONN_WANT_WRITE;
-    else c->flags &= ~CONN_WANT_WRITE;
+    if (want_write)
+        c->flags |= CONN_WANT_WRITE;
+    else
+        c->flags &= ~CONN_WANT_WRITE;
 }
 
 /* Writes as much of b as the transport takes now. On a write error, closes
@@ -212,8 +230,8 @@ static void conn_run_commands(struct conn *c)
             reply_error_fmt(&c->reply, "ERR %s", c->parser.error);
             c->flags |= CONN_CLOSE_AFTER_REPLY;
             server.stats.protocol_error_disconnections++;
-            log_verbose("protocol error from client id=%llu addr=%s: %s",
-                        (unsigned long long)c->id, c->addr, c->parser.error);
+            log_verbose("protocol error from client id=%llu addr=%s: %s", (unsigned long long)c->id,
+                        c->addr, c->parser.error);
             break;
         }
         if (st == RESP_COMMAND) {
@@ -275,8 +293,9 @@ void conn_on_readable(struct conn *c)
     c->last_interaction_ms = clock_unix_ms_coarse(); /* idle timeouts are in seconds */
     server.stats.net_input_bytes += n;
     if ((long long)buf_len(&c->in) > config.client_query_buffer_limit) {
-        log_warning("closing client id=%llu addr=%s that reached max query buffer length (%zu bytes)",
-                    (unsigned long long)c->id, c->addr, buf_len(&c->in));
+        log_warning(
+            "closing client id=%llu addr=%s that reached max query buffer length (%zu bytes)",
+            (unsigned long long)c->id, c->addr, buf_len(&c->in));
         server.stats.query_buffer_limit_disconnections++;
         conn_close(c, NULL);
         return;
@@ -345,9 +364,9 @@ void conn_describe(const struct conn *c, struct buf *out)
                      pubsub_total_subscription_count(&c->pubsub) ? "P" : "N", c->db_index,
                      dict_size(&c->pubsub.links[PUBSUB_CHANNEL]),
                      dict_size(&c->pubsub.links[PUBSUB_PATTERN]),
-                     dict_size(&c->pubsub.links[PUBSUB_SHARD]),
-                     buf_len(&c->in), c->in.cap - c->in.end, c->in.cap, buf_len(&c->out),
-                     c->out.cap, sizeof *c + c->in.cap + c->out.cap + c->push_fifo.cap,
+                     dict_size(&c->pubsub.links[PUBSUB_SHARD]), buf_len(&c->in),
+                     c->in.cap - c->in.end, c->in.cap, buf_len(&c->out), c->out.cap,
+                     sizeof *c + c->in.cap + c->out.cap + c->push_fifo.cap,
                      c->last_command ? c->last_command : "NULL", (int)c->reply.proto,
                      c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
     buf_append(out, line, (size_t)(n < (int)sizeof line ? n : (int)sizeof line - 1));

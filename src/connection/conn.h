@@ -87,6 +87,10 @@ struct conn_transport {
      * current pass (the socket's ev_handler): called from conn_reap_closed()
      * at the end of the pass, never earlier. NULL when nothing to free. */
     void (*release)(struct conn *c);
+    /* Who the peer is, for per-source AUTH failure budgets: a text naming
+     * the party that can open more conns, not the conn itself (so no port).
+     * NULL: every peer of the transport is one source (its name). */
+    void (*peer_source)(const struct conn *c, char *out, size_t cap);
 };
 
 enum conn_flag {
@@ -171,6 +175,12 @@ bool conn_is_local(const struct conn *c);
 
 /* Authentication is required on this conn before ordinary commands. */
 bool conn_auth_required(const struct conn *c);
+
+/* AUTH or HELLO AUTH succeeded on c. */
+void conn_mark_authenticated(struct conn *c);
+
+/* The peer's identity for AUTH failure budgets (see conn_transport.peer_source). */
+void conn_peer_source(const struct conn *c, char *out, size_t cap);
 
 /* Fills `out` with CLIENT LIST's line for c (no trailing newline). */
 void conn_describe(const struct conn *c, struct buf *out);

@@ -1,28 +1,43 @@
-/* auth.c — password verification without clear-text storage; see auth.h. */
+/* auth.c — password verification without clear-text storage, at a cost that
+ * does not depend on whether the user exists; see auth.h. */
 #include "server/auth.h"
 
 #include <sodium.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/auth_throttle.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
 
 struct auth_user {
     char *name;
-    char *pwhash; /* crypto_pwhash_str output; NULL for the requirepass user */
+    char *pwhash; /* crypto_pwhash_str output */
     unsigned char digest[crypto_generichash_BYTES];
     bool has_digest; /* digest of the accepted password is known */
 };
 
+struct auth_stats auth_stats;
+
 static unsigned char digest_key[crypto_generichash_KEYBYTES];
-static struct auth_user default_user = {.name = "default"};
+static unsigned char budget_key[crypto_shorthash_KEYBYTES]; /* throttle table keys */
+static char default_pwhash[crypto_pwhash_STRBYTES];
+static struct auth_user default_user = {.name = "default", .pwhash = default_pwhash};
 static bool default_from_requirepass;
 static struct auth_user *file_users;
 static size_t file_user_count;
-static int64_t throttle_second;
-static int throttle_used;
+
+/* Verified for unknown users so that they cost what a wrong password does.
+ * Its parameters are the largest of every hash configured so far. */
+static char dummy_pwhash[crypto_pwhash_STRBYTES];
+static unsigned long long dummy_opslimit;
+static size_t dummy_memlimit;
+
+static struct auth_throttle source_budgets;
+static struct auth_throttle user_budgets;
+static int64_t pwhash_paid_at_us; /* server-wide verification budget (GCRA) */
 
 static bool initialised;
 
@@ -32,6 +47,9 @@ bool auth_init(void)
     if (initialised) return true;
     if (sodium_init() < 0) return false;
     randombytes_buf(digest_key, sizeof digest_key);
+    randombytes_buf(budget_key, sizeof budget_key);
+    auth_throttle_init(&source_budgets, AUTH_SOURCE_BURST, AUTH_SOURCE_INTERVAL_US);
+    auth_throttle_init(&user_budgets, AUTH_USER_BURST, AUTH_USER_INTERVAL_US);
     initialised = true;
     return true;
 }
@@ -42,16 +60,50 @@ static void password_digest(const char *pw, size_t len, unsigned char out[crypto
                        sizeof digest_key);
 }
 
+/* Raises the dummy hash's parameters to cover a hash made with (ops, mem),
+ * re-making it when they grow: one Argon2 computation, at configuration time. */
+static void dummy_cover(unsigned long long ops, size_t mem)
+{
+    if (ops <= dummy_opslimit && mem <= dummy_memlimit) return;
+    if (ops > dummy_opslimit) dummy_opslimit = ops;
+    if (mem > dummy_memlimit) dummy_memlimit = mem;
+    unsigned char random_password[32];
+    randombytes_buf(random_password, sizeof random_password);
+    if (crypto_pwhash_str(dummy_pwhash, (const char *)random_password, sizeof random_password,
+                          dummy_opslimit, dummy_memlimit) != 0)
+        abort(); /* out of memory */
+}
+
+/* Reads "m=KiB,t=passes" from a crypto_pwhash_str string. */
+static bool pwhash_parameters(const char *hash, unsigned long long *ops, size_t *mem)
+{
+    const char *m = strstr(hash, "$m=");
+    unsigned kib, passes;
+    if (!m || sscanf(m, "$m=%u,t=%u", &kib, &passes) != 2) return false;
+    *ops = passes;
+    *mem = (size_t)kib * 1024;
+    return true;
+}
+
 void auth_set_default_password(const char *password, size_t len)
 {
     if (!auth_init()) abort();
     if (len == 0) {
         default_from_requirepass = false;
         default_user.has_digest = false;
+        sodium_memzero(default_pwhash, sizeof default_pwhash);
         return;
     }
     password_digest(password, len, default_user.digest);
     default_user.has_digest = true;
+    /* A wrong guess is verified against this hash, so that it costs what a
+     * guess at any other user costs. */
+    char *pw = xmemdup(password, len); /* crypto_pwhash_str wants it NUL-terminated */
+    int rc = crypto_pwhash_str(default_pwhash, pw, len, AUTH_PWHASH_OPSLIMIT, AUTH_PWHASH_MEMLIMIT);
+    sodium_memzero(pw, len);
+    xfree(pw);
+    if (rc != 0) abort(); /* out of memory */
+    dummy_cover(AUTH_PWHASH_OPSLIMIT, AUTH_PWHASH_MEMLIMIT);
     default_from_requirepass = true;
 }
 
@@ -82,7 +134,10 @@ bool auth_load_file(const char *path, char *err, size_t errlen)
             fclose(f);
             return false;
         }
-        if (strncmp(hash, "$argon2", 7) != 0 || strlen(hash) >= crypto_pwhash_STRBYTES) {
+        unsigned long long ops;
+        size_t mem;
+        if (strncmp(hash, "$argon2", 7) != 0 || strlen(hash) >= crypto_pwhash_STRBYTES ||
+            !pwhash_parameters(hash, &ops, &mem)) {
             snprintf(err, errlen,
                      "auth file '%s' line %d: '%s' has no crypto_pwhash_str hash (make one with "
                      "goblin-passwd)",
@@ -90,6 +145,7 @@ bool auth_load_file(const char *path, char *err, size_t errlen)
             fclose(f);
             return false;
         }
+        dummy_cover(ops, mem);
         file_users = xrealloc(file_users, sizeof *file_users * (file_user_count + 1));
         file_users[file_user_count++] = (struct auth_user){
             .name = xstrdup(user),
@@ -115,37 +171,71 @@ static struct auth_user *user_find(const char *name, size_t len)
     return NULL;
 }
 
-static bool throttle_allows(void)
+/* Key of a name in a throttle table: keyed SipHash, so a peer cannot choose
+ * names that land in one set. */
+static uint64_t budget_key_of(const char *s, size_t len)
 {
-    int64_t second = clock_mono_us() / 1000000;
-    if (second != throttle_second) {
-        throttle_second = second;
-        throttle_used = 0;
-    }
-    return throttle_used++ < AUTH_PWHASH_PER_SECOND;
+    unsigned char h[crypto_shorthash_BYTES];
+    crypto_shorthash(h, (const unsigned char *)s, len, budget_key);
+    uint64_t k;
+    memcpy(&k, h, sizeof k);
+    return k;
 }
 
-enum auth_result auth_check(const char *user, size_t user_len, const char *password,
-                            size_t password_len)
+/* One Argon2 verification; true when `password` matches `pwhash`. */
+static bool pwhash_verify(const char *pwhash, const char *password, size_t password_len)
 {
-    struct auth_user *u = user_find(user, user_len);
-    if (!u) {
-        if (user_len == 7 && memcmp(user, "default", 7) == 0 && !auth_required())
-            return AUTH_NO_PASSWORD;
-        return AUTH_WRONG;
-    }
-    unsigned char digest[crypto_generichash_BYTES];
-    password_digest(password, password_len, digest);
-    if (u->has_digest)
-        return sodium_memcmp(digest, u->digest, sizeof digest) == 0 ? AUTH_OK : AUTH_WRONG;
-    if (!throttle_allows()) return AUTH_THROTTLED;
-    /* crypto_pwhash_str_verify wants a NUL-terminated password. */
-    char *pw = xmemdup(password, password_len);
-    int rc = crypto_pwhash_str_verify(u->pwhash, pw, password_len);
+    auth_stats.pwhash_verifications++;
+    char *pw = xmemdup(password, password_len); /* the API wants it NUL-terminated */
+    int rc = crypto_pwhash_str_verify(pwhash, pw, password_len);
     sodium_memzero(pw, password_len);
     xfree(pw);
-    if (rc != 0) return AUTH_WRONG;
-    memcpy(u->digest, digest, sizeof digest);
-    u->has_digest = true;
-    return AUTH_OK;
+    return rc == 0;
+}
+
+enum auth_result auth_check(const char *source, const char *user, size_t user_len,
+                            const char *password, size_t password_len)
+{
+    bool required = auth_required();
+    if (!required && user_len == 7 && memcmp(user, "default", 7) == 0) return AUTH_NO_PASSWORD;
+
+    int64_t now = clock_mono_us();
+    uint64_t source_key = budget_key_of(source, strlen(source));
+    uint64_t user_key = budget_key_of(user, user_len);
+    /* A spent user budget refuses only sources with failures of their own:
+     * guessers from many addresses cannot lock out a clean client (with
+     * --requirepass every client is "default"), and each of them gets one
+     * guess per source interval instead of a burst. */
+    bool user_allows = auth_throttle_allows(&user_budgets, user_key, now) ||
+                       !auth_throttle_in_debt(&source_budgets, source_key, now);
+    if (!auth_throttle_allows(&source_budgets, source_key, now) || !user_allows) {
+        auth_stats.throttled++;
+        return AUTH_THROTTLED;
+    }
+
+    struct auth_user *u = user_find(user, user_len);
+    unsigned char digest[crypto_generichash_BYTES];
+    password_digest(password, password_len, digest);
+    if (u && u->has_digest && sodium_memcmp(digest, u->digest, sizeof digest) == 0) return AUTH_OK;
+
+    /* Every other path costs one verification — unknown users included —
+     * unless no password exists at all (then nothing can be learnt). */
+    if (required) {
+        int64_t interval = 1000000 / AUTH_PWHASH_PER_SECOND;
+        if (!auth_budget_allows(pwhash_paid_at_us, AUTH_PWHASH_PER_SECOND, interval, now)) {
+            auth_stats.throttled++;
+            return AUTH_BUSY;
+        }
+        auth_budget_spend(&pwhash_paid_at_us, interval, now);
+        bool match = pwhash_verify(u ? u->pwhash : dummy_pwhash, password, password_len);
+        if (match && u) {
+            memcpy(u->digest, digest, sizeof digest);
+            u->has_digest = true;
+            return AUTH_OK;
+        }
+    }
+    auth_throttle_record(&source_budgets, source_key, now);
+    auth_throttle_record(&user_budgets, user_key, now);
+    auth_stats.failures++;
+    return AUTH_WRONG;
 }

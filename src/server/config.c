@@ -26,13 +26,13 @@ enum config_kind {
     CFG_MEMORY, /* integer with k/kb/m/mb/g/gb suffixes */
     CFG_BOOL,   /* yes/no */
     CFG_STRING,
-    CFG_ENUM,   /* one of `choices` */
-    CFG_LISTEN, /* --listen ADDR:PORT, repeatable */
-    CFG_UNIX,   /* --unixsocket PATH, repeatable */
-    CFG_SECRET, /* requirepass: hashed on set, shown redacted */
-    CFG_CONST,  /* compatibility value clients read; only that value may be set */
-    CFG_FLAG,   /* no value: sets a bool to yes */
-    CFG_RING,   /* --ring PATH SIZE, repeatable */
+    CFG_ENUM,      /* one of `choices` */
+    CFG_LISTEN,    /* --listen ADDR:PORT, repeatable */
+    CFG_UNIX,      /* --unixsocket PATH, repeatable */
+    CFG_SECRET,    /* requirepass: hashed on set, shown redacted */
+    CFG_CONST,     /* compatibility value clients read; only that value may be set */
+    CFG_FLAG,      /* no value: sets a bool to yes */
+    CFG_RING,      /* --ring PATH SIZE, repeatable */
     CFG_RING_POOL, /* --ring-pool DIR COUNT SIZE, repeatable */
 };
 
@@ -82,11 +82,10 @@ static const struct config_param params[] = {
      "close clients idle this long (default 0 = never)", NULL},
     {"maxclients", NULL, CFG_INT, &config.maxclients, 1, 4294967295LL, 0, "N",
      "maximum simultaneous clients (default 10000)", NULL},
-    {"proto-max-bulk-len", NULL, CFG_MEMORY, &config.proto_max_bulk_len, 1024 * 1024, LLONG_MAX,
-     0, "BYTES", "largest bulk string a client may send (default 512mb)", NULL},
-    {"client-query-buffer-limit", NULL, CFG_MEMORY, &config.client_query_buffer_limit,
-     1024 * 1024, LLONG_MAX, 0, "BYTES",
-     "close a client whose unparsed input exceeds this (default 1gb)", NULL},
+    {"proto-max-bulk-len", NULL, CFG_MEMORY, &config.proto_max_bulk_len, 1024 * 1024, LLONG_MAX, 0,
+     "BYTES", "largest bulk string a client may send (default 512mb)", NULL},
+    {"client-query-buffer-limit", NULL, CFG_MEMORY, &config.client_query_buffer_limit, 1024 * 1024,
+     LLONG_MAX, 0, "BYTES", "close a client whose unparsed input exceeds this (default 1gb)", NULL},
     {"databases", NULL, CFG_INT, &config.databases, 1, INT_MAX, CFG_IMMUTABLE, "N",
      "number of databases (default 16)", NULL},
     {"unsolicited-output-buffer-bytes", NULL, CFG_MEMORY, &config.unsolicited_output_buffer_bytes,
@@ -123,9 +122,8 @@ static const struct config_param params[] = {
      idle_strategies},
     {"idle-spin-us", NULL, CFG_INT, &config.idle_spin_us, 1, 10000000, 0, "US",
      "adaptive: keep polling this long after the last activity (default 200)", NULL},
-    {"socket-poll-interval-us", NULL, CFG_INT, &config.socket_poll_interval_us, 1, 1000000, 0,
-     "US", "while spinning with rings: kernel sockets get a pass at most this often (default 20)",
-     NULL},
+    {"socket-poll-interval-us", NULL, CFG_INT, &config.socket_poll_interval_us, 1, 1000000, 0, "US",
+     "while spinning with rings: kernel sockets get a pass at most this often (default 20)", NULL},
     {"hz", NULL, CFG_INT, &config.hz, 0, INT_MAX, 0, "N",
      "housekeeping runs per second, clamped to 1..500 (default 10)", NULL},
     {"active-expire-effort", NULL, CFG_INT, &config.active_expire_effort, 1, 10, 0, "N",
@@ -148,8 +146,7 @@ static const struct config_param params[] = {
      "sorted sets with a longer member use the indexed encoding (default 64)", NULL},
     /* Read by redis-benchmark and common clients; goblin-core keeps no
      * persistence, evicts nothing, replicates nothing. */
-    {"save", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "", "persistence: always off",
-     const_empty},
+    {"save", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "", "persistence: always off", const_empty},
     {"appendonly", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "", "persistence: always off",
      const_no},
     {"maxmemory", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "", "no memory limit", const_zero},
@@ -279,16 +276,21 @@ static const char *param_apply(const struct config_param *p, const char *value, 
             err = range;
             break;
         }
-        if (p->value == &config.port) config.port = (int)v;
-        else *(long long *)p->value = v;
+        if (p->value == &config.port)
+            config.port = (int)v;
+        else
+            *(long long *)p->value = v;
         /* Like Redis, hz accepts any non-negative value and clamps it. */
         if (p->value == &config.hz) config.hz = v < 1 ? 1 : v > 500 ? 500 : v;
         break;
     }
     case CFG_BOOL:
-        if (strcasecmp(text, "yes") == 0) *(bool *)p->value = true;
-        else if (strcasecmp(text, "no") == 0) *(bool *)p->value = false;
-        else err = "argument must be 'yes' or 'no'";
+        if (strcasecmp(text, "yes") == 0)
+            *(bool *)p->value = true;
+        else if (strcasecmp(text, "no") == 0)
+            *(bool *)p->value = false;
+        else
+            err = "argument must be 'yes' or 'no'";
         break;
     case CFG_STRING:
         xfree(*(char **)p->value);
@@ -302,8 +304,8 @@ static const char *param_apply(const struct config_param *p, const char *value, 
             size_t o = (size_t)snprintf(choices, sizeof choices,
                                         "argument(s) must be one of the following: ");
             for (c = p->choices; *c && o < sizeof choices; c++)
-                o += (size_t)snprintf(choices + o, sizeof choices - o, "%s%s", *c,
-                                      c[1] ? ", " : "");
+                o +=
+                    (size_t)snprintf(choices + o, sizeof choices - o, "%s%s", *c, c[1] ? ", " : "");
             err = choices;
             break;
         }
@@ -339,9 +341,12 @@ static const char *param_apply(const struct config_param *p, const char *value, 
         if (strcasecmp(text, p->choices[0]) != 0) err = "goblin-core does not support this setting";
         break;
     case CFG_FLAG:
-        if (strcasecmp(text, "yes") == 0) *(bool *)p->value = true;
-        else if (strcasecmp(text, "no") == 0) *(bool *)p->value = false;
-        else err = "argument must be 'yes' or 'no'";
+        if (strcasecmp(text, "yes") == 0)
+            *(bool *)p->value = true;
+        else if (strcasecmp(text, "no") == 0)
+            *(bool *)p->value = false;
+        else
+            err = "argument must be 'yes' or 'no'";
         break;
     case CFG_RING:
     case CFG_RING_POOL:
@@ -367,12 +372,16 @@ static void param_render(const struct config_param *p, struct buf *out)
     case CFG_INT:
     case CFG_MEMORY: {
         long long v = p->value == &config.port ? config.port : *(long long *)p->value;
-        if (p->value == &config.unixsocketperm) snprintf(tmp, sizeof tmp, "%llo", v);
-        else num_format_ll(tmp, v);
+        if (p->value == &config.unixsocketperm)
+            snprintf(tmp, sizeof tmp, "%llo", v);
+        else
+            num_format_ll(tmp, v);
         buf_append(out, tmp, strlen(tmp));
         break;
     }
-    case CFG_BOOL: buf_append(out, *(bool *)p->value ? "yes" : "no", *(bool *)p->value ? 3 : 2); break;
+    case CFG_BOOL:
+        buf_append(out, *(bool *)p->value ? "yes" : "no", *(bool *)p->value ? 3 : 2);
+        break;
     case CFG_STRING:
     case CFG_ENUM: {
         const char *s = *(char **)p->value;
@@ -398,8 +407,12 @@ static void param_render(const struct config_param *p, struct buf *out)
         /* The password is not kept; report only whether one is set. */
         if (auth_default_password_set()) buf_append(out, "(hashed)", 8);
         break;
-    case CFG_CONST: buf_append(out, p->choices[0], strlen(p->choices[0])); break;
-    case CFG_FLAG: buf_append(out, *(bool *)p->value ? "yes" : "no", *(bool *)p->value ? 3 : 2); break;
+    case CFG_CONST:
+        buf_append(out, p->choices[0], strlen(p->choices[0]));
+        break;
+    case CFG_FLAG:
+        buf_append(out, *(bool *)p->value ? "yes" : "no", *(bool *)p->value ? 3 : 2);
+        break;
     case CFG_RING:
     case CFG_RING_POOL: {
         bool first = true;
@@ -474,8 +487,10 @@ const char *config_set(const char *name, size_t name_len, const char *value, siz
         return err;
     }
     if (p->flags & CFG_IMMUTABLE) {
-        snprintf(err, sizeof err, "CONFIG SET failed (possibly related to argument '%s') - can't set immutable config",
-                 p->name);
+        snprintf(
+            err, sizeof err,
+            "CONFIG SET failed (possibly related to argument '%s') - can't set immutable config",
+            p->name);
         return err;
     }
     const char *why = param_apply(p, value, value_len);
@@ -534,6 +549,14 @@ static const char *polled_add(enum config_kind kind, const char *const *v)
     return NULL;
 }
 
+/* Overwrites a secret flag's value in place in argv — the memory the kernel
+ * shows as /proc/<pid>/cmdline and ps print — as Redis hides its own
+ * arguments. The value's length stays visible as the run of '*'. */
+static void arg_scrub(char *value)
+{
+    memset(value, '*', strlen(value));
+}
+
 bool config_parse_args(int argc, char **argv, bool *exit_now)
 {
     *exit_now = false;
@@ -550,7 +573,8 @@ bool config_parse_args(int argc, char **argv, bool *exit_now)
             return true;
         }
         if (strncmp(arg, "--", 2) != 0) {
-            fprintf(stderr, "goblin-core: unexpected argument '%s' (flags start with --; see --help)\n",
+            fprintf(stderr,
+                    "goblin-core: unexpected argument '%s' (flags start with --; see --help)\n",
                     arg);
             return false;
         }
@@ -559,7 +583,8 @@ bool config_parse_args(int argc, char **argv, bool *exit_now)
         size_t name_len = eq ? (size_t)(eq - name) : strlen(name);
         const struct config_param *p = param_find(name, name_len);
         if (!p || (p->flags & CFG_NO_CLI)) {
-            fprintf(stderr, "goblin-core: unknown flag '--%.*s' (see --help)\n", (int)name_len, name);
+            fprintf(stderr, "goblin-core: unknown flag '--%.*s' (see --help)\n", (int)name_len,
+                    name);
             return false;
         }
         if (p->kind == CFG_FLAG && !eq) {
@@ -581,9 +606,9 @@ bool config_parse_args(int argc, char **argv, bool *exit_now)
             i += nargs;
             continue;
         }
-        const char *value;
+        char *value;
         if (eq) {
-            value = eq + 1;
+            value = argv[i] + (eq + 1 - arg);
         } else {
             if (i + 1 >= argc) {
                 fprintf(stderr, "goblin-core: flag '--%s' needs a value (%s)\n", p->name,
@@ -593,6 +618,7 @@ bool config_parse_args(int argc, char **argv, bool *exit_now)
             value = argv[++i];
         }
         const char *why = param_apply(p, value, strlen(value));
+        if (p->kind == CFG_SECRET) arg_scrub(value);
         if (why) {
             fprintf(stderr, "goblin-core: bad value '%s' for --%s: %s\n",
                     p->kind == CFG_SECRET ? "***" : value, p->name, why);

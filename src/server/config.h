@@ -26,9 +26,9 @@ enum polled_kind { POLLED_RING, POLLED_RING_POOL };
 
 struct polled_spec {
     enum polled_kind kind;
-    char *path;              /* ring file, or pool directory */
+    char *path;               /* ring file, or pool directory */
     unsigned long long bytes; /* per direction, as given (rounded up later) */
-    int count;               /* pool size */
+    int count;                /* pool size */
 };
 
 struct config {
@@ -80,7 +80,9 @@ extern struct config config;
 void config_init_defaults(void);
 
 /* Parses argv (after the program name). On error prints one line naming the
- * flag and returns false. Sets *exit_now for --help/--version. */
+ * flag and returns false. Sets *exit_now for --help/--version. The values of
+ * secret flags (--requirepass) are overwritten in argv once applied, so that
+ * /proc/<pid>/cmdline does not show them. */
 bool config_parse_args(int argc, char **argv, bool *exit_now);
 
 /* Prints --help. */

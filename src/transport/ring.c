@@ -150,6 +150,8 @@ static const struct conn_transport ring_transport = {
     .write = ring_write,
     .set_interest = ring_set_interest,
     .close = ring_close,
+    /* No peer_source: all ring clients are one AUTH source ("ring"). Ring
+     * files are local and permission-guarded; a ring peer has no address. */
 };
 
 /* --- sessions ------------------------------------------------------- */

@@ -86,6 +86,48 @@ static void sock_release(struct conn *c)
     c->transport_data = NULL;
 }
 
+/* A TCP peer's AUTH source: its IPv4 address, or for IPv6 its /64 — one
+ * host usually holds a whole /64, so per-address budgets would be free to
+ * multiply. An IPv4-mapped IPv6 address counts as the IPv4 address. Runs on
+ * AUTH only (one getpeername), never per request. */
+static void tcp_peer_source(const struct conn *c, char *out, size_t cap)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    char host[INET6_ADDRSTRLEN] = "?";
+    if (getpeername(c->fd, (struct sockaddr *)&ss, &len) != 0) {
+        snprintf(out, cap, "tcp:?");
+        return;
+    }
+    if (ss.ss_family == AF_INET) {
+        inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof host);
+        snprintf(out, cap, "%s", host);
+        return;
+    }
+    struct in6_addr a = ((struct sockaddr_in6 *)&ss)->sin6_addr;
+    if (IN6_IS_ADDR_V4MAPPED(&a)) {
+        inet_ntop(AF_INET, &a.s6_addr[12], host, sizeof host);
+        snprintf(out, cap, "%s", host);
+        return;
+    }
+    memset(&a.s6_addr[8], 0, 8);
+    inet_ntop(AF_INET6, &a, host, sizeof host);
+    snprintf(out, cap, "%s/64", host);
+}
+
+/* A Unix peer's AUTH source: its uid (SO_PEERCRED), so one local user's
+ * guesses do not spend another's budget. Peers whose credentials cannot be
+ * read share one source. */
+static void unix_peer_source(const struct conn *c, char *out, size_t cap)
+{
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
+        snprintf(out, cap, "unix:uid=%u", (unsigned)cred.uid);
+    else
+        snprintf(out, cap, "unix:?");
+}
+
 static const struct conn_transport tcp_transport = {
     .name = "tcp",
     .read = sock_read,
@@ -93,6 +135,7 @@ static const struct conn_transport tcp_transport = {
     .set_interest = sock_set_interest,
     .close = sock_close,
     .release = sock_release,
+    .peer_source = tcp_peer_source,
 };
 
 static const struct conn_transport unix_transport = {
@@ -102,6 +145,7 @@ static const struct conn_transport unix_transport = {
     .set_interest = sock_set_interest,
     .close = sock_close,
     .release = sock_release,
+    .peer_source = unix_peer_source,
 };
 
 static void on_conn_event(struct ev_handler *h, uint32_t mask)

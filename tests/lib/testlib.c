@@ -205,7 +205,8 @@ void test_server_kill(struct test_server *s)
 bool rconn_try_open_tcp(struct rconn *c, int port)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_port = htons((uint16_t)port),
                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
         close(fd);
@@ -216,6 +217,25 @@ bool rconn_try_open_tcp(struct rconn *c, int port)
     c->fd = fd;
     buf_init(&c->in, 4096);
     return true;
+}
+
+void rconn_open_tcp_from(struct rconn *c, int port, const char *source_ip)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    CHECK(fd >= 0);
+    struct sockaddr_in from = {.sin_family = AF_INET};
+    CHECKF(inet_pton(AF_INET, source_ip, &from.sin_addr) == 1, "bad source address %s", source_ip);
+    CHECKF(bind(fd, (struct sockaddr *)&from, sizeof from) == 0, "bind to %s failed: %s", source_ip,
+           strerror(errno));
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_port = htons((uint16_t)port),
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    CHECKF(connect(fd, (struct sockaddr *)&a, sizeof a) == 0,
+           "connect from %s to 127.0.0.1:%d failed: %s", source_ip, port, strerror(errno));
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    c->fd = fd;
+    buf_init(&c->in, 4096);
 }
 
 void rconn_open_tcp(struct rconn *c, int port)
@@ -351,7 +371,8 @@ unsigned long long test_seed(const char *test_name)
 {
     const char *env = getenv("TEST_SEED");
     unsigned long long seed;
-    if (env) seed = strtoull(env, NULL, 10);
+    if (env)
+        seed = strtoull(env, NULL, 10);
     else {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);

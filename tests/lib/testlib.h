@@ -54,6 +54,9 @@ struct rconn {
 void rconn_open_tcp(struct rconn *c, int port);
 void rconn_open_unix(struct rconn *c, const char *path);
 bool rconn_try_open_tcp(struct rconn *c, int port);
+/* Connects to 127.0.0.1:port from a chosen local address (any of
+ * 127.0.0.0/8 works on Linux): a client the server sees as another host. */
+void rconn_open_tcp_from(struct rconn *c, int port, const char *source_ip);
 void rconn_close(struct rconn *c);
 
 /* Sends raw bytes. */
