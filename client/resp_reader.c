@@ -1,6 +1,7 @@
 /* resp_reader.c — RESP2/RESP3 reply framing; see resp_reader.h. */
 #include <goblin/resp_reader.h>
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,8 @@ static long long reply_len(const char *buf, size_t len, int depth)
     case '|': {
         if (parse_count(buf + 1, (size_t)le - 3, &n) < 0) return -1;
         if (n < 0) return le; /* *-1 */
+        /* A count no reply could hold; doubling it for a map would overflow. */
+        if (n > LLONG_MAX / 2) return -1;
         long long elements = (type == '%' || type == '|') ? n * 2 : n;
         long long off = le;
         for (long long i = 0; i < elements; i++) {

@@ -174,6 +174,10 @@ static enum resp_status parse_inline(struct resp_parser *p, const char *data, si
     if (line_len && data[line_len - 1] == '\r') line_len--;
 
     buf_reset(&p->scratch, 4096);
+    /* Unquoting never lengthens a line, so this is all the split needs; it
+     * also keeps scratch non-NULL for finish(), even for "" or a blank line
+     * (NULL + 0 is undefined behaviour). */
+    buf_reserve(&p->scratch, line_len + 1);
     size_t *lens = p->argv_len;
     int cap = p->arg_cap;
     int argc = resp_split_args(data, line_len, &p->scratch, &lens, &cap);

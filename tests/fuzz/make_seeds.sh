@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# tests/fuzz/make_seeds.sh — regenerates the checked-in seed corpora
+# (tests/fuzz/corpus/<harness>/). Seeds are small and each shows one case;
+# the fuzzer's own discoveries stay in build/fuzz/corpus, not here.
+# Seeds are printf formats in single quotes: $ and \ are RESP, not shell.
+# shellcheck disable=SC2016,SC2059,SC1003
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+# seed HARNESS NAME PRINTF-FORMAT: writes one seed file.
+seed() {
+    mkdir -p "$here/corpus/$1"
+    printf "$3" >"$here/corpus/$1/$2"
+}
+
+# fuzz_resp_parser: 3 control bytes (limits, split seed, largest chunk), then
+# the client's bytes. \x00\x01\xff = no auth limits, chunks up to 256 bytes;
+# \x01 = unauthenticated; \x00\x07\x00 = split byte by byte.
+h=fuzz_resp_parser
+seed $h ping-multibulk '\x00\x01\xff*1\r\n$4\r\nPING\r\n'
+seed $h set-get-pipeline '\x00\x05\x07*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$5\r\nhello\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\n'
+seed $h byte-by-byte '\x00\x07\x00*2\r\n$4\r\nECHO\r\n$11\r\nhello\r\nworld\r\n'
+seed $h inline-ping '\x00\x01\xffPING\r\n'
+seed $h inline-quotes '\x00\x02\x03SET "a b\\x41\\n" '"'"'it\\'"'"'s'"'"'\r\n'
+seed $h inline-unbalanced '\x00\x01\xffSET "abc\r\n'
+seed $h inline-bad-closing-quote '\x00\x01\xffGET "a"b\r\n'
+seed $h inline-lf-only '\x00\x01\xffPING\nPING\n'
+seed $h blank-lines '\x00\x01\xff\r\n\n   \r\n'
+seed $h inline-empty-quotes '\x00\x01\xff""\r\n'
+seed $h null-multibulk '\x00\x01\xff*-1\r\n*0\r\n*1\r\n$4\r\nPING\r\n'
+seed $h empty-bulk '\x00\x01\xff*2\r\n$4\r\nECHO\r\n$0\r\n\r\n'
+seed $h huge-count '\x00\x01\xff*2147483647\r\n$4\r\nPING\r\n'
+seed $h count-over-int '\x00\x01\xff*2147483648\r\n'
+seed $h huge-bulk '\x00\x01\xff*1\r\n$9223372036854775807\r\n'
+seed $h bulk-overflow '\x00\x01\xff*1\r\n$99999999999999999999\r\n'
+seed $h negative-bulk '\x00\x01\xff*1\r\n$-1\r\n'
+seed $h minus-zero '\x00\x01\xff*-0\r\n'
+seed $h leading-zero '\x00\x01\xff*01\r\n$04\r\nPING\r\n'
+seed $h expected-dollar '\x00\x01\xff*1\r\n:4\r\nPING\r\n'
+seed $h nul-bytes '\x00\x01\xff*2\r\n$4\r\nECHO\r\n$3\r\n\x00\x00\x00\r\n'
+seed $h nul-inline '\x00\x01\xffECHO a\x00b\r\n'
+seed $h lenient-trailer '\x00\x01\xff*1\rX$4\r\nPINGxy'
+seed $h crlf-split '\x00\x03\x01*1\r\n$4\r\nPI\r\n\r\n'
+seed $h unauth-too-many-args '\x01\x01\xff*11\r\n'
+seed $h unauth-big-bulk '\x01\x01\xff*1\r\n$16385\r\n'
+seed $h unauth-then-auth '\x03\x01\xff*2\r\n$4\r\nAUTH\r\n$2\r\npw\r\n*11\r\n$1\r\na\r\n$1\r\na\r\n$1\r\na\r\n$1\r\na\r\n$1\r\na\r\n$1\r\na\r\n$1\r\na\r\n$1\r\na\r\n$1\r\na\r\n$1\r\na\r\n$1\r\na\r\n'
+seed $h small-max-bulk '\x10\x01\xff*1\r\n$6\r\nlonger\r\n'
+seed $h incomplete-bulk '\x00\x01\xff*2\r\n$3\r\nGET\r\n$100\r\nabc'
+
+# fuzz_ring_reader: byte 0 queue size (0 = 256 bytes .. 4 = 4 KiB), byte 1
+# epoch, then operations: \x00 LEN BYTES write, \x01 CAP-1 read,
+# \x02 IDX LEN32 KIND forge, \x03 OFF16 LEN BYTES scribble, \x04 STEP reconnect.
+h=fuzz_ring_reader
+ping='*1\r\n$4\r\nPING\r\n'
+seed $h honest-ping "\x00\x01\x00\x0e$ping\x01\xff"
+seed $h honest-wrap "\x00\x07\x00\x28$(printf 'a%.0s' {1..40})\x01\xff\x00\x28$(printf 'b%.0s' {1..40})\x00\x28$(printf 'c%.0s' {1..40})\x01\x10\x01\xff\x00\x28$(printf 'd%.0s' {1..40})\x00\x28$(printf 'e%.0s' {1..40})\x01\xff\x01\xff"
+seed $h honest-small-reads "\x01\x02\x00\x0e$ping\x00\x0e$ping\x01\x00\x01\x02\x01\x03\x01\xff"
+seed $h forge-huge-len '\x00\x01\x02\x00\xff\xff\xff\xff\x01\x01\xff'
+seed $h forge-len-to-end '\x00\x01\x02\x00\xf0\x00\x00\x00\x01\x01\xff'
+seed $h forge-wrap-filler '\x00\x01\x02\x00\xb0\x00\x00\x00\x02\x01\xff'
+seed $h forge-wrap-overrun '\x00\x01\x02\x00\xf1\x00\x00\x00\x02\x01\xff'
+seed $h forge-ahead '\x00\x01\x02\x01\x04\x00\x00\x00\x01\x01\xff'
+seed $h scribble-header "\x00\x01\x00\x0e$ping\x03\x08\x00\x04\xff\xff\xff\x7f\x01\xff"
+seed $h partial-then-shrink "\x00\x01\x00\x30$(printf 'x%.0s' {1..48})\x01\x09\x02\x00\x01\x00\x00\x00\x01\x01\xff"
+seed $h reconnect-stale "\x00\x05\x00\x0e$ping\x04\x00\x01\xff\x00\x0e$ping\x01\xff"
+seed $h big-queue "\x04\x03\x00\xff$(printf 'z%.0s' {1..255})\x01\xff\x01\xff"
+
+# fuzz_resp_reader: byte 0 render capacity - 1, byte 1 prefix cut, then replies.
+h=fuzz_resp_reader
+seed $h simple-types '\xff\x03+OK\r\n-ERR bad\r\n:42\r\n,3.14\r\n#t\r\n_\r\n(12345678901234567890\r\n'
+seed $h bulk '\xff\x05$5\r\nhello\r\n$0\r\n\r\n$-1\r\n'
+seed $h bulk-binary '\x10\x06$4\r\n\r\n\x00\xff\r\n'
+seed $h array-nested '\xff\x09*2\r\n*2\r\n:1\r\n:2\r\n$3\r\nabc\r\n*-1\r\n*0\r\n'
+seed $h resp3-map-set '\xff\x11%%2\r\n+a\r\n:1\r\n+b\r\n:2\r\n~2\r\n+x\r\n+y\r\n'
+seed $h resp3-push-attr '\xff\x04>3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$2\r\nhi\r\n|1\r\n+ttl\r\n:3\r\n+OK\r\n'
+seed $h verbatim-blob-error '\xff\x07=15\r\ntxt:Some string\r\n!9\r\nERR a b c\r\n'
+seed $h huge-bulk '\xff\x02$9223372036854775807\r\nabc'
+seed $h huge-map '\xff\x02%%4611686018427387904\r\n+a\r\n'
+seed $h huge-array '\xff\x02*9223372036854775807\r\n:1\r\n'
+seed $h bad-line-end '\xff\x02+OK\rX'
+seed $h bad-count '\xff\x02*abc\r\n'
+seed $h deep-nesting "\xff\x01$(printf '*1\\r\\n%.0s' {1..70}):1\r\n"
+seed $h incomplete '\x00\x00*3\r\n$3\r\nSET\r\n$1\r'
+seed $h unknown-type '\x00\x00?what\r\n'
