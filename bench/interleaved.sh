@@ -34,8 +34,8 @@ echo "SERVERS=$SERVERS TRANSPORTS=$TRANSPORTS OPS=$OPS SAMPLES=$SAMPLES WARMUP=$
 failed=0 n=0
 for op in $(tr ',' ' ' <<<"$OPS"); do
     n=$((n + 1))
-    tmp=$OUT/runs/.tmp
-    mkdir -p "$tmp"
+    # A short directory: the servers' Unix sockets live under it (108 bytes).
+    tmp=$(mktemp -d /tmp/goblin-il.XXXXXX)
     OPS=$op RESULTS_ROOT=$tmp bash "$ROOT/bench/matrix.sh" || failed=1
     # matrix.sh made one <timestamp>/ under tmp: name it by position and op.
     mv "$tmp"/*/ "$OUT/runs/$(printf '%02d' "$n")-$op"

@@ -40,6 +40,16 @@ def render(run):
         with open(command) as f:
             out += [f"Command: `{f.read().strip()}`. Each operation's matrix run is in "
                     "`runs/` with its own metadata.txt and report.md.", ""]
+    failed = []
+    for cells in sorted(glob.glob(os.path.join(run, "runs", "*", "cells.tsv"))):
+        with open(cells) as f:
+            failed += [f"`{os.path.basename(os.path.dirname(cells))}` {c['label']}: {c['status']}"
+                       for c in csv.DictReader(f, delimiter="\t") if c["status"] != "ok"]
+    if failed:
+        out += ["Cells that did not measure (their messages are in each run's cells.tsv): "
+                + "; ".join(failed) + ".", ""]
+    if not data:
+        out += ["No operation was measured.", ""]
     for transport, by_server in data.items():
         present = [s for s in servers if s in by_server]
         ops = []
