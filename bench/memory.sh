@@ -13,6 +13,8 @@
 # process per cell keeps one workload's freed-but-kept heap out of the next.
 #
 # Usage: bench/memory.sh [N]         (default 1000000; a smoke run: 100000)
+# Output: stdout and results/<timestamp>-memory/{memory.out,metadata.txt}
+# (RESULTS_ROOT overrides results/).
 # Binaries: GOBLIN_SERVER (default build/goblin-core), REDIS_SERVER,
 # REDIS_CLI (default from PATH). Both servers use their default encodings.
 set -euo pipefail
@@ -23,6 +25,12 @@ GOBLIN_SERVER=${GOBLIN_SERVER:-$ROOT/build/goblin-core}
 REDIS_SERVER=${REDIS_SERVER:-$(command -v redis-server)}
 REDIS_CLI=${REDIS_CLI:-$(command -v redis-cli)}
 WORK=$(mktemp -d /tmp/goblin-memory.XXXXXX)
+# The printed table is the run's raw data: it also goes to
+# results/<timestamp>-memory/memory.out, with metadata.txt beside it.
+OUT=${RESULTS_ROOT:-$ROOT/results}/$(date -u +%Y%m%dT%H%M%SZ)-memory
+while [ -e "$OUT" ]; do OUT=$OUT-x; done
+mkdir -p "$OUT"
+emit() { "$@" | tee -a "$OUT/memory.out"; }
 # shellcheck source=bench/server_ctl.sh
 source "$ROOT/bench/server_ctl.sh"
 
@@ -79,14 +87,23 @@ measure() {
     awk -v a="$after" -v b="$before" -v n="$N" 'BEGIN { printf "%.1f", (a - b) / n }'
 }
 
-echo "memory.sh: N=$N, goblin-core $GOBLIN_SERVER, redis-server $("$REDIS_SERVER" --version | awk '{ sub("v=", "", $3); print $3 }')"
-printf '%-8s %12s %12s %8s\n' workload goblin-core redis-server ratio
+emit echo "memory.sh: N=$N, goblin-core $GOBLIN_SERVER, redis-server $("$REDIS_SERVER" --version | awk '{ sub("v=", "", $3); print $3 }')"
+emit printf '%-8s %12s %12s %8s\n' workload goblin-core redis-server ratio
 for workload in zset hash string; do
     generate "$workload" >"$WORK/$workload.resp"
     g=$(measure goblin "$workload")
     r=$(measure redis "$workload")
     ratio=$(awk -v g="$g" -v r="$r" 'BEGIN { printf "%.2f", g / r }')
-    printf '%-8s %12s %12s %8s\n' "$workload" "$g" "$r" "$ratio"
+    emit printf '%-8s %12s %12s %8s\n' "$workload" "$g" "$r" "$ratio"
     rm -f "$WORK/$workload.resp"
 done
-echo "(resident bytes per element; ratio = goblin-core / redis-server, lower is leaner)"
+emit echo "(resident bytes per element; ratio = goblin-core / redis-server, lower is leaner)"
+{
+    echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "commit: $(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD 2>/dev/null || echo ' (working tree modified)')"
+    echo "kernel: $(uname -srvm)"
+    echo "cpu_model: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//' || echo unknown)"
+    echo "cpus_online: $(nproc)"
+    echo "command: bash bench/memory.sh $N"
+} >"$OUT/metadata.txt"
+echo "memory.sh: results in $OUT" >&2

@@ -12,7 +12,9 @@
 #   SERVER_CPU  1, CLIENT_CPU 0 pinning (taskset)
 #   EXTRA       (empty)         extra redis-benchmark flags (e.g. "-r 100000")
 #   RESULTS_ROOT <repo>/results
-# Writes results/<timestamp>-redis-benchmark/{raw/*.csv,report.md} and prints the report.
+# Writes results/<timestamp>-redis-benchmark/{raw/*.csv,metadata.txt,report.md}
+# (report.md by bench/report_redis_benchmark.py, which regenerates it from
+# raw/ and metadata.txt) and prints the report.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
@@ -50,43 +52,12 @@ for transport in tcp unix; do
 done
 
 {
-    echo "# redis-benchmark: goblin-core vs redis-server"
-    echo
-    echo "- date (UTC): $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    echo "- commit: $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD 2>/dev/null || echo ' (modified)')"
-    echo "- machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), kernel $(uname -r)"
-    echo "- redis-server: $("$REDIS_SERVER" --version | head -n1)"
-    echo "- pinning: server CPU $SERVER_CPU, redis-benchmark CPU $CLIENT_CPU"
-    echo "- command: \`TESTS=$TESTS REQUESTS=$REQUESTS PIPELINE=$PIPELINE P_REQUESTS=$P_REQUESTS CLIENTS=$CLIENTS EXTRA='$EXTRA' bash bench/redis_benchmark.sh\`"
-    echo
-    python3 - "$OUT/raw" <<'PY'
-import csv, os, sys
-raw = sys.argv[1]
-def load(name):
-    rows = {}
-    with open(os.path.join(raw, name)) as f:
-        for r in csv.DictReader(f):
-            rows[r["test"]] = r
-    return rows
-for transport in ("tcp", "unix"):
-    g, r = load(f"goblin-{transport}-depth1.csv"), load(f"redis-{transport}-depth1.csv")
-    print(f"## {transport}: depth one (`-c 1 -P 1`)\n")
-    print("| test | goblin p50 ms | redis p50 ms | goblin rps | redis rps | rps ratio |")
-    print("|---|---|---|---|---|---|")
-    for t in g:
-        if t not in r: continue
-        gr, rr = float(g[t]["rps"]), float(r[t]["rps"])
-        print(f"| {t} | {g[t]['p50_latency_ms']} | {r[t]['p50_latency_ms']} | {gr:.0f} | {rr:.0f} | {gr/rr:.2f}× |")
-    g, r = load(f"goblin-{transport}-pipelined.csv"), load(f"redis-{transport}-pipelined.csv")
-    print(f"\n## {transport}: pipelined\n")
-    print("| test | goblin rps | redis rps | ratio |")
-    print("|---|---|---|---|")
-    for t in g:
-        if t not in r: continue
-        gr, rr = float(g[t]["rps"]), float(r[t]["rps"])
-        print(f"| {t} | {gr:.0f} | {rr:.0f} | {gr/rr:.2f}× |")
-    print()
-PY
-    echo "redis-benchmark reports latency percentiles at its histogram's resolution; goblin-bench (docs/benchmarks.md) measures depth-one latency with nanosecond timestamps."
-} >"$OUT/report.md"
+    echo "date (UTC): $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "commit: $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD 2>/dev/null || echo ' (modified)')"
+    echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), kernel $(uname -r)"
+    echo "redis-server: $("$REDIS_SERVER" --version | head -n1)"
+    echo "pinning: server CPU $SERVER_CPU, redis-benchmark CPU $CLIENT_CPU"
+    echo "command: TESTS=$TESTS REQUESTS=$REQUESTS PIPELINE=$PIPELINE P_REQUESTS=$P_REQUESTS CLIENTS=$CLIENTS EXTRA='$EXTRA' bash bench/redis_benchmark.sh"
+} >"$OUT/metadata.txt"
+python3 "$ROOT/bench/report_redis_benchmark.py" "$OUT"
 cat "$OUT/report.md"

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""report.py RESULTS_DIR — report.md and plots for one bench/matrix.sh run.
+"""report.py [--no-png] RESULTS_DIR — report.md and plots for one bench/matrix.sh run.
 
 Reads RESULTS_DIR/aggregate.csv (goblin-bench rows), cells.tsv (every cell
 and its status), matrix.env and metadata.txt; writes RESULTS_DIR/report.md
-and RESULTS_DIR/plots/*.png (through gnuplot). Re-running it on the same
-directory regenerates both. Python standard library only.
+and RESULTS_DIR/plots/*.png (through gnuplot, from the plots/*.dat and
+plots/plots.gp it also writes). Re-running it on the same directory
+regenerates all of them. --no-png writes everything but skips gnuplot (the
+docs check: text output is compared, PNG bytes depend on the cairo build).
+Python standard library only.
 
 Ranking follows the seeds (001/002, "Complete ranking"): configurations are
 ranked by the arithmetic average of their per-operation p50s; the average
@@ -117,7 +120,7 @@ def gnuplot_quote(text):
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def write_plots(results, ranked, incomplete, floors, ops, requested):
+def write_plots(results, ranked, incomplete, floors, ops, requested, render):
     """Percentile curves per op and the average-p50 bar chart (PNG)."""
     plots = os.path.join(results, "plots")
     os.makedirs(plots, exist_ok=True)
@@ -183,14 +186,18 @@ def write_plots(results, ranked, incomplete, floors, ops, requested):
         ]
     with open(os.path.join(plots, "plots.gp"), "w") as f:
         f.write("\n".join(script) + "\n")
-    subprocess.run(["gnuplot", "plots.gp"], cwd=plots, check=True)
+    if render:
+        subprocess.run(["gnuplot", "plots.gp"], cwd=plots, check=True)
     return images
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: report.py RESULTS_DIR")
-    results = sys.argv[1]
+    args = sys.argv[1:]
+    render = "--no-png" not in args
+    args = [a for a in args if a != "--no-png"]
+    if len(args) != 1:
+        sys.exit("usage: report.py [--no-png] RESULTS_DIR")
+    results = args[0]
     env = read_kv(os.path.join(results, "matrix.env"), "=")
     meta = read_kv(os.path.join(results, "metadata.txt"), ":")
     configs = load(results)
@@ -336,7 +343,7 @@ def main():
             out.append(f"- **{c.label}**: {vs_redis}; {vs_floor}.")
         out.append("")
 
-    images = write_plots(results, ranked, shown[len(ranked):], floors, ops, requested)
+    images = write_plots(results, ranked, shown[len(ranked):], floors, ops, requested, render)
     if images:
         out.append("## Plots\n")
         if "average_p50" in images:

@@ -15,6 +15,8 @@
 # are printed per command and server.
 #
 # Usage: bench/throughput.sh [REQUESTS]   (default 1000000; a smoke run: 100000)
+# Output: stdout and results/<timestamp>-throughput/{throughput.out,metadata.txt}
+# (RESULTS_ROOT overrides results/).
 set -euo pipefail
 
 REQUESTS=${1:-${REQUESTS:-1000000}}
@@ -24,6 +26,12 @@ REDIS_SERVER=${REDIS_SERVER:-$(command -v redis-server)}
 REDIS_CLI=${REDIS_CLI:-$(command -v redis-cli)}
 REDIS_BENCHMARK=${REDIS_BENCHMARK:-$(command -v redis-benchmark)}
 WORK=$(mktemp -d /tmp/goblin-throughput.XXXXXX)
+# The printed table is the run's raw data: it also goes to
+# results/<timestamp>-throughput/throughput.out, with metadata.txt beside it.
+OUT=${RESULTS_ROOT:-$ROOT/results}/$(date -u +%Y%m%dT%H%M%SZ)-throughput
+while [ -e "$OUT" ]; do OUT=$OUT-x; done
+mkdir -p "$OUT"
+emit() { "$@" | tee -a "$OUT/throughput.out"; }
 # shellcheck source=bench/server_ctl.sh
 source "$ROOT/bench/server_ctl.sh"
 
@@ -49,10 +57,19 @@ for kind in goblin redis; do
     server_stop || true
 done
 
-echo "throughput.sh: $REQUESTS requests per command, -P 16 -c 50 -r 100000"
-printf '%-8s %14s %14s %8s\n' command goblin-core redis-server ratio
+emit echo "throughput.sh: $REQUESTS requests per command, -P 16 -c 50 -r 100000"
+emit printf '%-8s %14s %14s %8s\n' command goblin-core redis-server ratio
 for cmd in ZADD ZSCORE HSET HGET; do
     g=${result[goblin,$cmd]} r=${result[redis,$cmd]}
-    printf '%-8s %14s %14s %8s\n' "$cmd" "$g" "$r" "$(awk -v g="$g" -v r="$r" 'BEGIN { printf "%.2f", g / r }')"
+    emit printf '%-8s %14s %14s %8s\n' "$cmd" "$g" "$r" "$(awk -v g="$g" -v r="$r" 'BEGIN { printf "%.2f", g / r }')"
 done
-echo "(requests per second; ratio = goblin-core / redis-server, higher is faster)"
+emit echo "(requests per second; ratio = goblin-core / redis-server, higher is faster)"
+{
+    echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "commit: $(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD 2>/dev/null || echo ' (working tree modified)')"
+    echo "kernel: $(uname -srvm)"
+    echo "cpu_model: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//' || echo unknown)"
+    echo "cpus_online: $(nproc)"
+    echo "command: bash bench/throughput.sh $REQUESTS"
+} >"$OUT/metadata.txt"
+echo "throughput.sh: results in $OUT" >&2

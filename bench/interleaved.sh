@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# interleaved.sh — a repeat of the latency matrix one operation at a time,
+# the servers alternating within each operation (bench/matrix.sh with
+# OPS=<one op>, once per op), so slow drift of the machine (a neighbour, the
+# host's frequency) lands on both servers of an op instead of on one server's
+# whole block. Used when two servers are close and one matrix run cannot
+# tell them apart.
+#
+# Environment (defaults in brackets); everything else goes to matrix.sh as is:
+#   SERVERS      goblin-block,redis   the servers compared (matrix.sh names)
+#   TRANSPORTS   tcp,unix
+#   OPS          the seeds' eight     one matrix.sh run per op, in this order
+#   SAMPLES      100000, WARMUP 10000
+#   FLOORS       0
+#   SERVER_CPU   1, CLIENT_CPU 0
+#   RESULTS_ROOT <repo>/results
+# Writes results/<timestamp>-interleaved/:
+#   runs/<n>-<op>/   each matrix.sh run, complete (aggregate.csv, cells.tsv,
+#                    metadata.txt, report.md, csv/, cells/)
+#   report.md        bench/report_interleaved.py on runs/
+# and prints report.md. Exit status 1 when any run had a failed cell.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export SERVERS=${SERVERS:-goblin-block,redis}
+export TRANSPORTS=${TRANSPORTS:-tcp,unix}
+OPS=${OPS:-PING,SET,GET,HSET,HGET,ZADD,ZSCORE,PUBSUB}
+export SAMPLES=${SAMPLES:-100000} WARMUP=${WARMUP:-10000} FLOORS=${FLOORS:-0}
+export SERVER_CPU=${SERVER_CPU-1} CLIENT_CPU=${CLIENT_CPU-0}
+OUT=${RESULTS_ROOT:-$ROOT/results}/$(date -u +%Y%m%dT%H%M%SZ)-interleaved
+while [ -e "$OUT" ]; do OUT=$OUT-x; done
+mkdir -p "$OUT/runs"
+echo "SERVERS=$SERVERS TRANSPORTS=$TRANSPORTS OPS=$OPS SAMPLES=$SAMPLES WARMUP=$WARMUP FLOORS=$FLOORS SERVER_CPU=$SERVER_CPU CLIENT_CPU=$CLIENT_CPU bash bench/interleaved.sh" >"$OUT/command.txt"
+
+failed=0 n=0
+for op in $(tr ',' ' ' <<<"$OPS"); do
+    n=$((n + 1))
+    # A short directory: the servers' Unix sockets live under it (108 bytes).
+    tmp=$(mktemp -d /tmp/goblin-il.XXXXXX)
+    OPS=$op RESULTS_ROOT=$tmp bash "$ROOT/bench/matrix.sh" || failed=1
+    # matrix.sh made one <timestamp>/ under tmp: name it by position and op.
+    mv "$tmp"/*/ "$OUT/runs/$(printf '%02d' "$n")-$op"
+    rmdir "$tmp"
+done
+
+python3 "$ROOT/bench/report_interleaved.py" "$OUT"
+cat "$OUT/report.md"
+echo "interleaved: results in $OUT" >&2
+exit "$failed"

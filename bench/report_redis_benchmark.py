@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""report_redis_benchmark.py RUN_DIR — report.md of one bench/redis_benchmark.sh run.
+
+Reads RUN_DIR/metadata.txt ("key: value" lines written by the run) and
+RUN_DIR/raw/<server>-<transport>-<depth1|pipelined>.csv (redis-benchmark
+--csv output, unchanged), writes RUN_DIR/report.md. Every number in the
+report is read from or computed on those CSVs. Python standard library only.
+"""
+
+import csv
+import os
+import sys
+
+
+def read_metadata(run):
+    meta = {}
+    with open(os.path.join(run, "metadata.txt")) as f:
+        for line in f:
+            if ": " in line:
+                key, value = line.rstrip("\n").split(": ", 1)
+                meta[key] = value
+    return meta
+
+
+def load(run, name):
+    rows = {}
+    with open(os.path.join(run, "raw", name)) as f:
+        for row in csv.DictReader(f):
+            rows[row["test"]] = row
+    return rows
+
+
+def render(run):
+    meta = read_metadata(run)
+    out = ["# redis-benchmark: goblin-core vs redis-server", ""]
+    for key in ("date (UTC)", "commit", "machine", "redis-server", "pinning"):
+        out.append(f"- {key}: {meta.get(key, 'unknown')}")
+    out.append(f"- command: `{meta.get('command', 'unknown')}`")
+    out.append("")
+    for transport in ("tcp", "unix"):
+        g = load(run, f"goblin-{transport}-depth1.csv")
+        r = load(run, f"redis-{transport}-depth1.csv")
+        out += [f"## {transport}: depth one (`-c 1 -P 1`)", "",
+                "| test | goblin p50 ms | redis p50 ms | goblin rps | redis rps | rps ratio |",
+                "|---|---|---|---|---|---|"]
+        for t in g:
+            if t in r:
+                gr, rr = float(g[t]["rps"]), float(r[t]["rps"])
+                out.append(f"| {t} | {g[t]['p50_latency_ms']} | {r[t]['p50_latency_ms']} "
+                           f"| {gr:.0f} | {rr:.0f} | {gr / rr:.2f}× |")
+        g = load(run, f"goblin-{transport}-pipelined.csv")
+        r = load(run, f"redis-{transport}-pipelined.csv")
+        out += ["", f"## {transport}: pipelined", "",
+                "| test | goblin rps | redis rps | ratio |", "|---|---|---|---|"]
+        for t in g:
+            if t in r:
+                gr, rr = float(g[t]["rps"]), float(r[t]["rps"])
+                out.append(f"| {t} | {gr:.0f} | {rr:.0f} | {gr / rr:.2f}× |")
+        out.append("")
+    out.append("redis-benchmark reports latency percentiles at its histogram's resolution; "
+               "goblin-bench (docs/benchmarks.md) measures depth-one latency with nanosecond "
+               "timestamps.")
+    return "\n".join(out) + "\n"
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: report_redis_benchmark.py RUN_DIR")
+    with open(os.path.join(sys.argv[1], "report.md"), "w") as f:
+        f.write(render(sys.argv[1]))
+
+
+if __name__ == "__main__":
+    main()
