@@ -195,8 +195,7 @@ static enum resp_status parse_inline(struct resp_parser *p, const char *data, si
     }
     p->argc = argc;
     p->pos = (size_t)(nl - data) + 1;
-    /* An empty line never allocated the scratch buffer: no NULL+0 base. */
-    return finish(p, argc ? buf_head(&p->scratch) : data);
+    return finish(p, buf_head(&p->scratch));
 }
 
 /* --- multibulk ---------------------------------------------------------- */

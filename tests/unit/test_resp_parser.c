@@ -175,7 +175,7 @@ static void test_malformed(void)
     junk[10] = '\n';
     expect_error(junk, big, "Protocol error: too big inline request", &limits);
     free(junk);
-    /* A blank line is an empty command (its base pointer must not be NULL+0). */
+    /* A blank line is an empty command (with a non-NULL base: no NULL+0). */
     struct resp_parser p;
     resp_parser_init(&p);
     CHECK(resp_parse(&p, "\r\n", 2, &limits) == RESP_EMPTY);
