@@ -40,49 +40,47 @@
  * partly copied out (ring_read's ring_endpoint fields). */
 struct reader {
     struct goblin_ring_queue q;
-    struct goblin_ring_record *partial;
-    uint32_t partial_len; /* snapshot of partial->len taken when it was peeked */
+    bool has_partial;
+    struct goblin_ring_view partial; /* header snapshot taken once, at peek */
     uint32_t partial_offset;
     bool corrupt; /* the session is over; the server waits for a new epoch */
 };
 
 /* ring_read(): copies up to cap bytes of the stream out of the queue.
- * Returns the count (0 when nothing is published), -1 on a corrupt record.
- * The record's len is read once, at peek, and only that snapshot is used:
- * the producer may rewrite the shared header at any time, and a re-read
- * len smaller than partial_offset would underflow the copy length. */
+ * Returns the count (0 when nothing is published), -1 on a corrupt record
+ * (or a CLOSE in the SQ, which the server treats as a protocol error).
+ * Only the view's snapshot of len is used: the producer may rewrite the
+ * shared header at any time. */
 static long reader_read(struct reader *rd, unsigned char *dst, size_t cap)
 {
     size_t copied = 0;
     while (copied < cap) {
-        struct goblin_ring_record *r = rd->partial;
-        if (!r) {
-            bool corrupt = false;
-            r = goblin_ring_peek(&rd->q, &corrupt);
-            if (corrupt) return -1;
-            if (!r) break;
-            rd->partial = r;
-            rd->partial_len = r->len;
+        if (!rd->has_partial) {
+            if (!goblin_ring_peek(&rd->q, &rd->partial)) {
+                if (rd->q.corrupt) return -1;
+                break;
+            }
+            if (rd->partial.kind != GOBLIN_RING_DATA) return -1;
+            rd->has_partial = true;
             rd->partial_offset = 0;
-            unsigned char *end = rd->q.base + rd->q.bytes;
-            FUZZ_CHECK((unsigned char *)r >= rd->q.base && r->payload + rd->partial_len <= end,
-                       "record of %u bytes at offset %td runs outside the queue", rd->partial_len,
-                       (unsigned char *)r - rd->q.base);
+            const unsigned char *end = rd->q.base + rd->q.bytes;
+            FUZZ_CHECK(rd->partial.payload >= rd->q.base &&
+                           rd->partial.payload + rd->partial.len <= end,
+                       "record of %u bytes at offset %td runs outside the queue", rd->partial.len,
+                       rd->partial.payload - rd->q.base);
         }
-        size_t left = rd->partial_len - rd->partial_offset;
+        size_t left = rd->partial.len - rd->partial_offset;
         size_t n = left < cap - copied ? left : cap - copied;
-        memcpy(dst + copied, r->payload + rd->partial_offset, n);
+        memcpy(dst + copied, rd->partial.payload + rd->partial_offset, n);
         copied += n;
         rd->partial_offset += (uint32_t)n;
-        if (rd->partial_offset == rd->partial_len) {
-            /* consume() advances by the len now in the header; the position
-             * must stay aligned whatever the producer wrote there. */
+        if (rd->partial_offset == rd->partial.len) {
             uint64_t before = rd->q.pos;
-            goblin_ring_consume(&rd->q, r);
+            goblin_ring_consume(&rd->q, &rd->partial);
             FUZZ_CHECK(rd->q.pos > before && rd->q.pos % GOBLIN_RING_ALIGN == 0,
                        "consumer position %llu after %llu", (unsigned long long)rd->q.pos,
                        (unsigned long long)before);
-            rd->partial = NULL;
+            rd->has_partial = false;
         }
     }
     return (long)copied;
