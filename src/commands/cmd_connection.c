@@ -1,5 +1,6 @@
 /* cmd_connection.c — commands about the connection itself: PING, ECHO, QUIT,
  * SELECT, AUTH, HELLO, CLIENT. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -47,6 +48,11 @@ static void cmd_select(struct cmd_ctx *ctx)
 {
     long long id;
     if (!arg_to_ll(ctx, 1, &id)) return;
+    if (id < INT32_MIN || id > INT32_MAX) { /* Redis reads the index as an int */
+        reply_error(ctx->reply,
+                    "ERR value is out of range, value must between -2147483648 and 2147483647");
+        return;
+    }
     if (id < 0 || id >= keyspace.count) {
         reply_error(ctx->reply, "ERR DB index is out of range");
         return;
@@ -267,7 +273,8 @@ static void cmd_client_list(struct cmd_ctx *ctx)
             ids = xrealloc(ids, sizeof *ids * (size_t)(ctx->argc - j));
             for (j++; j < ctx->argc; j++) {
                 long long id;
-                if (!num_parse_ll(ctx->argv[j], ctx->argv_len[j], &id) || id < 1) {
+                /* Any integer: an ID no client has (0, -1) matches nothing. */
+                if (!num_parse_ll(ctx->argv[j], ctx->argv_len[j], &id)) {
                     reply_error(ctx->reply, "ERR Invalid client ID");
                     xfree(ids);
                     return;

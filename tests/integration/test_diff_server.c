@@ -18,6 +18,15 @@ static void common_commands(struct diff_pair *d)
     diff_check(d, "SELECT", "-1", NULL);
     diff_check(d, "SELECT", "16", NULL);
     diff_check(d, "SELECT", "1.5", NULL);
+    diff_check(d, "SELECT", "2147483648", NULL);
+    diff_check(d, "SELECT", "-2147483649", NULL);
+    diff_check(d, "SELECT", "99999999999999999999", NULL);
+    diff_check(d, "CLIENT", "LIST", "ID", "-1", NULL);
+    diff_check(d, "CLIENT", "LIST", "ID", "0", NULL);
+    diff_check(d, "CLIENT", "LIST", "ID", "abc", NULL);
+    diff_check(d, "CLIENT", "LIST", "ID", "123456789", "x", NULL);
+    diff_check(d, "DEBUG", "SLEEP", "0", NULL);
+    diff_check(d, "DEBUG", NULL);
     diff_check(d, "SELECT", "15", NULL);
     diff_check(d, "SET", "k", "in15", NULL);
     diff_check(d, "SWAPDB", "0", "15", NULL);
