@@ -10,6 +10,7 @@
 #include "server/config.h"
 #include "server/server.h"
 #include "store/db.h"
+#include "transport/transport.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
@@ -23,6 +24,14 @@ static struct conn *closed_head; /* torn down, awaiting conn_reap_closed() */
 
 struct conn *conn_executing;
 
+/* A fresh session needs AUTH unless no password is set or its transport is
+ * trusted (transport.h). */
+static bool conn_starts_authenticated(const struct conn *c)
+{
+    const struct transport *owner = c->transport->owner;
+    return !auth_required() || (owner && owner->skips_auth && owner->skips_auth());
+}
+
 struct conn *conn_create(const struct conn_transport *transport, int fd, void *transport_data)
 {
     struct conn *c = xcalloc(1, sizeof *c);
@@ -35,7 +44,7 @@ struct conn *conn_create(const struct conn_transport *transport, int fd, void *t
     resp_parser_init(&c->parser);
     c->reply.out = &c->out;
     c->reply.proto = PROTO_RESP2;
-    c->authenticated = !auth_required();
+    c->authenticated = conn_starts_authenticated(c);
     conn_pubsub_init(c);
     c->created_ms = c->last_interaction_ms = clock_unix_ms();
     c->next = live_head;
@@ -343,7 +352,7 @@ void conn_reset(struct conn *c)
     conn_pubsub_release(c);
     c->db_index = 0;
     c->reply.proto = PROTO_RESP2;
-    c->authenticated = !auth_required();
+    c->authenticated = conn_starts_authenticated(c);
     xfree(c->name);
     c->name = NULL;
 }

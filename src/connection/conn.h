@@ -72,8 +72,11 @@ struct conn;
 /* Read at least this much per read call (Redis's PROTO_IOBUF_LEN). */
 #define CONN_READ_CHUNK (16 * 1024)
 
+struct transport; /* transport/transport.h: the registry entry */
+
 struct conn_transport {
-    const char *name; /* "tcp", "unix", ... (CLIENT LIST) */
+    const char *name;              /* "tcp", "unix", ... (CLIENT LIST) */
+    const struct transport *owner; /* registry entry: lifecycle and trust */
     /* >0 bytes read; 0 peer closed; -1 with errno (EAGAIN: nothing now). */
     ssize_t (*read)(struct conn *c, void *dst, size_t cap);
     /* >=0 bytes written; -1 with errno (EAGAIN: would block). */

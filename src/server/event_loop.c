@@ -83,10 +83,16 @@ bool ev_stopping(void)
     return stop_requested != 0;
 }
 
-void ev_add_polled(const struct poll_target *target)
+void ev_add_polled(const struct poll_target *target, int order)
 {
     polled = xrealloc(polled, sizeof *polled * (size_t)(polled_count + 1));
-    polled[polled_count++] = *target;
+    int at = polled_count++;
+    while (at > 0 && polled[at - 1].order > order) { /* stable: equal orders keep arrival */
+        polled[at] = polled[at - 1];
+        at--;
+    }
+    polled[at] = *target;
+    polled[at].order = order;
 }
 
 int ev_polled_count(void)

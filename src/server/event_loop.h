@@ -57,10 +57,14 @@ struct poll_target {
     const char *name;
     int (*poll)(void *arg);
     void *arg;
+    int order; /* set by ev_add_polled */
 };
 
-/* Appends a polled target (priority = order of registration). */
-void ev_add_polled(const struct poll_target *target);
+/* Adds a polled target. `order` is its flag's position among the polled
+ * flags of the command line (--ring, --ring-pool, later --libfabric): the
+ * loop polls in ascending order as strict priority, whatever transport
+ * registered a target and whenever. */
+void ev_add_polled(const struct poll_target *target, int order);
 int ev_polled_count(void);
 
 /* Minimum interval between kernel-socket passes while busy-polling. */

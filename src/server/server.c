@@ -16,8 +16,7 @@
 #include "server/placement.h"
 #include "server/version.h"
 #include "store/db.h"
-#include "transport/ring.h"
-#include "transport/socket.h"
+#include "transport/transport.h"
 #include "util/clock.h"
 #include "util/cycles.h"
 #include "util/hash.h"
@@ -99,9 +98,7 @@ bool server_start(void)
         log_warning("epoll_create1 failed: %m");
         return false;
     }
-    /* Rings first: once a socket accepts, every transport is ready. */
-    if (!ring_transports_start()) return false;
-    if (!socket_listeners_start()) return false;
+    if (!transports_start()) return false;
     ev_set_socket_poll_interval_us(config.socket_poll_interval_us);
     ev_set_spin(strcmp(config.idle_strategy, "spin") == 0);
     if (strcmp(config.idle_strategy, "adaptive") == 0) ev_set_adaptive_spin_us(config.idle_spin_us);
@@ -154,8 +151,7 @@ void server_housekeeping(void)
         dict_rehash_for_us(&db->expires, 100);
     }
     conn_close_idle();
-    ring_transports_housekeeping();
-    socket_listeners_housekeeping();
+    transports_housekeeping();
 }
 
 void server_run(void)
@@ -166,6 +162,5 @@ void server_run(void)
 
 void server_stop(void)
 {
-    ring_transports_stop();
-    socket_listeners_stop();
+    transports_stop();
 }

@@ -16,6 +16,7 @@
 #include "server/auth.h"
 #include "server/config.h"
 #include "server/event_loop.h"
+#include "transport/transport.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 
@@ -144,8 +145,30 @@ static void ring_close(struct conn *c)
     c->transport_data = NULL;
 }
 
-static const struct conn_transport ring_transport = {
+static bool ring_skips_auth(void)
+{
+    return config.no_auth_ring;
+}
+
+static bool ring_start(void);
+static int ring_endpoint_count(void);
+static void ring_housekeeping(void);
+static void ring_stop(void);
+
+/* The registry entry (transport.h). */
+const struct transport ring_transport = {
     .name = "ring",
+    .flags = TRANSPORT_POLLED | TRANSPORT_CARRIES_SBE,
+    .start = ring_start,
+    .endpoint_count = ring_endpoint_count,
+    .housekeeping = ring_housekeeping,
+    .stop = ring_stop,
+    .skips_auth = ring_skips_auth,
+};
+
+static const struct conn_transport ring_conn_io = {
+    .name = "ring",
+    .owner = &ring_transport,
     .read = ring_read,
     .write = ring_write,
     .set_interest = ring_set_interest,
@@ -217,10 +240,9 @@ static void session_restart(struct ring_endpoint *ep, uint32_t epoch)
     atomic_store_explicit(&ep->hdr->sq_head, 0, memory_order_relaxed);
     atomic_store_explicit(&ep->hdr->cq_head, 0, memory_order_relaxed);
     if (!(epoch & GOBLIN_RING_EPOCH_DETACHED)) {
-        struct conn *c = conn_create(&ring_transport, -1, ep);
+        struct conn *c = conn_create(&ring_conn_io, -1, ep);
         snprintf(c->addr, sizeof c->addr, "ring:%s", ep->path);
         snprintf(c->laddr, sizeof c->laddr, "ring:%s", ep->path);
-        if (config.no_auth_ring) c->authenticated = true;
         ep->conn = c;
         ep->want_read = true;
         ep->want_write = false;
@@ -346,53 +368,64 @@ static bool ring_create(struct ring_endpoint *ep, const char *path, unsigned lon
 static void ring_destroy(struct ring_endpoint *ep, bool remove_file)
 {
     session_end(ep, "server shutting down");
+    /* Only a file this server created and mapped is removed (a failed
+     * start must not unlink a ring another server is serving). */
     if (ep->hdr) {
         atomic_store_explicit(&ep->hdr->server_pid, 0, memory_order_release);
         munmap(ep->hdr, ep->map_bytes);
+        if (remove_file && ep->path) unlink(ep->path);
     }
-    if (remove_file && ep->path) unlink(ep->path);
     xfree(ep->path);
 }
 
-bool ring_transports_start(void)
+/* Creates the rings of one --ring / --ring-pool flag as target t. */
+static bool ring_target_create(struct ring_target *t, const struct polled_spec *ps)
 {
-    for (int i = 0; i < config.polled_count; i++) {
-        const struct polled_spec *ps = &config.polled[i];
-        targets = xrealloc(targets, sizeof *targets * (size_t)(target_count + 1));
-        struct ring_target *t = &targets[target_count];
-        memset(t, 0, sizeof *t);
-        if (ps->kind == POLLED_RING) {
-            t->count = 1;
-            t->rings = xcalloc(1, sizeof *t->rings);
-            if (!ring_create(&t->rings[0], ps->path, ps->bytes)) return false;
-            snprintf(t->name, sizeof t->name, "ring:%s", ps->path);
-        } else {
-            if (mkdir(ps->path, 0700) != 0 && errno != EEXIST) {
-                log_warning("--ring-pool %s: cannot create directory: %s", ps->path,
-                            strerror(errno));
-                return false;
-            }
-            t->count = ps->count;
-            t->rings = xcalloc((size_t)ps->count, sizeof *t->rings);
-            for (int k = 0; k < ps->count; k++) {
-                char path[4096];
-                snprintf(path, sizeof path, "%s/ring-%d", ps->path, k);
-                if (!ring_create(&t->rings[k], path, ps->bytes)) return false;
-            }
-            snprintf(t->name, sizeof t->name, "ring-pool:%s", ps->path);
-        }
-        target_count++;
-        log_notice("serving %s (%llu bytes per direction)", t->name, ring_round_size(ps->bytes));
+    if (ps->kind == POLLED_RING) {
+        t->rings = xcalloc(1, sizeof *t->rings);
+        t->count = 1;
+        snprintf(t->name, sizeof t->name, "ring:%s", ps->path);
+        return ring_create(&t->rings[0], ps->path, ps->bytes);
     }
-    for (int i = 0; i < target_count; i++) {
-        struct poll_target pt = {
-            .name = targets[i].name, .poll = ring_target_poll, .arg = &targets[i]};
-        ev_add_polled(&pt);
+    if (mkdir(ps->path, 0700) != 0 && errno != EEXIST) {
+        log_warning("--ring-pool %s: cannot create directory: %s", ps->path, strerror(errno));
+        return false;
+    }
+    t->rings = xcalloc((size_t)ps->count, sizeof *t->rings);
+    snprintf(t->name, sizeof t->name, "ring-pool:%s", ps->path);
+    for (int k = 0; k < ps->count; k++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/ring-%d", ps->path, k);
+        t->count = k + 1; /* ring_stop() destroys what was made */
+        if (!ring_create(&t->rings[k], path, ps->bytes)) return false;
     }
     return true;
 }
 
-void ring_transports_housekeeping(void)
+/* Each --ring/--ring-pool flag becomes one polled target whose priority is
+ * the flag's position among all polled flags (transport.h). */
+static bool ring_start(void)
+{
+    /* Sized once: the event loop keeps pointers to the targets. */
+    if (config.polled_count > 0) targets = xcalloc((size_t)config.polled_count, sizeof *targets);
+    for (int i = 0; i < config.polled_count; i++) {
+        const struct polled_spec *ps = &config.polled[i];
+        if (ps->kind != POLLED_RING && ps->kind != POLLED_RING_POOL) continue;
+        struct ring_target *t = &targets[target_count++];
+        if (!ring_target_create(t, ps)) return false;
+        log_notice("serving %s (%llu bytes per direction)", t->name, ring_round_size(ps->bytes));
+        struct poll_target pt = {.name = t->name, .poll = ring_target_poll, .arg = t};
+        ev_add_polled(&pt, i);
+    }
+    return true;
+}
+
+static int ring_endpoint_count(void)
+{
+    return target_count;
+}
+
+static void ring_housekeeping(void)
 {
     for (int i = 0; i < target_count; i++) {
         for (int k = 0; k < targets[i].count; k++) {
@@ -408,7 +441,7 @@ void ring_transports_housekeeping(void)
     }
 }
 
-void ring_transports_stop(void)
+static void ring_stop(void)
 {
     for (int i = 0; i < target_count; i++) {
         for (int k = 0; k < targets[i].count; k++) ring_destroy(&targets[i].rings[k], true);

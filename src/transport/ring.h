@@ -18,15 +18,7 @@
 
 #include <stdbool.h>
 
-/* Creates every --ring / --ring-pool file and registers the polled targets.
- * Logs and returns false on failure. */
-bool ring_transports_start(void);
-
-/* Reclaims rings whose owning client process is gone (housekeeping). */
-void ring_transports_housekeeping(void);
-
-/* Ends sessions, unmaps and removes the files. */
-void ring_transports_stop(void);
+/* The registry entry is `ring_transport` (transport/transport.h). */
 
 /* Rounds a requested per-direction size up to a power of two >= the page size. */
 unsigned long long ring_round_size(unsigned long long bytes);

@@ -18,6 +18,7 @@
 #include "server/config.h"
 #include "server/event_loop.h"
 #include "server/server.h"
+#include "transport/transport.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
@@ -128,8 +129,25 @@ static void unix_peer_source(const struct conn *c, char *out, size_t cap)
         snprintf(out, cap, "unix:?");
 }
 
+static bool socket_start(void);
+static int socket_endpoint_count(void);
+static void socket_housekeeping(void);
+static void socket_stop(void);
+
+/* The registry entry (transport.h): TCP and Unix listeners. SBE may come
+ * over them only when --enable-sbe says so (a trusted network). */
+const struct transport socket_transport = {
+    .name = "socket",
+    .flags = TRANSPORT_CARRIES_SBE,
+    .start = socket_start,
+    .endpoint_count = socket_endpoint_count,
+    .housekeeping = socket_housekeeping,
+    .stop = socket_stop,
+};
+
 static const struct conn_transport tcp_transport = {
     .name = "tcp",
+    .owner = &socket_transport,
     .read = sock_read,
     .write = sock_write,
     .set_interest = sock_set_interest,
@@ -140,6 +158,7 @@ static const struct conn_transport tcp_transport = {
 
 static const struct conn_transport unix_transport = {
     .name = "unix",
+    .owner = &socket_transport,
     .read = sock_read,
     .write = sock_write,
     .set_interest = sock_set_interest,
@@ -213,7 +232,7 @@ static void listener_pause(struct listener *l, int err)
     l->paused_until_ms = now_ms + LISTENER_BACKOFF_MS;
 }
 
-void socket_listeners_housekeeping(void)
+static void socket_housekeeping(void)
 {
     int64_t now_ms = clock_mono_us() / 1000;
     for (int i = 0; i < listener_count; i++) {
@@ -359,7 +378,7 @@ static bool listen_unix(const char *path)
     return true;
 }
 
-bool socket_listeners_start(void)
+static bool socket_start(void)
 {
     bool ok = true;
     if (config.port > 0) {
@@ -373,10 +392,6 @@ bool socket_listeners_start(void)
         ok = listen_tcp(config.listen[i].host, config.listen[i].port);
     for (int i = 0; ok && i < config.unixsocket_count; i++) ok = listen_unix(config.unixsocket[i]);
     if (!ok) return false;
-    if (listener_count == 0) {
-        log_warning("no listeners configured (--port 0 and no --listen/--unixsocket)");
-        return false;
-    }
     for (int i = 0; i < listener_count; i++) {
         if (!ev_add(listeners[i].fd, EV_READABLE, &listeners[i].handler)) {
             log_warning("epoll_ctl for listener %s failed: %s", listeners[i].desc, strerror(errno));
@@ -387,7 +402,12 @@ bool socket_listeners_start(void)
     return true;
 }
 
-void socket_listeners_stop(void)
+static int socket_endpoint_count(void)
+{
+    return listener_count;
+}
+
+static void socket_stop(void)
 {
     for (int i = 0; i < listener_count; i++) {
         ev_remove(listeners[i].fd);

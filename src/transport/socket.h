@@ -18,13 +18,6 @@
 
 #include <stdbool.h>
 
-/* Binds every configured listener; logs and returns false on failure. */
-bool socket_listeners_start(void);
-
-/* Resumes listeners paused after running out of descriptors (EMFILE). */
-void socket_listeners_housekeeping(void);
-
-/* Closes listeners and unlinks Unix socket paths. */
-void socket_listeners_stop(void);
+/* The registry entry is `socket_transport` (transport/transport.h). */
 
 #endif

@@ -1,0 +1,53 @@
+/* registry.c — the list of transports; see transport.h. */
+#include "transport/transport.h"
+
+#include <stddef.h>
+
+#include "util/log.h"
+
+extern const struct transport ring_transport;
+extern const struct transport socket_transport;
+
+/* Start order: polled transports first, so that once a socket accepts,
+ * every transport is ready. One line per transport. */
+static const struct transport *const registry[] = {
+    &ring_transport,
+    &socket_transport,
+};
+
+#define REGISTRY_COUNT ((int)(sizeof registry / sizeof registry[0]))
+
+bool transports_start(void)
+{
+    int endpoints = 0;
+    for (int i = 0; i < REGISTRY_COUNT; i++) {
+        if (!registry[i]->start()) return false;
+        endpoints += registry[i]->endpoint_count();
+    }
+    if (endpoints == 0) {
+        log_warning("nothing to serve: --port 0 and no --listen, --unixsocket or --ring");
+        return false;
+    }
+    return true;
+}
+
+void transports_housekeeping(void)
+{
+    for (int i = 0; i < REGISTRY_COUNT; i++)
+        if (registry[i]->housekeeping) registry[i]->housekeeping();
+}
+
+void transports_stop(void)
+{
+    for (int i = REGISTRY_COUNT - 1; i >= 0; i--) registry[i]->stop();
+}
+
+int transport_count(void)
+{
+    return REGISTRY_COUNT;
+}
+
+const struct transport *transport_at(int i)
+{
+    return i >= 0 && i < REGISTRY_COUNT ? registry[i] : NULL;
+}

@@ -1,0 +1,66 @@
+/*
+ * transport.h — the transport registry: every way bytes or messages reach
+ * the server (kernel sockets, shared-memory rings, later libfabric) is one
+ * table registered by name, in the shape of Valkey's connTypeRegister.
+ *
+ * server.c knows only this table: it starts every transport from the
+ * configuration, calls their housekeeping and stops them; it never names
+ * one. A transport creates its listeners or endpoints in start(), makes a
+ * conn (connection/conn.h) for each client session with its own
+ * struct conn_transport (the per-connection I/O calls), and registers each
+ * polled target with the event loop at the position its flag had on the
+ * command line (ev_add_polled's `order`), so targets of different
+ * transports interleave in command-line priority without knowing of each
+ * other.
+ *
+ * Adding a transport is a new file under src/transport/ defining a
+ * `const struct transport` plus one line in registry.c.
+ *
+ * Trust (hazard, see README): a transport may let its sessions skip AUTH
+ * (--no-auth-ring: the ring file's permissions are the access control) and
+ * may carry the binary SBE wire, which has no authentication of its own
+ * (DESIGN §3); both are per transport, asked through these flags and
+ * callbacks, never decided by a command.
+ */
+#ifndef GOBLIN_TRANSPORT_H
+#define GOBLIN_TRANSPORT_H
+
+#include <stdbool.h>
+
+enum transport_flag {
+    TRANSPORT_POLLED = 1u << 0,    /* has busy-polled targets (rings, fabrics) */
+    TRANSPORT_CARRIES_SBE = 1u << 1, /* may carry the SBE wire (trusted fabric) */
+};
+
+struct transport {
+    const char *name; /* "socket", "ring", ... (logs) */
+    unsigned flags;
+    /* Creates what the configuration asks for (possibly nothing); logs and
+     * returns false when the server cannot start. */
+    bool (*start)(void);
+    /* How many listeners/endpoints start() created (0: not configured). */
+    int (*endpoint_count)(void);
+    /* Periodic work on the loop thread (reclaim, resume, expire). May be NULL. */
+    void (*housekeeping)(void);
+    /* Ends every session and releases endpoints; safe after a failed start. */
+    void (*stop)(void);
+    /* Sessions start authenticated (a trusted transport, e.g. rings with
+     * --no-auth-ring); NULL = never. Asked by conn_create(). */
+    bool (*skips_auth)(void);
+};
+
+/* Starts every registered transport in registry order; false on the first
+ * failure (already logged). Fails too when no transport has an endpoint. */
+bool transports_start(void);
+
+/* Calls every transport's housekeeping. */
+void transports_housekeeping(void);
+
+/* Stops every transport, in reverse order. */
+void transports_stop(void);
+
+/* Visits the registry (INFO, diagnostics). */
+int transport_count(void);
+const struct transport *transport_at(int i);
+
+#endif
