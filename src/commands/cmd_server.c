@@ -9,6 +9,7 @@
 #include "server/config.h"
 #include "server/event_loop.h"
 #include "server/server.h"
+#include "util/allocator.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
 
@@ -17,7 +18,10 @@ static void cmd_dbsize(struct cmd_ctx *ctx)
     reply_int(ctx->reply, (long long)dict_size(&ctx->db->keys));
 }
 
-/* FLUSHALL/FLUSHDB take an optional ASYNC|SYNC; freeing is synchronous either way. */
+/* FLUSHALL/FLUSHDB take an optional ASYNC|SYNC; freeing is synchronous either
+ * way. Like Redis after a synchronous flush, the freed pages are then handed
+ * back to the system at once: the flush already costs time proportional to
+ * the data, and RSS should not wait for the allocator's decay timer. */
 static bool flush_mode_ok(struct cmd_ctx *ctx)
 {
     if (ctx->argc == 1) return true;
@@ -30,6 +34,7 @@ static void cmd_flushall(struct cmd_ctx *ctx)
 {
     if (!flush_mode_ok(ctx)) return;
     keyspace_flush_all();
+    allocator_purge();
     reply_ok(ctx->reply);
 }
 
@@ -37,6 +42,7 @@ static void cmd_flushdb(struct cmd_ctx *ctx)
 {
     if (!flush_mode_ok(ctx)) return;
     db_flush(ctx->db);
+    allocator_purge();
     reply_ok(ctx->reply);
 }
 
@@ -112,7 +118,8 @@ static void cmd_debug(struct cmd_ctx *ctx)
         double seconds;
         if (!arg_to_double(ctx, 2, &seconds)) return;
         if (seconds > 0) {
-            struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+            struct timespec ts = {(time_t)seconds,
+                                  (long)((seconds - (double)(time_t)seconds) * 1e9)};
             while (nanosleep(&ts, &ts) != 0) {
             }
         }
@@ -164,8 +171,7 @@ static void cmd_config_get(struct cmd_ctx *ctx)
     struct config_get_state st = {.reply = ctx->reply};
     reply_mark m = reply_defer(ctx->reply);
     for (int i = 2; i < ctx->argc; i++)
-        config_get_matching(ctx->argv[i], ctx->argv_len[i], config_get_emit, &st,
-                            config_get_seen);
+        config_get_matching(ctx->argv[i], ctx->argv_len[i], config_get_emit, &st, config_get_seen);
     reply_defer_map(ctx->reply, m, st.pairs);
     for (int i = 0; i < st.nseen; i++) xfree(st.seen[i]);
     xfree(st.seen);
@@ -212,8 +218,8 @@ static void cmd_config_set(struct cmd_ctx *ctx)
         int i = order[applied], a = 2 + 2 * i;
         buf_init(&old[i], 64);
         config_get_value(names[i], &old[i]);
-        const char *err = config_set(ctx->argv[a], ctx->argv_len[a], ctx->argv[a + 1],
-                                     ctx->argv_len[a + 1]);
+        const char *err =
+            config_set(ctx->argv[a], ctx->argv_len[a], ctx->argv[a + 1], ctx->argv_len[a + 1]);
         if (err) {
             reply_error_fmt(ctx->reply, "ERR %s", err);
             buf_free(&old[i]);
@@ -270,56 +276,129 @@ static void cmd_config_help(struct cmd_ctx *ctx)
 #define CONFIG_FLAGS (CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE)
 
 static struct command config_subcommands[] = {
-    {.name = "get", .arity = -3, .flags = CONFIG_FLAGS, .fn = cmd_config_get,
-     .summary = "Returns the effective values of configuration parameters.", .since = "2.0.0",
-     .group = "server", .complexity = "O(N) when N is the number of configuration parameters provided"},
-    {.name = "set", .arity = -4, .flags = CONFIG_FLAGS, .fn = cmd_config_set,
-     .summary = "Sets configuration parameters in-flight.", .since = "2.0.0", .group = "server",
+    {.name = "get",
+     .arity = -3,
+     .flags = CONFIG_FLAGS,
+     .fn = cmd_config_get,
+     .summary = "Returns the effective values of configuration parameters.",
+     .since = "2.0.0",
+     .group = "server",
      .complexity = "O(N) when N is the number of configuration parameters provided"},
-    {.name = "resetstat", .arity = 2, .flags = CONFIG_FLAGS, .fn = cmd_config_resetstat,
-     .summary = "Resets the server's statistics.", .since = "2.0.0", .group = "server",
+    {.name = "set",
+     .arity = -4,
+     .flags = CONFIG_FLAGS,
+     .fn = cmd_config_set,
+     .summary = "Sets configuration parameters in-flight.",
+     .since = "2.0.0",
+     .group = "server",
+     .complexity = "O(N) when N is the number of configuration parameters provided"},
+    {.name = "resetstat",
+     .arity = 2,
+     .flags = CONFIG_FLAGS,
+     .fn = cmd_config_resetstat,
+     .summary = "Resets the server's statistics.",
+     .since = "2.0.0",
+     .group = "server",
      .complexity = "O(1)"},
-    {.name = "rewrite", .arity = 2, .flags = CONFIG_FLAGS, .fn = cmd_config_rewrite,
-     .summary = "Persists the effective configuration to file.", .since = "2.8.0",
-     .group = "server", .complexity = "O(1)"},
-    {.name = "help", .arity = 2, .flags = CMD_LOADING | CMD_STALE, .fn = cmd_config_help,
-     .summary = "Returns helpful text about the different subcommands.", .since = "5.0.0",
-     .group = "server", .complexity = "O(1)"},
+    {.name = "rewrite",
+     .arity = 2,
+     .flags = CONFIG_FLAGS,
+     .fn = cmd_config_rewrite,
+     .summary = "Persists the effective configuration to file.",
+     .since = "2.8.0",
+     .group = "server",
+     .complexity = "O(1)"},
+    {.name = "help",
+     .arity = 2,
+     .flags = CMD_LOADING | CMD_STALE,
+     .fn = cmd_config_help,
+     .summary = "Returns helpful text about the different subcommands.",
+     .since = "5.0.0",
+     .group = "server",
+     .complexity = "O(1)"},
     COMMAND_END,
 };
 
 struct command server_commands[] = {
-    {.name = "dbsize", .arity = 1, .flags = CMD_READONLY | CMD_FAST, .fn = cmd_dbsize,
-     .summary = "Returns the number of keys in the database.", .since = "1.0.0",
-     .group = "server", .complexity = "O(1)"},
-    {.name = "flushall", .arity = -1, .flags = CMD_WRITE, .fn = cmd_flushall,
-     .summary = "Removes all keys from all databases.", .since = "1.0.0", .group = "server",
-     .complexity = "O(N) where N is the total number of keys in all databases"},
-    {.name = "flushdb", .arity = -1, .flags = CMD_WRITE, .fn = cmd_flushdb,
-     .summary = "Remove all keys from the current database.", .since = "1.0.0",
-     .group = "server", .complexity = "O(N) where N is the number of keys in the selected database"},
-    {.name = "swapdb", .arity = 3, .flags = CMD_WRITE | CMD_FAST, .fn = cmd_swapdb,
-     .summary = "Swaps two Redis databases.", .since = "4.0.0", .group = "server",
-     .complexity = "O(N) where N is the count of clients watching or blocking on keys from both databases."},
-    {.name = "time", .arity = 1, .flags = CMD_LOADING | CMD_STALE | CMD_FAST | CMD_RANDOM,
-     .fn = cmd_time, .summary = "Returns the server time.", .since = "2.6.0", .group = "server",
+    {.name = "dbsize",
+     .arity = 1,
+     .flags = CMD_READONLY | CMD_FAST,
+     .fn = cmd_dbsize,
+     .summary = "Returns the number of keys in the database.",
+     .since = "1.0.0",
+     .group = "server",
      .complexity = "O(1)"},
-    {.name = "lastsave", .arity = 1, .flags = CMD_LOADING | CMD_STALE | CMD_FAST | CMD_RANDOM,
-     .fn = cmd_lastsave, .summary = "Returns the Unix timestamp of the last successful save to disk.",
-     .since = "1.0.0", .group = "server", .complexity = "O(1)"},
-    {.name = "role", .arity = 1, .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST,
-     .fn = cmd_role, .summary = "Returns the replication role.", .since = "2.8.12",
-     .group = "server", .complexity = "O(1)"},
-    {.name = "debug", .arity = -2, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
-     .fn = cmd_debug, .summary = "A container for debugging commands.", .since = "1.0.0",
-     .group = "server", .complexity = "Depends on subcommand."},
-    {.name = "config", .arity = -2, .subcommands = config_subcommands,
-     .summary = "A container for server configuration commands.", .since = "2.0.0",
-     .group = "server", .complexity = "Depends on subcommand."},
-    {.name = "shutdown", .arity = -1, .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+    {.name = "flushall",
+     .arity = -1,
+     .flags = CMD_WRITE,
+     .fn = cmd_flushall,
+     .summary = "Removes all keys from all databases.",
+     .since = "1.0.0",
+     .group = "server",
+     .complexity = "O(N) where N is the total number of keys in all databases"},
+    {.name = "flushdb",
+     .arity = -1,
+     .flags = CMD_WRITE,
+     .fn = cmd_flushdb,
+     .summary = "Remove all keys from the current database.",
+     .since = "1.0.0",
+     .group = "server",
+     .complexity = "O(N) where N is the number of keys in the selected database"},
+    {.name = "swapdb",
+     .arity = 3,
+     .flags = CMD_WRITE | CMD_FAST,
+     .fn = cmd_swapdb,
+     .summary = "Swaps two Redis databases.",
+     .since = "4.0.0",
+     .group = "server",
+     .complexity =
+         "O(N) where N is the count of clients watching or blocking on keys from both databases."},
+    {.name = "time",
+     .arity = 1,
+     .flags = CMD_LOADING | CMD_STALE | CMD_FAST | CMD_RANDOM,
+     .fn = cmd_time,
+     .summary = "Returns the server time.",
+     .since = "2.6.0",
+     .group = "server",
+     .complexity = "O(1)"},
+    {.name = "lastsave",
+     .arity = 1,
+     .flags = CMD_LOADING | CMD_STALE | CMD_FAST | CMD_RANDOM,
+     .fn = cmd_lastsave,
+     .summary = "Returns the Unix timestamp of the last successful save to disk.",
+     .since = "1.0.0",
+     .group = "server",
+     .complexity = "O(1)"},
+    {.name = "role",
+     .arity = 1,
+     .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST,
+     .fn = cmd_role,
+     .summary = "Returns the replication role.",
+     .since = "2.8.12",
+     .group = "server",
+     .complexity = "O(1)"},
+    {.name = "debug",
+     .arity = -2,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .fn = cmd_debug,
+     .summary = "A container for debugging commands.",
+     .since = "1.0.0",
+     .group = "server",
+     .complexity = "Depends on subcommand."},
+    {.name = "config",
+     .arity = -2,
+     .subcommands = config_subcommands,
+     .summary = "A container for server configuration commands.",
+     .since = "2.0.0",
+     .group = "server",
+     .complexity = "Depends on subcommand."},
+    {.name = "shutdown",
+     .arity = -1,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
      .fn = cmd_shutdown,
      .summary = "Synchronously saves the database(s) to disk and shuts down the server.",
-     .since = "1.0.0", .group = "server",
+     .since = "1.0.0",
+     .group = "server",
      .complexity = "O(N) when saving, where N is the total number of keys in all databases"},
     COMMAND_END,
 };
