@@ -13,6 +13,7 @@
 #include "server/server.h"
 #include "server/version.h"
 #include "store/pubsub.h"
+#include "util/allocator.h"
 #include "util/clock.h"
 #include "util/cycles.h"
 #include "util/xmalloc.h"
@@ -37,8 +38,10 @@ static void human_bytes(char *out, size_t cap, double n)
     const char *units = "BKMGTP";
     int u = 0;
     while (n >= 1024 && u < 5) n /= 1024, u++;
-    if (u == 0) snprintf(out, cap, "%.0fB", n);
-    else snprintf(out, cap, "%.2f%c", n, units[u]);
+    if (u == 0)
+        snprintf(out, cap, "%.0fB", n);
+    else
+        snprintf(out, cap, "%.2f%c", n, units[u]);
 }
 
 static size_t resident_bytes(void)
@@ -91,14 +94,38 @@ static void section_clients(struct buf *b)
     add(b, "tracking_clients:0");
 }
 
+/* Ratio a / b as Redis prints it (0 when b is 0). */
+static double ratio(size_t a, size_t b)
+{
+    return b ? (double)a / (double)b : 0.0;
+}
+
+static long long difference(size_t a, size_t b)
+{
+    return (long long)a - (long long)b;
+}
+
+/* Redis 7.0's fields and formulas (server.c genRedisInfoString): the
+ * allocator's own view (allocated <= active <= resident) between what the
+ * program asked for (used_memory) and what the kernel charges (RSS). Without
+ * allocator statistics (libc in sanitizer builds) Redis's stand-ins are used:
+ * resident = RSS, active = resident, allocated = used_memory. */
 static void section_memory(struct buf *b)
 {
     size_t used = xmalloc_used_bytes(), rss = resident_bytes();
     if (used > peak_memory) peak_memory = used;
-    char h_used[32], h_rss[32], h_peak[32];
+    struct allocator_stats alloc;
+    if (!allocator_stats_read(&alloc)) {
+        alloc.resident = rss;
+        alloc.active = alloc.resident;
+        alloc.allocated = used;
+    }
+    size_t system = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
+    char h_used[32], h_rss[32], h_peak[32], h_system[32];
     human_bytes(h_used, sizeof h_used, (double)used);
     human_bytes(h_rss, sizeof h_rss, (double)rss);
     human_bytes(h_peak, sizeof h_peak, (double)peak_memory);
+    human_bytes(h_system, sizeof h_system, (double)system);
     add(b, "# Memory");
     add(b, "used_memory:%zu", used);
     add(b, "used_memory_human:%s", h_used);
@@ -106,10 +133,22 @@ static void section_memory(struct buf *b)
     add(b, "used_memory_rss_human:%s", h_rss);
     add(b, "used_memory_peak:%zu", peak_memory);
     add(b, "used_memory_peak_human:%s", h_peak);
+    add(b, "allocator_allocated:%zu", alloc.allocated);
+    add(b, "allocator_active:%zu", alloc.active);
+    add(b, "allocator_resident:%zu", alloc.resident);
+    add(b, "total_system_memory:%zu", system);
+    add(b, "total_system_memory_human:%s", h_system);
     add(b, "maxmemory:0");
     add(b, "maxmemory_human:0B");
     add(b, "maxmemory_policy:noeviction");
-    add(b, "mem_fragmentation_ratio:%.2f", used ? (double)rss / (double)used : 0.0);
+    add(b, "allocator_frag_ratio:%.2f", ratio(alloc.active, alloc.allocated));
+    add(b, "allocator_frag_bytes:%lld", difference(alloc.active, alloc.allocated));
+    add(b, "allocator_rss_ratio:%.2f", ratio(alloc.resident, alloc.active));
+    add(b, "allocator_rss_bytes:%lld", difference(alloc.resident, alloc.active));
+    add(b, "rss_overhead_ratio:%.2f", ratio(rss, alloc.resident));
+    add(b, "rss_overhead_bytes:%lld", difference(rss, alloc.resident));
+    add(b, "mem_fragmentation_ratio:%.2f", ratio(rss, used));
+    add(b, "mem_fragmentation_bytes:%lld", difference(rss, used));
     add(b, "mem_allocator:%s", xmalloc_allocator_name());
 }
 
@@ -171,7 +210,9 @@ static void commandstat_line(struct buf *b, const struct command *cmd)
 {
     if (cmd->calls || cmd->rejected_calls || cmd->failed_calls) {
         long long usec = cycles_to_us(cmd->cycles);
-        add(b, "cmdstat_%s:calls=%lld,usec=%lld,usec_per_call=%.2f,rejected_calls=%lld,failed_calls=%lld",
+        add(b,
+            "cmdstat_%s:calls=%lld,usec=%lld,usec_per_call=%.2f,rejected_calls=%lld,failed_calls=%"
+            "lld",
             cmd->full_name, cmd->calls, usec, cmd->calls ? (double)usec / (double)cmd->calls : 0.0,
             cmd->rejected_calls, cmd->failed_calls);
     }
@@ -210,10 +251,10 @@ struct info_section {
 };
 
 static const struct info_section sections[] = {
-    {"server", section_server, true},           {"clients", section_clients, true},
-    {"memory", section_memory, true},           {"persistence", section_persistence, true},
-    {"stats", section_stats, true},             {"replication", section_replication, true},
-    {"cpu", section_cpu, true},                 {"commandstats", section_commandstats, false},
+    {"server", section_server, true},     {"clients", section_clients, true},
+    {"memory", section_memory, true},     {"persistence", section_persistence, true},
+    {"stats", section_stats, true},       {"replication", section_replication, true},
+    {"cpu", section_cpu, true},           {"commandstats", section_commandstats, false},
     {"keyspace", section_keyspace, true},
 };
 
@@ -246,8 +287,13 @@ static void cmd_info(struct cmd_ctx *ctx)
 }
 
 struct command info_commands[] = {
-    {.name = "info", .arity = -1, .flags = CMD_LOADING | CMD_STALE | CMD_RANDOM, .fn = cmd_info,
-     .summary = "Returns information and statistics about the server.", .since = "1.0.0",
-     .group = "server", .complexity = "O(1)"},
+    {.name = "info",
+     .arity = -1,
+     .flags = CMD_LOADING | CMD_STALE | CMD_RANDOM,
+     .fn = cmd_info,
+     .summary = "Returns information and statistics about the server.",
+     .since = "1.0.0",
+     .group = "server",
+     .complexity = "O(1)"},
     COMMAND_END,
 };
