@@ -200,12 +200,27 @@ void test_server_kill(struct test_server *s)
     s->pid = 0;
 }
 
+long test_server_rss_kb(const struct test_server *s)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)s->pid);
+    FILE *f = fopen(path, "r");
+    CHECKF(f, "cannot open %s", path);
+    long kb = -1;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "VmRSS:", 6) == 0) kb = strtol(line + 6, NULL, 10);
+    fclose(f);
+    CHECKF(kb > 0, "no VmRSS in %s", path);
+    return kb;
+}
+
 /* --- raw connections ------------------------------------------------- */
 
 bool rconn_try_open_tcp(struct rconn *c, int port)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_port = htons((uint16_t)port),
                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
         close(fd);
@@ -351,7 +366,8 @@ unsigned long long test_seed(const char *test_name)
 {
     const char *env = getenv("TEST_SEED");
     unsigned long long seed;
-    if (env) seed = strtoull(env, NULL, 10);
+    if (env)
+        seed = strtoull(env, NULL, 10);
     else {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
