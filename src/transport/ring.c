@@ -23,10 +23,10 @@ struct ring_endpoint {
     char *path;
     struct goblin_ring_header *hdr;
     size_t map_bytes;
-    struct goblin_ring_queue sq; /* we consume */
-    struct goblin_ring_queue cq; /* we produce */
-    uint32_t epoch;              /* last epoch acted on */
-    struct conn *conn;           /* the session's conn, NULL between sessions */
+    struct goblin_ring_queue sq;        /* we consume */
+    struct goblin_ring_queue cq;        /* we produce */
+    uint32_t epoch;                     /* last epoch acted on */
+    struct conn *conn;                  /* the session's conn, NULL between sessions */
     struct goblin_ring_record *partial; /* SQ record partly copied into the conn */
     uint32_t partial_offset;
     bool want_read;  /* false while the conn is paused by output backpressure */
@@ -286,7 +286,8 @@ bool ring_transports_start(void)
             snprintf(t->name, sizeof t->name, "ring:%s", ps->path);
         } else {
             if (mkdir(ps->path, 0700) != 0 && errno != EEXIST) {
-                log_warning("--ring-pool %s: cannot create directory: %s", ps->path, strerror(errno));
+                log_warning("--ring-pool %s: cannot create directory: %s", ps->path,
+                            strerror(errno));
                 return false;
             }
             t->count = ps->count;
@@ -302,10 +303,26 @@ bool ring_transports_start(void)
         log_notice("serving %s (%llu bytes per direction)", t->name, ring_round_size(ps->bytes));
     }
     for (int i = 0; i < target_count; i++) {
-        struct poll_target pt = {.name = targets[i].name, .poll = ring_target_poll, .arg = &targets[i]};
+        struct poll_target pt = {
+            .name = targets[i].name, .poll = ring_target_poll, .arg = &targets[i]};
         ev_add_polled(&pt);
     }
     return true;
+}
+
+size_t ring_transports_lock_memory(size_t budget, size_t *total)
+{
+    size_t locked = 0;
+    *total = 0;
+    for (int i = 0; i < target_count; i++) {
+        for (int k = 0; k < targets[i].count; k++) {
+            struct ring_endpoint *ep = &targets[i].rings[k];
+            *total += ep->map_bytes;
+            if (locked + ep->map_bytes > budget) continue;
+            if (mlock(ep->hdr, ep->map_bytes) == 0) locked += ep->map_bytes;
+        }
+    }
+    return locked;
 }
 
 void ring_transports_housekeeping(void)

@@ -17,10 +17,17 @@
 #define GOBLIN_TRANSPORT_RING_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Creates every --ring / --ring-pool file and registers the polled targets.
  * Logs and returns false on failure. */
 bool ring_transports_start(void);
+
+/* mlock()s ring mappings in command-line order while their sum stays within
+ * budget bytes (a ring that does not fit is skipped, later smaller ones are
+ * still tried). Sets *total to the bytes every ring maps; returns the bytes
+ * locked. For --mlockall under a finite RLIMIT_MEMLOCK (server/placement.c). */
+size_t ring_transports_lock_memory(size_t budget, size_t *total);
 
 /* Reclaims rings whose owning client process is gone (housekeeping). */
 void ring_transports_housekeeping(void);
