@@ -14,6 +14,7 @@
 #include "server/server.h"
 #include "server/version.h"
 #include "store/pubsub.h"
+#include "util/allocator.h"
 #include "util/clock.h"
 #include "util/cycles.h"
 #include "util/xmalloc.h"
@@ -94,14 +95,38 @@ static void section_clients(struct buf *b)
     add(b, "tracking_clients:0");
 }
 
+/* Ratio a / b as Redis prints it (0 when b is 0). */
+static double ratio(size_t a, size_t b)
+{
+    return b ? (double)a / (double)b : 0.0;
+}
+
+static long long difference(size_t a, size_t b)
+{
+    return (long long)a - (long long)b;
+}
+
+/* Redis 7.0's fields and formulas (server.c genRedisInfoString): the
+ * allocator's own view (allocated <= active <= resident) between what the
+ * program asked for (used_memory) and what the kernel charges (RSS). Without
+ * allocator statistics (libc in sanitizer builds) Redis's stand-ins are used:
+ * resident = RSS, active = resident, allocated = used_memory. */
 static void section_memory(struct buf *b)
 {
     size_t used = xmalloc_used_bytes(), rss = resident_bytes();
     if (used > peak_memory) peak_memory = used;
-    char h_used[32], h_rss[32], h_peak[32];
+    struct allocator_stats alloc;
+    if (!allocator_stats_read(&alloc)) {
+        alloc.resident = rss;
+        alloc.active = alloc.resident;
+        alloc.allocated = used;
+    }
+    size_t system = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
+    char h_used[32], h_rss[32], h_peak[32], h_system[32];
     human_bytes(h_used, sizeof h_used, (double)used);
     human_bytes(h_rss, sizeof h_rss, (double)rss);
     human_bytes(h_peak, sizeof h_peak, (double)peak_memory);
+    human_bytes(h_system, sizeof h_system, (double)system);
     add(b, "# Memory");
     add(b, "used_memory:%zu", used);
     add(b, "used_memory_human:%s", h_used);
@@ -109,10 +134,22 @@ static void section_memory(struct buf *b)
     add(b, "used_memory_rss_human:%s", h_rss);
     add(b, "used_memory_peak:%zu", peak_memory);
     add(b, "used_memory_peak_human:%s", h_peak);
+    add(b, "allocator_allocated:%zu", alloc.allocated);
+    add(b, "allocator_active:%zu", alloc.active);
+    add(b, "allocator_resident:%zu", alloc.resident);
+    add(b, "total_system_memory:%zu", system);
+    add(b, "total_system_memory_human:%s", h_system);
     add(b, "maxmemory:0");
     add(b, "maxmemory_human:0B");
     add(b, "maxmemory_policy:noeviction");
-    add(b, "mem_fragmentation_ratio:%.2f", used ? (double)rss / (double)used : 0.0);
+    add(b, "allocator_frag_ratio:%.2f", ratio(alloc.active, alloc.allocated));
+    add(b, "allocator_frag_bytes:%lld", difference(alloc.active, alloc.allocated));
+    add(b, "allocator_rss_ratio:%.2f", ratio(alloc.resident, alloc.active));
+    add(b, "allocator_rss_bytes:%lld", difference(alloc.resident, alloc.active));
+    add(b, "rss_overhead_ratio:%.2f", ratio(rss, alloc.resident));
+    add(b, "rss_overhead_bytes:%lld", difference(rss, alloc.resident));
+    add(b, "mem_fragmentation_ratio:%.2f", ratio(rss, used));
+    add(b, "mem_fragmentation_bytes:%lld", difference(rss, used));
     add(b, "mem_allocator:%s", xmalloc_allocator_name());
 }
 

@@ -1,9 +1,10 @@
 /* cmd_object.c — key introspection: OBJECT ENCODING/REFCOUNT/IDLETIME/FREQ/
- * HELP and MEMORY USAGE/HELP, with Redis 7.0's replies and errors. These
+ * HELP and MEMORY USAGE/PURGE/HELP, with Redis 7.0's replies and errors. These
  * lookups neither refresh the key's LRU clock nor count as hits or misses. */
 #include <string.h>
 
 #include "commands/command.h"
+#include "util/allocator.h"
 
 /* Redis shares the string objects of the integers 0..9999 and reports
  * them with this reference count; no other value is shared. */
@@ -97,10 +98,22 @@ static void cmd_memory_usage(struct cmd_ctx *ctx)
     if (kv) reply_int(ctx->reply, (long long)kv_memory_usage(kv, samples));
 }
 
+/* Redis's MEMORY PURGE: the allocator returns its free pages now instead of
+ * when its decay timer (util/allocator.c) would. */
+static void cmd_memory_purge(struct cmd_ctx *ctx)
+{
+    if (allocator_purge())
+        reply_ok(ctx->reply);
+    else
+        reply_error(ctx->reply, "ERR Error purging dirty pages");
+}
+
 static void cmd_memory_help(struct cmd_ctx *ctx)
 {
     static const char *const lines[] = {
         "MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "PURGE",
+        "    Attempt to purge dirty pages for reclamation by the allocator.",
         "USAGE <key> [SAMPLES <count>]",
         "    Return memory in bytes used by <key> and its value. Nested values are",
         "    sampled up to <count> times (default: 5, 0 means sample all).",
@@ -168,6 +181,14 @@ static struct command object_subcommands[] = {
 };
 
 static struct command memory_subcommands[] = {
+    {.name = "purge",
+     .arity = 2,
+     .flags = 0,
+     .fn = cmd_memory_purge,
+     .summary = "Asks the allocator to release memory.",
+     .since = "4.0.0",
+     .group = "server",
+     .complexity = "Depends on how much memory is allocated, could be slow"},
     {.name = "usage",
      .arity = -3,
      .flags = CMD_READONLY,

@@ -13,6 +13,7 @@
 #include "server/event_loop.h"
 #include "server/server.h"
 #include "util/clock.h"
+#include "util/allocator.h"
 #include "util/xmalloc.h"
 
 static void cmd_dbsize(struct cmd_ctx *ctx)
@@ -20,7 +21,10 @@ static void cmd_dbsize(struct cmd_ctx *ctx)
     reply_int(ctx->reply, (long long)dict_size(&ctx->db->keys));
 }
 
-/* FLUSHALL/FLUSHDB take an optional ASYNC|SYNC; freeing is synchronous either way. */
+/* FLUSHALL/FLUSHDB take an optional ASYNC|SYNC; freeing is synchronous either
+ * way. Like Redis after a synchronous flush, the freed pages are then handed
+ * back to the system at once: the flush already costs time proportional to
+ * the data, and RSS should not wait for the allocator's decay timer. */
 static bool flush_mode_ok(struct cmd_ctx *ctx)
 {
     if (ctx->argc == 1) return true;
@@ -33,6 +37,7 @@ static void cmd_flushall(struct cmd_ctx *ctx)
 {
     if (!flush_mode_ok(ctx)) return;
     keyspace_flush_all();
+    allocator_purge();
     reply_ok(ctx->reply);
 }
 
@@ -40,6 +45,7 @@ static void cmd_flushdb(struct cmd_ctx *ctx)
 {
     if (!flush_mode_ok(ctx)) return;
     db_flush(ctx->db);
+    allocator_purge();
     reply_ok(ctx->reply);
 }
 

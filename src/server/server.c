@@ -17,6 +17,7 @@
 #include "server/version.h"
 #include "store/db.h"
 #include "transport/transport.h"
+#include "util/allocator.h"
 #include "util/clock.h"
 #include "util/cycles.h"
 #include "util/hash.h"
@@ -102,16 +103,19 @@ bool server_start(void)
     ev_set_socket_poll_interval_us(config.socket_poll_interval_us);
     ev_set_spin(strcmp(config.idle_strategy, "spin") == 0);
     if (strcmp(config.idle_strategy, "adaptive") == 0) ev_set_adaptive_spin_us(config.idle_spin_us);
-    /* Lock after every startup allocation and mapping exists: they are all
-     * prefaulted now, and later ones are locked as they are made. */
+    /* Lock after every startup allocation and mapping exists (the rings in
+     * particular), then start the allocator's purging thread, whose stack
+     * must not be counted against a memory-lock limit. */
     placement_lock_memory();
+    allocator_start_background_purge();
 
     struct sigaction sa = {.sa_handler = on_signal};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
-    log_notice("goblin-core %s ready to accept connections (pid %d)", GOBLIN_VERSION, (int)getpid());
+    log_notice("goblin-core %s ready to accept connections (pid %d)", GOBLIN_VERSION,
+               (int)getpid());
     return true;
 }
 

@@ -42,6 +42,19 @@ void transports_stop(void)
     for (int i = REGISTRY_COUNT - 1; i >= 0; i--) registry[i]->stop();
 }
 
+size_t transports_lock_memory(size_t budget, size_t *total)
+{
+    size_t locked = 0;
+    *total = 0;
+    for (int i = 0; i < REGISTRY_COUNT; i++) {
+        if (!registry[i]->lock_memory) continue;
+        size_t mapped = 0;
+        locked += registry[i]->lock_memory(budget - locked, &mapped);
+        *total += mapped;
+    }
+    return locked;
+}
+
 int transport_count(void)
 {
     return REGISTRY_COUNT;

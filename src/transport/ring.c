@@ -154,6 +154,7 @@ static bool ring_start(void);
 static int ring_endpoint_count(void);
 static void ring_housekeeping(void);
 static void ring_stop(void);
+static size_t ring_lock_memory(size_t budget, size_t *total);
 
 /* The registry entry (transport.h). */
 const struct transport ring_transport = {
@@ -164,6 +165,7 @@ const struct transport ring_transport = {
     .housekeeping = ring_housekeeping,
     .stop = ring_stop,
     .skips_auth = ring_skips_auth,
+    .lock_memory = ring_lock_memory,
 };
 
 static const struct conn_transport ring_conn_io = {
@@ -423,6 +425,24 @@ static bool ring_start(void)
 static int ring_endpoint_count(void)
 {
     return target_count;
+}
+
+/* mlock()s ring mappings in command-line order while their sum stays within
+ * budget (a ring that does not fit is skipped; later smaller ones are still
+ * tried). */
+static size_t ring_lock_memory(size_t budget, size_t *total)
+{
+    size_t locked = 0;
+    *total = 0;
+    for (int i = 0; i < target_count; i++) {
+        for (int k = 0; k < targets[i].count; k++) {
+            struct ring_endpoint *ep = &targets[i].rings[k];
+            *total += ep->map_bytes;
+            if (locked + ep->map_bytes > budget) continue;
+            if (mlock(ep->hdr, ep->map_bytes) == 0) locked += ep->map_bytes;
+        }
+    }
+    return locked;
 }
 
 static void ring_housekeeping(void)

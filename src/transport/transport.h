@@ -26,6 +26,7 @@
 #define GOBLIN_TRANSPORT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 enum transport_flag {
     TRANSPORT_POLLED = 1u << 0,    /* has busy-polled targets (rings, fabrics) */
@@ -47,6 +48,10 @@ struct transport {
     /* Sessions start authenticated (a trusted transport, e.g. rings with
      * --no-auth-ring); NULL = never. Asked by conn_create(). */
     bool (*skips_auth)(void);
+    /* mlock()s the transport's fixed regions (rings, registered buffers)
+     * within budget bytes; sets *total to what they map, returns what was
+     * locked. For --mlockall under a finite RLIMIT_MEMLOCK. May be NULL. */
+    size_t (*lock_memory)(size_t budget, size_t *total);
 };
 
 /* Starts every registered transport in registry order; false on the first
@@ -58,6 +63,10 @@ void transports_housekeeping(void);
 
 /* Stops every transport, in reverse order. */
 void transports_stop(void);
+
+/* Locks every transport's fixed regions within budget bytes (see
+ * lock_memory); returns the bytes locked, *total what they map. */
+size_t transports_lock_memory(size_t budget, size_t *total);
 
 /* Visits the registry (INFO, diagnostics). */
 int transport_count(void);

@@ -1,8 +1,9 @@
 /*
  * xmalloc.c — allocation wrappers with usage accounting.
  *
- * With GOBLIN_JEMALLOC the server links Debian's jemalloc through its
- * non-prefixed API; otherwise glibc malloc is used. Accounting uses the
+ * With GOBLIN_JEMALLOC (the release build) the server links Debian's
+ * jemalloc through its non-prefixed API, tuned in util/allocator.c;
+ * otherwise (sanitizer builds) glibc malloc is used. Accounting uses the
  * allocator's usable size so INFO reports what the heap really holds.
  */
 #include "util/xmalloc.h"
@@ -85,7 +86,11 @@ size_t xmalloc_used_bytes(void)
 const char *xmalloc_allocator_name(void)
 {
 #ifdef GOBLIN_JEMALLOC
-    return "jemalloc-" JEMALLOC_VERSION;
+    /* Redis's spelling: major.minor.bugfix, without the git suffix. */
+#define XMALLOC_STR(x) #x
+#define XMALLOC_XSTR(x) XMALLOC_STR(x)
+    return "jemalloc-" XMALLOC_XSTR(JEMALLOC_VERSION_MAJOR) "." XMALLOC_XSTR(
+        JEMALLOC_VERSION_MINOR) "." XMALLOC_XSTR(JEMALLOC_VERSION_BUGFIX);
 #else
     return "libc";
 #endif

@@ -19,20 +19,6 @@ enum {
     BATCH = 32,
 };
 
-static long rss_kb(pid_t pid)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "r");
-    CHECK(f);
-    long kb = -1;
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, "VmRSS:", 6) == 0) kb = strtol(line + 6, NULL, 10);
-    fclose(f);
-    CHECK(kb > 0);
-    return kb;
-}
-
 static void make_payload(char *p, int seq)
 {
     int n = snprintf(p, PAYLOAD + 1, "seq:%08d:", seq);
@@ -62,7 +48,7 @@ static void test_slow_consumer(const struct test_server *s)
     rconn_send(&good, "SUBSCRIBE", "flood", NULL);
     EXPECT_REPLY(&good, fmt_ack(false, "subscribe", "flood", 1));
 
-    long baseline = rss_kb(s->pid), peak = baseline;
+    long baseline = test_server_rss_kb(s), peak = baseline;
     char *payload = malloc(PAYLOAD + 1);
     int accepted_by_slow = 0; /* publishes that reached both subscribers */
     bool dropped = false;
@@ -88,14 +74,15 @@ static void test_slow_consumer(const struct test_server *s)
             EXPECT_REPLY(&good, fmt_message(false, NULL, "flood", payload));
         }
         if ((base / BATCH) % 64 == 0) {
-            long now = rss_kb(s->pid);
+            long now = test_server_rss_kb(s);
             if (now > peak) peak = now;
         }
     }
-    long now = rss_kb(s->pid);
+    long now = test_server_rss_kb(s);
     if (now > peak) peak = now;
-    fprintf(stderr, "slow consumer: published %d x %d bytes; dropped after %d; server RSS %ld kB "
-                    "-> peak %ld kB\n",
+    fprintf(stderr,
+            "slow consumer: published %d x %d bytes; dropped after %d; server RSS %ld kB "
+            "-> peak %ld kB\n",
             MESSAGES, PAYLOAD, accepted_by_slow, baseline, peak);
     CHECKF(dropped, "the slow consumer was never disconnected");
     CHECK(accepted_by_slow > 0);

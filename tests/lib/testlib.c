@@ -200,6 +200,20 @@ void test_server_kill(struct test_server *s)
     s->pid = 0;
 }
 
+long test_server_rss_kb(const struct test_server *s)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)s->pid);
+    FILE *f = fopen(path, "r");
+    CHECKF(f, "cannot open %s", path);
+    long kb = -1;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "VmRSS:", 6) == 0) kb = strtol(line + 6, NULL, 10);
+    fclose(f);
+    CHECKF(kb > 0, "no VmRSS in %s", path);
+    return kb;
+}
+
 /* --- raw connections ------------------------------------------------- */
 
 bool rconn_try_open_tcp(struct rconn *c, int port)

@@ -40,6 +40,9 @@ void test_server_stop(struct test_server *s);
 /* Kills without checks (for tests of crashes/abandon). */
 void test_server_kill(struct test_server *s);
 
+/* The running server's resident set (VmRSS of /proc/<pid>/status) in KiB. */
+long test_server_rss_kb(const struct test_server *s);
+
 /* A free ephemeral TCP port on 127.0.0.1 (bound then released). */
 int test_free_port(void);
 

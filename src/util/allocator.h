@@ -1,0 +1,41 @@
+/*
+ * allocator.h — the process allocator as an operator sees it: its own
+ * statistics (INFO memory), returning free pages to the system (MEMORY
+ * PURGE) and the background thread that does so continuously.
+ *
+ * The release server links Debian's jemalloc (GOBLIN_JEMALLOC) configured
+ * for a server that must give memory back: freed pages are purged after
+ * about a second by a background thread, so RSS follows the dataset down
+ * after FLUSHALL or a wave of closing connections (issue 9). Sanitizer
+ * builds use glibc malloc (their runtimes replace it), which keeps no such
+ * statistics: allocator_stats_read() says so and INFO falls back to Redis's
+ * stand-ins.
+ */
+#ifndef GOBLIN_ALLOCATOR_H
+#define GOBLIN_ALLOCATOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Bytes as the allocator counts them (jemalloc's stats.*): allocated to the
+ * program, in active pages (allocated plus the slack of partly used pages),
+ * and resident (active plus dirty pages not yet purged, plus metadata). */
+struct allocator_stats {
+    size_t allocated;
+    size_t active;
+    size_t resident;
+};
+
+/* Fills *out with fresh figures; false when the allocator has none (libc). */
+bool allocator_stats_read(struct allocator_stats *out);
+
+/* Returns every free page to the system now (all arenas); false on error. */
+bool allocator_purge(void);
+
+/* Starts the allocator's background purging thread. Called once, after
+ * placement_lock_memory(): a thread created before the lock would have its
+ * whole stack counted (and populated) by mlockall(MCL_CURRENT). Logs a
+ * warning and carries on (purging then happens on allocation) if refused. */
+void allocator_start_background_purge(void);
+
+#endif
