@@ -37,8 +37,10 @@ static void human_bytes(char *out, size_t cap, double n)
     const char *units = "BKMGTP";
     int u = 0;
     while (n >= 1024 && u < 5) n /= 1024, u++;
-    if (u == 0) snprintf(out, cap, "%.0fB", n);
-    else snprintf(out, cap, "%.2f%c", n, units[u]);
+    if (u == 0)
+        snprintf(out, cap, "%.0fB", n);
+    else
+        snprintf(out, cap, "%.2f%c", n, units[u]);
 }
 
 static size_t resident_bytes(void)
@@ -147,6 +149,8 @@ static void section_stats(struct buf *b)
     add(b, "total_error_replies:%lld", reply_error_count);
     add(b, "client_query_buffer_limit_disconnections:%lld", s->query_buffer_limit_disconnections);
     add(b, "client_protocol_error_disconnections:%lld", s->protocol_error_disconnections);
+    /* Big SET values kept in the buffer they were received into (no copy). */
+    add(b, "string_values_adopted:%lld", keyspace.stats.values_adopted);
 }
 
 static void section_replication(struct buf *b)
@@ -171,7 +175,9 @@ static void commandstat_line(struct buf *b, const struct command *cmd)
 {
     if (cmd->calls || cmd->rejected_calls || cmd->failed_calls) {
         long long usec = cycles_to_us(cmd->cycles);
-        add(b, "cmdstat_%s:calls=%lld,usec=%lld,usec_per_call=%.2f,rejected_calls=%lld,failed_calls=%lld",
+        add(b,
+            "cmdstat_%s:calls=%lld,usec=%lld,usec_per_call=%.2f,rejected_calls=%lld,failed_calls=%"
+            "lld",
             cmd->full_name, cmd->calls, usec, cmd->calls ? (double)usec / (double)cmd->calls : 0.0,
             cmd->rejected_calls, cmd->failed_calls);
     }
@@ -210,10 +216,10 @@ struct info_section {
 };
 
 static const struct info_section sections[] = {
-    {"server", section_server, true},           {"clients", section_clients, true},
-    {"memory", section_memory, true},           {"persistence", section_persistence, true},
-    {"stats", section_stats, true},             {"replication", section_replication, true},
-    {"cpu", section_cpu, true},                 {"commandstats", section_commandstats, false},
+    {"server", section_server, true},     {"clients", section_clients, true},
+    {"memory", section_memory, true},     {"persistence", section_persistence, true},
+    {"stats", section_stats, true},       {"replication", section_replication, true},
+    {"cpu", section_cpu, true},           {"commandstats", section_commandstats, false},
     {"keyspace", section_keyspace, true},
 };
 
@@ -246,8 +252,13 @@ static void cmd_info(struct cmd_ctx *ctx)
 }
 
 struct command info_commands[] = {
-    {.name = "info", .arity = -1, .flags = CMD_LOADING | CMD_STALE | CMD_RANDOM, .fn = cmd_info,
-     .summary = "Returns information and statistics about the server.", .since = "1.0.0",
-     .group = "server", .complexity = "O(1)"},
+    {.name = "info",
+     .arity = -1,
+     .flags = CMD_LOADING | CMD_STALE | CMD_RANDOM,
+     .fn = cmd_info,
+     .summary = "Returns information and statistics about the server.",
+     .since = "1.0.0",
+     .group = "server",
+     .complexity = "O(1)"},
     COMMAND_END,
 };
