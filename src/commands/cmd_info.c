@@ -192,6 +192,8 @@ static void section_stats(struct buf *b)
     add(b, "auth_pwhash_verifications:%lld", auth_stats.pwhash_verifications);
     add(b, "auth_failures:%lld", auth_stats.failures);
     add(b, "auth_throttled:%lld", auth_stats.throttled);
+    /* Big SET values kept in the buffer they were received into (no copy). */
+    add(b, "string_values_adopted:%lld", keyspace.stats.values_adopted);
 }
 
 static void section_replication(struct buf *b)

@@ -171,8 +171,12 @@ static void set_generic(struct cmd_ctx *ctx, int flags, int val_index, bool has_
     }
     /* Keeping the TTL entry when an expire follows updates it in place. */
     bool keep_ttl = (flags & OPT_KEEPTTL) || has_expire;
-    struct kv *kv = db_store_string(ctx->db, old, key, key_len, ctx->argv[val_index],
-                                    ctx->argv_len[val_index], KV_STR_TRY_INT, keep_ttl);
+    /* A big value received in its own buffer becomes the value as is: no
+     * copy of it on the loop (it is never an integer or embedded). */
+    struct strbuf *own = arg_take_buffer(ctx, val_index);
+    struct kv *kv = own ? db_store_string_adopt(ctx->db, old, key, key_len, own, keep_ttl)
+                        : db_store_string(ctx->db, old, key, key_len, ctx->argv[val_index],
+                                          ctx->argv_len[val_index], KV_STR_TRY_INT, keep_ttl);
     if (has_expire) db_set_expire(ctx->db, kv, when_ms);
     if (int_reply)
         reply_int(ctx->reply, 1);

@@ -19,16 +19,8 @@
 
 /* Every family's table; a new family adds one line here. */
 static struct command *const families[] = {
-    connection_commands,
-    server_commands,
-    string_commands,
-    key_commands,
-    info_commands,
-    introspection_commands,
-    pubsub_commands,
-    hash_commands,
-    zset_commands,
-    object_commands,
+    connection_commands,    server_commands, string_commands, key_commands,  info_commands,
+    introspection_commands, pubsub_commands, hash_commands,   zset_commands, object_commands,
 };
 
 /* Open-addressing index of top-level commands by lowercase name. */
@@ -70,8 +62,10 @@ static void init_names(struct command *cmd, const struct command *parent)
 {
     cmd->parent = parent;
     cmd->name_len = strlen(cmd->name);
-    if (parent) snprintf(cmd->full_name, sizeof cmd->full_name, "%s|%s", parent->name, cmd->name);
-    else snprintf(cmd->full_name, sizeof cmd->full_name, "%s", cmd->name);
+    if (parent)
+        snprintf(cmd->full_name, sizeof cmd->full_name, "%s|%s", parent->name, cmd->name);
+    else
+        snprintf(cmd->full_name, sizeof cmd->full_name, "%s", cmd->name);
     if (cmd->subcommands)
         for (struct command *sub = (struct command *)cmd->subcommands; sub->name; sub++)
             init_names(sub, cmd);
@@ -155,7 +149,8 @@ static bool protected_action_allowed(const struct conn *conn)
     return strcmp(setting, "local") == 0 && conn_is_local(conn);
 }
 
-void command_dispatch(struct conn *conn, int argc, const char **argv, const size_t *argv_len)
+void command_dispatch(struct conn *conn, int argc, const char **argv, const size_t *argv_len,
+                      struct strbuf_set *owned)
 {
     struct reply *r = &conn->reply;
     struct command *cmd = command_lookup(argv[0], argv_len[0]);
@@ -183,9 +178,10 @@ void command_dispatch(struct conn *conn, int argc, const char **argv, const size
         return;
     }
     if ((cmd->flags & CMD_PROTECTED) && !protected_action_allowed(conn)) {
-        reply_error(r, "ERR DEBUG command not allowed. If the enable-debug-command option is set "
-                       "to \"local\", you can run it from a local connection, otherwise you need "
-                       "to set this option in the configuration file, and then restart the server.");
+        reply_error(r,
+                    "ERR DEBUG command not allowed. If the enable-debug-command option is set "
+                    "to \"local\", you can run it from a local connection, otherwise you need "
+                    "to set this option in the configuration file, and then restart the server.");
         cmd->rejected_calls++;
         return;
     }
@@ -208,6 +204,7 @@ void command_dispatch(struct conn *conn, int argc, const char **argv, const size
         .argc = argc,
         .argv = argv,
         .argv_len = argv_len,
+        .owned = owned,
         .cmd = cmd,
     };
     keyspace_begin_command();

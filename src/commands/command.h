@@ -20,6 +20,7 @@
 
 #include "protocol/reply.h"
 #include "store/db.h"
+#include "util/strbuf.h"
 
 struct conn;
 
@@ -35,7 +36,7 @@ enum command_flag {
     CMD_STALE = 1u << 8,
     CMD_NOSCRIPT = 1u << 9,
     CMD_DENYOOM = 1u << 10,
-    CMD_RANDOM = 1u << 11, /* reply is nondeterministic (differential tests skip) */
+    CMD_RANDOM = 1u << 11,    /* reply is nondeterministic (differential tests skip) */
     CMD_PROTECTED = 1u << 12, /* DEBUG: only as --enable-debug-command allows */
 };
 
@@ -46,6 +47,9 @@ struct cmd_ctx {
     int argc;
     const char **argv;
     const size_t *argv_len;
+    /* Arguments that arrived in their own buffer (big bulks): see
+     * arg_take_buffer(). NULL or empty for most requests. */
+    struct strbuf_set *owned;
     const struct command *cmd;
 };
 
@@ -73,7 +77,10 @@ struct command {
 };
 
 /* Terminates a command array. */
-#define COMMAND_END {.name = NULL}
+#define COMMAND_END                                                                                \
+    {                                                                                              \
+        .name = NULL                                                                               \
+    }
 
 /* Builds the lookup index from every family's table. */
 void command_table_init(void);
@@ -84,8 +91,11 @@ struct command *command_lookup(const char *name, size_t len);
 /* Finds a subcommand of parent by name; NULL if unknown. */
 struct command *command_lookup_sub(const struct command *parent, const char *name, size_t len);
 
-/* Runs one parsed request for conn (all checks, then the handler). */
-void command_dispatch(struct conn *conn, int argc, const char **argv, const size_t *argv_len);
+/* Runs one parsed request for conn (all checks, then the handler). `owned`
+ * (may be NULL) lists the arguments held in their own buffers; those the
+ * handler does not take stay the caller's. */
+void command_dispatch(struct conn *conn, int argc, const char **argv, const size_t *argv_len,
+                      struct strbuf_set *owned);
 
 /* Visits every top-level command (COMMAND, COMMAND COUNT, INFO commandstats). */
 void command_foreach(void (*fn)(struct command *cmd, void *arg), void *arg);
@@ -99,8 +109,17 @@ void reply_help(struct reply *r, const char *const *lines);
 
 /* Argument helpers shared by every family. */
 bool arg_equals(const struct cmd_ctx *ctx, int i, const char *lowercase_word);
-bool arg_to_ll(struct cmd_ctx *ctx, int i, long long *out);     /* replies on failure */
-bool arg_to_double(struct cmd_ctx *ctx, int i, double *out);    /* replies on failure */
+bool arg_to_ll(struct cmd_ctx *ctx, int i, long long *out);  /* replies on failure */
+bool arg_to_double(struct cmd_ctx *ctx, int i, double *out); /* replies on failure */
+
+/* Takes argument i when it arrived in a buffer of its own (a big bulk):
+ * returns that strbuf (data is argv[i], len argv_len[i]), now the caller's
+ * to keep or free — argv[i] stays valid only as long as the new owner keeps
+ * it. NULL when argument i is a slice of the input: copy it as usual. */
+static inline struct strbuf *arg_take_buffer(struct cmd_ctx *ctx, int i)
+{
+    return ctx->owned && ctx->owned->count ? strbuf_set_take(ctx->owned, i) : NULL;
+}
 
 /* The families' tables (one per file in commands/). */
 extern struct command connection_commands[];

@@ -126,6 +126,7 @@ void conn_reap_closed(void)
         closed_head = c->next;
         if (c->transport->release) c->transport->release(c);
         buf_free(&c->in);
+        strbuf_free(c->big_arg);
         buf_free(&c->out);
         conn_pubsub_free(c);
         resp_parser_free(&c->parser);
@@ -214,6 +215,53 @@ static bool conn_may_execute(const struct conn *c)
     return buf_len(&c->push_fifo) == 0 && buf_len(&c->out) < CONN_OUTPUT_BACKPRESSURE;
 }
 
+/* Input bytes c holds: the input buffer, a big argument being received and
+ * the complete ones of the current command (what the query-buffer limit
+ * bounds). */
+static size_t conn_query_bytes(const struct conn *c)
+{
+    size_t n = buf_len(&c->in) + c->parser.external.bytes;
+    return c->big_arg ? n + c->big_arg->len : n;
+}
+
+/* Room for `extra` more bytes after `have`, growing a peer-driven buffer
+ * as conn_make_read_room() does: by as much as has arrived (at least a
+ * chunk, at most what the argument still needs) and never past the
+ * query-buffer limit. Returns the capacity to allocate. */
+static size_t conn_big_arg_cap(const struct conn *c, size_t have, size_t still_needed)
+{
+    size_t add = have > CONN_READ_CHUNK ? have : CONN_READ_CHUNK;
+    if (add > still_needed) add = still_needed;
+    size_t held = conn_query_bytes(c);
+    size_t limit = (size_t)config.client_query_buffer_limit + 1; /* one byte past closes */
+    if (held + add > limit) add = limit > held ? limit - held : 1;
+    return have + add;
+}
+
+/* After an incomplete parse: when the parser waits for a big bulk, moves
+ * what arrived of it out of `in` into its own buffer (see conn.h). */
+static void conn_begin_big_arg(struct conn *c)
+{
+    size_t at;
+    long long blen = resp_parser_big_bulk(&c->parser, buf_len(&c->in), &at);
+    if (blen < 0) return;
+    size_t have = buf_len(&c->in) - at, need = (size_t)blen + 2;
+    c->big_arg = strbuf_new(buf_head(&c->in) + at, have, conn_big_arg_cap(c, have, need - have));
+    c->big_arg_need = need;
+    c->in.end = c->in.start + at;
+}
+
+/* Hands a complete big argument to the parser; false while incomplete. */
+static bool conn_end_big_arg(struct conn *c)
+{
+    struct strbuf *sb = c->big_arg;
+    if (sb->len < c->big_arg_need) return false;
+    c->big_arg = NULL;
+    sb->len -= 2; /* the CRLF stays behind the value, unused */
+    resp_parser_bulk_external(&c->parser, sb);
+    return true;
+}
+
 /* Runs the complete commands in c's input (see conn_process_input). */
 static void conn_run_commands(struct conn *c)
 {
@@ -234,7 +282,10 @@ static void conn_run_commands(struct conn *c)
         }
         limits.auth_required = conn_auth_required(c);
         enum resp_status st = resp_parse(&c->parser, buf_head(&c->in), buf_len(&c->in), &limits);
-        if (st == RESP_INCOMPLETE) break;
+        if (st == RESP_INCOMPLETE) {
+            conn_begin_big_arg(c);
+            break;
+        }
         if (st == RESP_ERROR) {
             reply_error_fmt(&c->reply, "ERR %s", c->parser.error);
             c->flags |= CONN_CLOSE_AFTER_REPLY;
@@ -245,8 +296,10 @@ static void conn_run_commands(struct conn *c)
         }
         if (st == RESP_COMMAND) {
             conn_executing = c;
-            command_dispatch(c, c->parser.argc, c->parser.argv, c->parser.argv_len);
+            command_dispatch(c, c->parser.argc, c->parser.argv, c->parser.argv_len,
+                             &c->parser.external);
             conn_executing = NULL;
+            if (c->parser.external.count) resp_parser_release_external(&c->parser);
         }
         buf_consume(&c->in, c->parser.consumed);
     }
@@ -286,9 +339,24 @@ static void conn_make_read_room(struct conn *c)
 void conn_on_readable(struct conn *c)
 {
     if (c->flags & (CONN_CLOSED | CONN_PAUSED_INPUT)) return;
-    if (!resp_parser_mid_command(&c->parser) && buf_len(&c->in) == 0) c->in.start = c->in.end = 0;
-    conn_make_read_room(c);
-    ssize_t n = c->transport->read(c, buf_tail(&c->in), buf_room(&c->in));
+    char *dst;
+    size_t room;
+    struct strbuf *big = c->big_arg;
+    if (big) {
+        /* Straight into the argument's buffer, never past its end. */
+        size_t still = c->big_arg_need - big->len;
+        if (big->cap - big->len < still && big->cap - big->len < CONN_READ_CHUNK)
+            c->big_arg = big = strbuf_resize(big, conn_big_arg_cap(c, big->len, still));
+        dst = big->data + big->len;
+        room = big->cap - big->len < still ? big->cap - big->len : still;
+    } else {
+        if (!resp_parser_mid_command(&c->parser) && buf_len(&c->in) == 0)
+            c->in.start = c->in.end = 0;
+        conn_make_read_room(c);
+        dst = buf_tail(&c->in);
+        room = buf_room(&c->in);
+    }
+    ssize_t n = c->transport->read(c, dst, room);
     if (n == 0) {
         conn_close(c, "peer closed the connection");
         return;
@@ -298,17 +366,21 @@ void conn_on_readable(struct conn *c)
         conn_close(c, strerror(errno));
         return;
     }
-    c->in.end += (size_t)n;
+    if (big)
+        big->len += (size_t)n;
+    else
+        c->in.end += (size_t)n;
     c->last_interaction_ms = clock_unix_ms_coarse(); /* idle timeouts are in seconds */
     server.stats.net_input_bytes += n;
-    if ((long long)buf_len(&c->in) > config.client_query_buffer_limit) {
+    if ((long long)conn_query_bytes(c) > config.client_query_buffer_limit) {
         log_warning(
             "closing client id=%llu addr=%s that reached max query buffer length (%zu bytes)",
-            (unsigned long long)c->id, c->addr, buf_len(&c->in));
+            (unsigned long long)c->id, c->addr, conn_query_bytes(c));
         server.stats.query_buffer_limit_disconnections++;
         conn_close(c, NULL);
         return;
     }
+    if (big && !conn_end_big_arg(c)) return; /* nothing new to parse */
     conn_process_input(c);
     if (!(c->flags & CONN_CLOSED)) conn_flush(c);
 }
@@ -317,7 +389,8 @@ void conn_on_writable(struct conn *c)
 {
     if (c->flags & CONN_CLOSED) return;
     if (!conn_flush(c)) return;
-    if ((c->flags & CONN_PAUSED_INPUT) && buf_len(&c->out) < CONN_OUTPUT_BACKPRESSURE / 2 && buf_len(&c->push_fifo) == 0) {
+    if ((c->flags & CONN_PAUSED_INPUT) && buf_len(&c->out) < CONN_OUTPUT_BACKPRESSURE / 2 &&
+        buf_len(&c->push_fifo) == 0) {
         c->flags &= ~CONN_PAUSED_INPUT;
         conn_update_interest(c);
         /* Commands already buffered run now; the next read waits for epoll. */
@@ -328,8 +401,19 @@ void conn_on_writable(struct conn *c)
 
 void conn_feed_input(struct conn *c, const void *data, size_t len)
 {
-    buf_append(&c->in, data, len);
     server.stats.net_input_bytes += (long long)len;
+    struct strbuf *big = c->big_arg;
+    if (big) {
+        size_t take = c->big_arg_need - big->len;
+        if (take > len) take = len;
+        if (big->cap - big->len < take) c->big_arg = big = strbuf_resize(big, big->len + take);
+        memcpy(big->data + big->len, data, take);
+        big->len += take;
+        conn_end_big_arg(c);
+        data = (const char *)data + take;
+        len -= take;
+    }
+    buf_append(&c->in, data, len);
 }
 
 void conn_close_idle(void)
@@ -361,6 +445,9 @@ void conn_describe(const struct conn *c, struct buf *out)
 {
     char line[1024];
     int64_t now = clock_unix_ms();
+    /* A big argument being received counts as query buffer, as in Redis. */
+    size_t big_cap = c->big_arg ? c->big_arg->cap : 0;
+    size_t big_free = c->big_arg ? c->big_arg->cap - c->big_arg->len : 0;
     int n = snprintf(line, sizeof line,
                      "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d "
                      "sub=%zu psub=%zu ssub=%zu multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=0 "
@@ -373,9 +460,9 @@ void conn_describe(const struct conn *c, struct buf *out)
                      pubsub_total_subscription_count(&c->pubsub) ? "P" : "N", c->db_index,
                      dict_size(&c->pubsub.links[PUBSUB_CHANNEL]),
                      dict_size(&c->pubsub.links[PUBSUB_PATTERN]),
-                     dict_size(&c->pubsub.links[PUBSUB_SHARD]), buf_len(&c->in),
-                     c->in.cap - c->in.end, c->in.cap, buf_len(&c->out), c->out.cap,
-                     sizeof *c + c->in.cap + c->out.cap + c->push_fifo.cap,
+                     dict_size(&c->pubsub.links[PUBSUB_SHARD]), conn_query_bytes(c),
+                     c->in.cap - c->in.end + big_free, c->in.cap + big_cap, buf_len(&c->out),
+                     c->out.cap, sizeof *c + c->in.cap + big_cap + c->out.cap + c->push_fifo.cap,
                      c->last_command ? c->last_command : "NULL", (int)c->reply.proto,
                      c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
     buf_append(out, line, (size_t)(n < (int)sizeof line ? n : (int)sizeof line - 1));

@@ -16,6 +16,17 @@
  * reading) until the peer drains it, so a pipelining peer that never reads
  * holds at most that much plus one reply.
  *
+ * Big arguments. When the parser waits for a bulk of at least RESP_BIG_ARG
+ * bytes (protocol/resp_parser.h), the bytes of it already read move out of
+ * `in` into `big_arg`, a strbuf (util/strbuf.h) laid out as a string value,
+ * and reads go straight into it, up to the argument's end and never past:
+ * the input buffer never holds the bulk, so it is neither copied out of it
+ * nor freed with it. `big_arg` grows as `in` does for a bulk, with the data
+ * actually arrived and within the query-buffer limit, which counts it. When
+ * complete it goes to the parser as an external argument; a command may
+ * take it (SET stores it as the value, no copy), otherwise it is freed when
+ * the command is done.
+ *
  * Lifetime: conn_close() may be called from anywhere, including a command
  * handler; the conn is torn down at once but its memory is released only at
  * the end of the event-loop pass (conn_reap_closed()), so no caller is left
@@ -64,6 +75,7 @@
 #include "protocol/resp_parser.h"
 #include "store/pubsub.h"
 #include "util/buf.h"
+#include "util/strbuf.h"
 
 struct conn;
 
@@ -112,6 +124,8 @@ struct conn {
     void *transport_data; /* owned by the transport */
 
     struct buf in;
+    struct strbuf *big_arg; /* a big bulk being received, see "Big arguments" */
+    size_t big_arg_need;    /* its declared length plus the CRLF */
     struct buf out;
     struct resp_parser parser;
     struct reply reply; /* sink writing to `out` in the conn's protocol */

@@ -22,6 +22,7 @@ void resp_parser_free(struct resp_parser *p)
     xfree(p->arg_off);
     xfree(p->argv);
     xfree(p->argv_len);
+    strbuf_set_free(&p->external);
     buf_free(&p->scratch);
 }
 
@@ -52,6 +53,7 @@ static inline void ensure_arg_cap(struct resp_parser *p, int need)
 static enum resp_status fail(struct resp_parser *p, const char *msg)
 {
     p->error = msg;
+    strbuf_set_clear(&p->external);
     parser_reset(p);
     return RESP_ERROR;
 }
@@ -61,6 +63,10 @@ static enum resp_status finish(struct resp_parser *p, const char *base)
     const char **argv = p->argv;
     const size_t *off = p->arg_off;
     for (int i = 0, n = p->argc; i < n; i++) argv[i] = base + off[i];
+    if (p->external.count) {
+        const struct strbuf_set *ext = &p->external;
+        for (int i = 0; i < ext->count; i++) argv[ext->index[i]] = ext->buf[i]->data;
+    }
     p->consumed = p->pos;
     int argc = p->argc;
     parser_reset(p);
@@ -112,12 +118,24 @@ int resp_split_args(const char *line, size_t len, struct buf *out, size_t **lens
                     char c;
                     q++;
                     switch (*q) {
-                    case 'n': c = '\n'; break;
-                    case 'r': c = '\r'; break;
-                    case 't': c = '\t'; break;
-                    case 'b': c = '\b'; break;
-                    case 'a': c = '\a'; break;
-                    default: c = *q; break;
+                    case 'n':
+                        c = '\n';
+                        break;
+                    case 'r':
+                        c = '\r';
+                        break;
+                    case 't':
+                        c = '\t';
+                        break;
+                    case 'b':
+                        c = '\b';
+                        break;
+                    case 'a':
+                        c = '\a';
+                        break;
+                    default:
+                        c = *q;
+                        break;
                     }
                     buf_append_char(out, c);
                 } else if (*q == '"') {
@@ -148,9 +166,15 @@ int resp_split_args(const char *line, size_t len, struct buf *out, size_t **lens
                 case '\0':
                     done = true;
                     break;
-                case '"': in_double = true; break;
-                case '\'': in_single = true; break;
-                default: buf_append_char(out, *q); break;
+                case '"':
+                    in_double = true;
+                    break;
+                case '\'':
+                    in_single = true;
+                    break;
+                default:
+                    buf_append_char(out, *q);
+                    break;
                 }
             }
             if (q < end) q++;
@@ -226,7 +250,8 @@ static inline long long scan_count(const char *data, size_t len, size_t from, lo
     digits = p + negative;
     unsigned long long v = 0;
     const char *q = digits;
-    while (q < end && q - digits < 18 && (unsigned)(*q - '0') < 10) v = v * 10 + (unsigned)(*q++ - '0');
+    while (q < end && q - digits < 18 && (unsigned)(*q - '0') < 10)
+        v = v * 10 + (unsigned)(*q++ - '0');
     size_t ndigits = (size_t)(q - digits);
     if (q + 1 >= end || *q != '\r' || ndigits == 0 || (digits[0] == '0' && ndigits > 1) ||
         (negative && v == 0))
@@ -346,4 +371,24 @@ size_t resp_parser_pending_bulk(const struct resp_parser *p, size_t len)
     if (p->is_inline || p->bulk_len < 0) return 0;
     size_t need = p->pos + (size_t)p->bulk_len + 2;
     return need > len ? need - len : 0;
+}
+
+long long resp_parser_big_bulk(const struct resp_parser *p, size_t len, size_t *at)
+{
+    if (p->is_inline || p->bulk_len < RESP_BIG_ARG) return -1;
+    if (len - p->pos >= (size_t)p->bulk_len + 2) return -1;
+    *at = p->pos;
+    return p->bulk_len;
+}
+
+void resp_parser_bulk_external(struct resp_parser *p, struct strbuf *sb)
+{
+    int argc = p->argc;
+    ensure_arg_cap(p, argc + 1);
+    p->arg_off[argc] = 0; /* unused: finish() points argv at sb */
+    p->argv_len[argc] = (size_t)p->bulk_len;
+    strbuf_set_add(&p->external, argc, sb);
+    p->argc = argc + 1;
+    p->multibulk_left--;
+    p->bulk_len = -1;
 }

@@ -85,16 +85,16 @@ void keyspace_update_lru_clock(void)
 
 static void expires_forget(struct db *db, struct kv *kv)
 {
-    struct dict_node *n = dict_remove(&db->expires, kv->key, kv->key_len,
-                                      hash_bytes(kv->key, kv->key_len));
+    struct dict_node *n =
+        dict_remove(&db->expires, kv->key, kv->key_len, hash_bytes(kv->key, kv->key_len));
     xfree(n);
 }
 
 /* After a kv was reallocated (same key), points its expire entry at it. */
 static void expires_repoint(struct db *db, struct kv *kv)
 {
-    struct dict_node *n = dict_find(&db->expires, kv->key, kv->key_len,
-                                    hash_bytes(kv->key, kv->key_len));
+    struct dict_node *n =
+        dict_find(&db->expires, kv->key, kv->key_len, hash_bytes(kv->key, kv->key_len));
     if (n) ((struct expire_entry *)n)->kv = kv;
 }
 
@@ -177,8 +177,8 @@ void db_add(struct db *db, struct kv *kv)
 
 void db_replace(struct db *db, struct kv *old, struct kv *fresh, bool keep_ttl)
 {
-    struct dict_node **link = dict_find_link(&db->keys, old->key, old->key_len,
-                                             hash_bytes(old->key, old->key_len));
+    struct dict_node **link =
+        dict_find_link(&db->keys, old->key, old->key_len, hash_bytes(old->key, old->key_len));
     dict_replace_link(link, &fresh->node);
     fresh->lru = keyspace.lru_clock;
     if (old->expire_ms) {
@@ -202,8 +202,7 @@ struct kv *db_set_string(struct db *db, const char *key, size_t key_len, const c
 }
 
 struct kv *db_store_string(struct db *db, struct kv *kv, const char *key, size_t key_len,
-                           const char *val, size_t val_len, enum kv_string_hint hint,
-                           bool keep_ttl)
+                           const char *val, size_t val_len, enum kv_string_hint hint, bool keep_ttl)
 {
     if (!kv) {
         kv = kv_new_string(key, key_len, val, val_len, hint);
@@ -217,6 +216,18 @@ struct kv *db_store_string(struct db *db, struct kv *kv, const char *key, size_t
     }
     struct kv *fresh = kv_new_string(key, key_len, val, val_len, hint);
     db_replace(db, kv, fresh, keep_ttl);
+    return fresh;
+}
+
+struct kv *db_store_string_adopt(struct db *db, struct kv *kv, const char *key, size_t key_len,
+                                 struct strbuf *sb, bool keep_ttl)
+{
+    if (sb->len > KV_EMBSTR_MAX) keyspace.stats.values_adopted++;
+    struct kv *fresh = kv_new_string_adopt(key, key_len, sb);
+    if (kv)
+        db_replace(db, kv, fresh, keep_ttl);
+    else
+        db_add(db, fresh);
     return fresh;
 }
 
@@ -352,7 +363,8 @@ long long db_active_expire(struct db *db, long long budget_us)
         struct expire_scan scan = {.now_ms = now_ms};
         /* Sample about twenty entries, as Redis's cycle does per round. */
         do {
-            db->expire_cursor = dict_scan(&db->expires, db->expire_cursor, expire_scan_visit, &scan);
+            db->expire_cursor =
+                dict_scan(&db->expires, db->expire_cursor, expire_scan_visit, &scan);
         } while (db->expire_cursor != 0 && scan.sampled < 20 && scan.nfound < EXPIRE_BATCH_MAX / 2);
         for (int i = 0; i < scan.nfound; i++) db_delete_kv(db, scan.found[i]);
         expired += scan.nfound;

@@ -31,7 +31,8 @@ struct db {
 struct keyspace_stats {
     long long hits, misses;
     long long expired_keys;
-    long long dirty; /* writes since start (for INFO) */
+    long long dirty;          /* writes since start (for INFO) */
+    long long values_adopted; /* strings stored in the buffer they arrived in, uncopied */
 };
 
 struct keyspace {
@@ -98,6 +99,13 @@ struct kv *db_set_string(struct db *db, const char *key, size_t key_len, const c
 struct kv *db_store_string(struct db *db, struct kv *kv, const char *key, size_t key_len,
                            const char *val, size_t val_len, enum kv_string_hint hint,
                            bool keep_ttl);
+
+/* db_store_string for a value already in its own buffer (a big argument
+ * the connection received into a strbuf): the new kv adopts sb as its raw
+ * value without copying it. Same preconditions on sb as
+ * kv_new_string_adopt(). */
+struct kv *db_store_string_adopt(struct db *db, struct kv *kv, const char *key, size_t key_len,
+                                 struct strbuf *sb, bool keep_ttl);
 
 /* Stores an integer string (INCR family) keeping the TTL; `kv` as for
  * db_store_string. An int- or raw-encoded kv is rewritten in place, so the

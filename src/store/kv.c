@@ -21,15 +21,6 @@ static struct kv *kv_alloc(const char *key, size_t key_len, size_t extra)
     return kv;
 }
 
-static struct strbuf *strbuf_new(const char *val, size_t len, size_t cap)
-{
-    struct strbuf *sb = xmalloc(sizeof(struct strbuf) + cap);
-    sb->len = len;
-    sb->cap = xmalloc_usable_size(sb) - sizeof(struct strbuf);
-    if (len) memcpy(sb->data, val, len);
-    return sb;
-}
-
 static bool as_canonical_int(const char *val, size_t len, enum kv_string_hint hint, long long *out)
 {
     return hint == KV_STR_TRY_INT && len <= 20 && num_parse_ll(val, len, out);
@@ -50,6 +41,20 @@ struct kv *kv_new_string(const char *key, size_t key_len, const char *val, size_
     struct kv *kv = kv_alloc(key, key_len, 0);
     kv->encoding = ENC_RAW;
     kv->v.raw = strbuf_new(val, val_len, val_len);
+    return kv;
+}
+
+struct kv *kv_new_string_adopt(const char *key, size_t key_len, struct strbuf *sb)
+{
+    if (sb->len <= KV_EMBSTR_MAX) {
+        /* Short enough to be an int or embedded: encode as SET would. */
+        struct kv *kv = kv_new_string(key, key_len, sb->data, sb->len, KV_STR_TRY_INT);
+        strbuf_free(sb);
+        return kv;
+    }
+    struct kv *kv = kv_alloc(key, key_len, 0);
+    kv->encoding = ENC_RAW;
+    kv->v.raw = sb;
     return kv;
 }
 
@@ -89,10 +94,14 @@ static void kv_free_value(struct kv *kv)
 {
     switch (kv->type) {
     case OBJ_STRING:
-        if (kv->encoding == ENC_RAW) xfree(kv->v.raw);
+        if (kv->encoding == ENC_RAW) strbuf_free(kv->v.raw);
         break;
-    case OBJ_HASH: hash_free(kv->v.ptr); break;
-    case OBJ_ZSET: zset_free(kv->v.ptr); break;
+    case OBJ_HASH:
+        hash_free(kv->v.ptr);
+        break;
+    case OBJ_ZSET:
+        zset_free(kv->v.ptr);
+        break;
     default:
         break;
     }
@@ -111,7 +120,7 @@ bool kv_string_set_in_place(struct kv *kv, const char *val, size_t val_len,
     long long iv;
     if (as_canonical_int(val, val_len, hint, &iv)) {
         if (kv->encoding == ENC_EMBSTR) return false; /* would strand embedded bytes */
-        if (kv->encoding == ENC_RAW) xfree(kv->v.raw);
+        if (kv->encoding == ENC_RAW) strbuf_free(kv->v.raw);
         kv->encoding = ENC_INT;
         kv->v.integer = iv;
         return true;
@@ -136,7 +145,7 @@ bool kv_string_set_in_place(struct kv *kv, const char *val, size_t val_len,
 bool kv_string_set_int_in_place(struct kv *kv, long long v)
 {
     if (kv->type != OBJ_STRING || kv->encoding == ENC_EMBSTR) return false;
-    if (kv->encoding == ENC_RAW) xfree(kv->v.raw);
+    if (kv->encoding == ENC_RAW) strbuf_free(kv->v.raw);
     kv->encoding = ENC_INT;
     kv->v.integer = v;
     return true;
@@ -183,9 +192,12 @@ void kv_string_view(const struct kv *kv, struct strview *out)
 size_t kv_string_len(const struct kv *kv)
 {
     switch (kv->encoding) {
-    case ENC_INT: return num_ll_len(kv->v.integer);
-    case ENC_RAW: return kv->v.raw->len;
-    default: return kv->v.emb_len;
+    case ENC_INT:
+        return num_ll_len(kv->v.integer);
+    case ENC_RAW:
+        return kv->v.raw->len;
+    default:
+        return kv->v.emb_len;
     }
 }
 
@@ -213,10 +225,14 @@ struct strbuf *kv_string_make_raw(struct kv *kv, size_t min_cap)
 const char *kv_type_name(const struct kv *kv)
 {
     switch (kv->type) {
-    case OBJ_STRING: return "string";
-    case OBJ_HASH: return "hash";
-    case OBJ_ZSET: return "zset";
-    default: return "none";
+    case OBJ_STRING:
+        return "string";
+    case OBJ_HASH:
+        return "hash";
+    case OBJ_ZSET:
+        return "zset";
+    default:
+        return "none";
     }
 }
 
@@ -226,13 +242,20 @@ const char *kv_encoding_name(const struct kv *kv)
     if (kv->type == OBJ_HASH) return hash_is_compact(kv->v.ptr) ? "listpack" : "hashtable";
     if (kv->type == OBJ_ZSET) return zset_is_compact(kv->v.ptr) ? "listpack" : "skiplist";
     switch (kv->encoding) {
-    case ENC_EMBSTR: return "embstr";
-    case ENC_RAW: return "raw";
-    case ENC_INT: return "int";
-    case ENC_LISTPACK: return "listpack";
-    case ENC_HASHTABLE: return "hashtable";
-    case ENC_SKIPLIST: return "skiplist";
-    default: return "unknown";
+    case ENC_EMBSTR:
+        return "embstr";
+    case ENC_RAW:
+        return "raw";
+    case ENC_INT:
+        return "int";
+    case ENC_LISTPACK:
+        return "listpack";
+    case ENC_HASHTABLE:
+        return "hashtable";
+    case ENC_SKIPLIST:
+        return "skiplist";
+    default:
+        return "unknown";
     }
 }
 

@@ -7,7 +7,7 @@
  * String encodings mirror Redis's names so OBJECT ENCODING reads the same:
  *   ENC_INT     value word holds a canonical int64 ("123", not "0123")
  *   ENC_EMBSTR  value bytes follow the key in this allocation (<= 44 bytes)
- *   ENC_RAW     value word points at a growable struct strbuf
+ *   ENC_RAW     value word points at a growable struct strbuf (util/strbuf.h)
  * Container types (hash, sorted set) keep a pointer in the value word.
  *
  * The store owns kvs; a kv may be reallocated when its value changes size,
@@ -22,6 +22,7 @@
 
 #include "store/dict.h"
 #include "util/numparse.h"
+#include "util/strbuf.h"
 
 enum obj_type {
     OBJ_STRING = 0,
@@ -40,12 +41,6 @@ enum obj_encoding {
 
 /* Strings at most this long are embedded (Redis's OBJ_ENCODING_EMBSTR_SIZE_LIMIT). */
 #define KV_EMBSTR_MAX 44
-
-struct strbuf {
-    size_t len;
-    size_t cap;
-    char data[];
-};
 
 struct kv {
     struct dict_node node;
@@ -79,6 +74,11 @@ struct strview {
 
 struct kv *kv_new_string(const char *key, size_t key_len, const char *val, size_t val_len,
                          enum kv_string_hint hint);
+/* A new string whose value is sb, adopted as is (no copy; the kv owns sb
+ * now) as ENC_RAW: for values received in their own buffer (big
+ * arguments). A value of at most KV_EMBSTR_MAX bytes is encoded as
+ * kv_new_string(..., KV_STR_TRY_INT) would and sb freed. */
+struct kv *kv_new_string_adopt(const char *key, size_t key_len, struct strbuf *sb);
 struct kv *kv_new_int(const char *key, size_t key_len, long long value);
 
 /* A kv of a container type holding ptr (ownership moves to the kv). */

@@ -2,7 +2,8 @@
  * fuzz_resp_parser.c — libFuzzer harness for the RESP request parser
  * (src/protocol/resp_parser.c: multibulk and inline).
  *
- * fuzz-sources: src/protocol/resp_parser.c src/util/buf.c src/util/numparse.c src/util/xmalloc.c
+ * fuzz-sources: src/protocol/resp_parser.c src/util/buf.c src/util/numparse.c
+ * fuzz-sources: src/util/strbuf.c src/util/xmalloc.c
  *
  * Input: 3 control bytes, then the byte stream a client sends.
  *   byte 0  limits: bit 0 auth_required; bits 1-2 the number of commands

@@ -4,7 +4,7 @@
 #   tests/fuzz/run.sh [HARNESS...]      every harness (fuzz_*.c) when none is named
 #
 # For each harness: compile it with clang (-fsanitize=fuzzer,address,undefined)
-# together with the server/client sources its `fuzz-sources:` line names,
+# together with the server/client sources its `fuzz-sources:` lines name,
 # replay its checked-in seed corpus and regression inputs, then fuzz for
 # FUZZ_SECONDS (default 20). Any crash, leak, sanitizer report or timeout
 # fails the run; the reproducer is left under $FUZZ_OUT/artifacts/HARNESS/.
@@ -55,7 +55,7 @@ build() {
     local name="$1" src="$here/$1.c" bin="$out/bin/$1"
     [ -f "$src" ] || fail "no harness $src"
     local line
-    line="$(grep -m1 -o 'fuzz-sources:.*' "$src" | sed -e 's/^fuzz-sources://' -e 's/\*\/.*$//')" || true
+    line="$(grep -o 'fuzz-sources:.*' "$src" | sed -e 's/^fuzz-sources://' -e 's/\*\/.*$//' | tr '\n' ' ')" || true
     local sources=("$src")
     for s in $line; do
         [ -f "$root/$s" ] || fail "$name: fuzz-sources names $s, which does not exist"

@@ -1,5 +1,6 @@
 /* Unit tests of the RESP request parser: every split point of pipelined
  * input, inline commands, and malformed input of every kind. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -136,6 +137,152 @@ static void test_deep_pipeline(void)
     buf_free(&in);
 }
 
+/* Feeds input in reads of `step` bytes as conn.c does with big bulks:
+ * when the parser waits for one, what arrived of it moves into a strbuf,
+ * the rest of it goes there directly, and the parser gets it back as an
+ * external argument. Renders commands as feed() does, big arguments as
+ * "<len:first byte>" (arguments over 32 bytes, all one byte: checked). Returns the number of
+ * external arguments. */
+static int feed_external(const char *input, size_t len, size_t step, struct parsed *out)
+{
+    struct resp_parser p;
+    resp_parser_init(&p);
+    struct buf in;
+    buf_init(&in, 16);
+    struct strbuf *big = NULL;
+    size_t big_need = 0, fed = 0;
+    int externals = 0;
+    out->commands = 0;
+    out->text[0] = '\0';
+    while (fed < len) {
+        size_t n = len - fed < step ? len - fed : step;
+        if (big) {
+            /* Reads into the argument's buffer stop at its end. */
+            if (n > big_need - big->len) n = big_need - big->len;
+            big = strbuf_resize(big, big->len + n);
+            memcpy(big->data + big->len, input + fed, n);
+            big->len += n;
+            fed += n;
+            if (big->len < big_need) continue;
+            big->len -= 2;
+            resp_parser_bulk_external(&p, big);
+            big = NULL;
+            externals++;
+        } else {
+            buf_append(&in, input + fed, n);
+            fed += n;
+        }
+        for (;;) {
+            enum resp_status st = resp_parse(&p, buf_head(&in), buf_len(&in), &limits);
+            CHECK(st != RESP_ERROR);
+            if (st == RESP_INCOMPLETE) {
+                size_t at;
+                long long blen = resp_parser_big_bulk(&p, buf_len(&in), &at);
+                if (blen >= 0) {
+                    CHECK(blen >= RESP_BIG_ARG);
+                    big = strbuf_new(buf_head(&in) + at, buf_len(&in) - at, buf_len(&in) - at);
+                    big_need = (size_t)blen + 2;
+                    in.end = in.start + at;
+                }
+                break;
+            }
+            if (st == RESP_COMMAND) {
+                out->commands++;
+                for (int i = 0; i < p.argc; i++) {
+                    char arg[64];
+                    if (p.argv_len[i] > 32) {
+                        bool same = true;
+                        for (size_t j = 0; j < p.argv_len[i]; j++)
+                            same &= p.argv[i][j] == p.argv[i][0];
+                        CHECK(same);
+                        snprintf(arg, sizeof arg, "<%zu:%c>", p.argv_len[i], p.argv[i][0]);
+                    } else {
+                        snprintf(arg, sizeof arg, "%.*s", (int)p.argv_len[i], p.argv[i]);
+                    }
+                    strcat(out->text, arg);
+                    strcat(out->text, i + 1 < p.argc ? "|" : ";");
+                }
+                if (p.external.count) resp_parser_release_external(&p);
+            }
+            buf_consume(&in, p.consumed);
+        }
+    }
+    CHECK(big == NULL);
+    resp_parser_free(&p);
+    buf_free(&in);
+    return externals;
+}
+
+static void append_str(struct buf *b, const char *s)
+{
+    buf_append(b, s, strlen(s));
+}
+
+static void append_bulk(struct buf *b, char fill, size_t len)
+{
+    char head[32];
+    int n = snprintf(head, sizeof head, "$%zu\r\n", len);
+    buf_append(b, head, (size_t)n);
+    for (size_t i = 0; i < len; i++) buf_append_char(b, fill);
+    buf_append(b, "\r\n", 2);
+}
+
+static void test_external_args(void)
+{
+    /* SET k <big> EX 10, then PING; MSET with two big values; a bulk one
+     * byte short of the threshold (never external) and one at it. */
+    struct buf in;
+    buf_init(&in, 0);
+    append_str(&in, "*5\r\n$3\r\nSET\r\n$1\r\nk\r\n");
+    append_bulk(&in, 'a', 100000);
+    append_str(&in, "$2\r\nEX\r\n$2\r\n10\r\n*1\r\n$4\r\nPING\r\n");
+    append_str(&in, "*5\r\n$4\r\nMSET\r\n$1\r\na\r\n");
+    append_bulk(&in, 'b', 70000);
+    append_str(&in, "$1\r\nc\r\n");
+    append_bulk(&in, 'c', RESP_BIG_ARG);
+    append_str(&in, "*2\r\n$4\r\nECHO\r\n");
+    append_bulk(&in, 'd', RESP_BIG_ARG - 1);
+    const char *expected =
+        "SET|k|<100000:a>|EX|10;PING;MSET|a|<70000:b>|c|<32768:c>;ECHO|<32767:d>;";
+    static const size_t steps[] = {16384, 4096, 1000, 65536, 1 << 20};
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        struct parsed out;
+        int externals = feed_external(buf_head(&in), buf_len(&in), steps[i], &out);
+        CHECKF(strcmp(out.text, expected) == 0, "step %zu: got %s", steps[i], out.text);
+        CHECK_EQ_LL(out.commands, 4);
+        /* Reads shorter than any big bulk leave each incomplete once; one
+         * read of everything leaves none incomplete. */
+        if (steps[i] < RESP_BIG_ARG)
+            CHECKF(externals == 3, "step %zu: %d externals", steps[i], externals);
+        else if (steps[i] >= buf_len(&in))
+            CHECK_EQ_LL(externals, 0);
+    }
+    /* The plain path parses the same bytes the same way. */
+    struct parsed plain;
+    feed(buf_head(&in), buf_len(&in), NULL, 0, &plain, &limits);
+    CHECK_EQ_LL(plain.commands, 4);
+    buf_free(&in);
+
+    /* A protocol error after an external argument frees it (ASan run). */
+    struct resp_parser p;
+    resp_parser_init(&p);
+    const char *head = "*3\r\n$3\r\nSET\r\n$40000\r\n";
+    CHECK(resp_parse(&p, head, strlen(head), &limits) == RESP_INCOMPLETE);
+    size_t at;
+    CHECK_EQ_LL(resp_parser_big_bulk(&p, strlen(head), &at), 40000);
+    CHECK_EQ_LL(at, strlen(head));
+    struct strbuf *sb = strbuf_new(NULL, 0, 40002);
+    memset(sb->data, 'z', 40002);
+    sb->len = 40000;
+    resp_parser_bulk_external(&p, sb);
+    CHECK_EQ_LL(p.external.count, 1);
+    char rest[64];
+    snprintf(rest, sizeof rest, "%s+x\r\n", head);
+    CHECK(resp_parse(&p, rest, strlen(rest), &limits) == RESP_ERROR);
+    CHECK_EQ_LL(p.external.count, 0);
+    resp_parser_free(&p);
+}
+
 static void test_malformed(void)
 {
     expect_error("*x\r\n", 4, "Protocol error: invalid multibulk length", &limits);
@@ -199,6 +346,7 @@ static void test_split_args(void)
 
 int main(void)
 {
+    test_external_args();
     test_multibulk();
     test_inline();
     test_deep_pipeline();
