@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "server/auth.h"
+#include "server/event_loop.h"
 #include "server/version.h"
 #include "store/hash.h"
 #include "store/zset.h"
@@ -51,7 +52,14 @@ struct config_param {
     const char *value_name; /* shown in --help */
     const char *help;
     const char *const *choices; /* CFG_ENUM; CFG_CONST: choices[0] is the value */
+    /* Makes a new value take effect (CONFIG SET, and once after the command
+     * line is parsed); NULL when the setting is read where it is used. */
+    void (*apply)(void);
 };
+
+static void apply_loglevel(void);
+static void apply_idle_spin_us(void);
+static void apply_socket_poll_interval_us(void);
 
 static const char *const loglevels[] = {"debug", "verbose", "notice", "warning", NULL};
 static const char *const idle_strategies[] = {"block", "adaptive", "spin", NULL};
@@ -65,95 +73,99 @@ static const char *const const_normal_limits[] = {
 
 static const struct config_param params[] = {
     {"port", NULL, CFG_INT, &config.port, 0, 65535, CFG_IMMUTABLE, "P",
-     "TCP port on the --bind addresses (default 6379; 0 = none)", NULL},
+     "TCP port on the --bind addresses (default 6379; 0 = none)", NULL, NULL},
     {"bind", NULL, CFG_STRING, &config.bind, 0, 0, CFG_IMMUTABLE, "ADDRS",
-     "addresses for --port, space-separated (default 127.0.0.1)", NULL},
+     "addresses for --port, space-separated (default 127.0.0.1)", NULL, NULL},
     {"listen", NULL, CFG_LISTEN, NULL, 0, 0, CFG_IMMUTABLE, "ADDR:PORT",
-     "extra TCP listener, IPv4 or [IPv6]; repeatable", NULL},
+     "extra TCP listener, IPv4 or [IPv6]; repeatable", NULL, NULL},
     {"unixsocket", "uds-listen", CFG_UNIX, NULL, 0, 0, CFG_IMMUTABLE, "PATH",
-     "Unix stream socket listener; repeatable (alias --uds-listen)", NULL},
+     "Unix stream socket listener; repeatable (alias --uds-listen)", NULL, NULL},
     {"unixsocketperm", NULL, CFG_INT, &config.unixsocketperm, 0, 0777, CFG_IMMUTABLE, "MODE",
-     "permissions of Unix sockets, octal (0 = umask)", NULL},
+     "permissions of Unix sockets, octal (0 = umask)", NULL, NULL},
     {"tcp-backlog", NULL, CFG_INT, &config.tcp_backlog, 0, INT_MAX, CFG_IMMUTABLE, "N",
-     "listen() backlog (default 511)", NULL},
+     "listen() backlog (default 511)", NULL, NULL},
     {"tcp-keepalive", NULL, CFG_INT, &config.tcp_keepalive, 0, INT_MAX, 0, "SECONDS",
-     "TCP keepalive interval for clients (default 300; 0 = off)", NULL},
+     "TCP keepalive interval for clients (default 300; 0 = off)", NULL, NULL},
     {"timeout", NULL, CFG_INT, &config.timeout, 0, INT_MAX, 0, "SECONDS",
-     "close clients idle this long (default 0 = never)", NULL},
+     "close clients idle this long (default 0 = never)", NULL, NULL},
     {"maxclients", NULL, CFG_INT, &config.maxclients, 1, 4294967295LL, 0, "N",
-     "maximum simultaneous clients (default 10000)", NULL},
+     "maximum simultaneous clients (default 10000)", NULL, NULL},
     {"proto-max-bulk-len", NULL, CFG_MEMORY, &config.proto_max_bulk_len, 1024 * 1024, LLONG_MAX, 0,
-     "BYTES", "largest bulk string a client may send (default 512mb)", NULL},
+     "BYTES", "largest bulk string a client may send (default 512mb)", NULL, NULL},
     {"client-query-buffer-limit", NULL, CFG_MEMORY, &config.client_query_buffer_limit, 1024 * 1024,
-     LLONG_MAX, 0, "BYTES", "close a client whose unparsed input exceeds this (default 1gb)", NULL},
+     LLONG_MAX, 0, "BYTES", "close a client whose unparsed input exceeds this (default 1gb)", NULL,
+     NULL},
     {"databases", NULL, CFG_INT, &config.databases, 1, INT_MAX, CFG_IMMUTABLE, "N",
-     "number of databases (default 16)", NULL},
+     "number of databases (default 16)", NULL, NULL},
     {"unsolicited-output-buffer-bytes", NULL, CFG_MEMORY, &config.unsolicited_output_buffer_bytes,
      1, 1LL << 30, 0, "BYTES",
      "per-client Pub/Sub FIFO, rounded up to whole pages (default one page); a subscriber "
      "whose next message does not fit is disconnected; applies to clients subscribing later",
-     NULL},
+     NULL, NULL},
     {"requirepass", NULL, CFG_SECRET, &config.requirepass, 0, 0, 0, "PASSWORD",
-     "password of the default user (kept only as a hash)", NULL},
+     "password of the default user (kept only as a hash)", NULL, NULL},
     {"auth-file", NULL, CFG_STRING, &config.auth_file, 0, 0, CFG_IMMUTABLE, "FILE",
-     "users file: lines 'user password-hash' (libsodium crypto_pwhash_str)", NULL},
+     "users file: lines 'user password-hash' (libsodium crypto_pwhash_str)", NULL, NULL},
     {"ring", NULL, CFG_RING, NULL, 0, 0, CFG_IMMUTABLE, "PATH SIZE",
      "shared-memory ring file for one client, SIZE per direction (k/kb/m/mb/g/gb); repeatable",
-     NULL},
+     NULL, NULL},
     {"ring-pool", NULL, CFG_RING_POOL, NULL, 0, 0, CFG_IMMUTABLE, "DIR COUNT SIZE",
-     "COUNT rings in DIR that clients claim and release; repeatable", NULL},
+     "COUNT rings in DIR that clients claim and release; repeatable", NULL, NULL},
     {"no-auth-ring", NULL, CFG_FLAG, &config.no_auth_ring, 0, 0, CFG_IMMUTABLE, "",
-     "RESP over rings needs no AUTH (trust the ring file's permissions)", NULL},
+     "RESP over rings needs no AUTH (trust the ring file's permissions)", NULL, NULL},
     {"enable-debug-command", NULL, CFG_ENUM, &config.enable_debug_command, 0, 0, CFG_IMMUTABLE,
      "no|yes|local",
      "allow DEBUG: never, from any client, or only from local ones (loopback, Unix socket, "
      "ring) (default no, as Redis 7)",
-     protected_actions},
+     protected_actions, NULL},
     {"cpu", NULL, CFG_INT, &config.cpu, -1, 4095, CFG_IMMUTABLE, "N",
-     "pin the server thread to CPU N (-1 = no pinning)", NULL},
+     "pin the server thread to CPU N (-1 = no pinning)", NULL, NULL},
     {"numa", NULL, CFG_INT, &config.numa, -1, 1023, CFG_IMMUTABLE, "N",
-     "bind memory to NUMA node N and run on its CPUs (-1 = no binding)", NULL},
+     "bind memory to NUMA node N and run on its CPUs (-1 = no binding)", NULL, NULL},
     {"mlockall", NULL, CFG_BOOL, &config.mlockall, 0, 0, CFG_IMMUTABLE, "yes|no",
-     "lock all memory at startup, prefaulting it (default yes; failure is a warning)", NULL},
+     "lock all memory at startup, prefaulting it (default yes; failure is a warning)", NULL, NULL},
     {"idle-strategy", NULL, CFG_ENUM, &config.idle_strategy, 0, 0, CFG_IMMUTABLE,
      "block|adaptive|spin",
      "without rings: block in epoll, poll --idle-spin-us after activity then block, or always "
      "spin (one core busy); rings always spin (default adaptive)",
-     idle_strategies},
+     idle_strategies, NULL},
     {"idle-spin-us", NULL, CFG_INT, &config.idle_spin_us, 1, 10000000, 0, "US",
-     "adaptive: keep polling this long after the last activity (default 200)", NULL},
+     "adaptive: keep polling this long after the last activity (default 200)", NULL,
+     apply_idle_spin_us},
     {"socket-poll-interval-us", NULL, CFG_INT, &config.socket_poll_interval_us, 1, 1000000, 0, "US",
-     "while spinning with rings: kernel sockets get a pass at most this often (default 20)", NULL},
+     "while spinning with rings: kernel sockets get a pass at most this often (default 20)", NULL,
+     apply_socket_poll_interval_us},
     {"hz", NULL, CFG_INT, &config.hz, 0, INT_MAX, 0, "N",
-     "housekeeping runs per second, clamped to 1..500 (default 10)", NULL},
+     "housekeeping runs per second, clamped to 1..500 (default 10)", NULL, NULL},
     {"active-expire-effort", NULL, CFG_INT, &config.active_expire_effort, 1, 10, 0, "N",
-     "active expiry budget: N ms per housekeeping run at most (default 1)", NULL},
+     "active expiry budget: N ms per housekeeping run at most (default 1)", NULL, NULL},
     {"loglevel", NULL, CFG_ENUM, &config.loglevel, 0, 0, 0, "LEVEL",
-     "debug, verbose, notice or warning (default notice)", loglevels},
+     "debug, verbose, notice or warning (default notice)", loglevels, apply_loglevel},
     {"daemonize", NULL, CFG_BOOL, &config.daemonize, 0, 0, CFG_IMMUTABLE, "no",
-     "accepted for compatibility; the server always runs in the foreground", NULL},
+     "accepted for compatibility; the server always runs in the foreground", NULL, NULL},
     {"hash-max-listpack-entries", "hash-max-ziplist-entries", CFG_INT,
      &hash_limits.max_listpack_entries, 0, LLONG_MAX, 0, "N",
-     "hashes with more fields use a hash table (default 512)", NULL},
+     "hashes with more fields use a hash table (default 512)", NULL, NULL},
     {"hash-max-listpack-value", "hash-max-ziplist-value", CFG_MEMORY,
      &hash_limits.max_listpack_value, 0, LLONG_MAX, 0, "BYTES",
-     "hashes with a longer field or value use a hash table (default 64)", NULL},
+     "hashes with a longer field or value use a hash table (default 64)", NULL, NULL},
     {"zset-max-listpack-entries", "zset-max-ziplist-entries", CFG_INT,
      &zset_limits.max_listpack_entries, 0, LLONG_MAX, 0, "N",
-     "sorted sets with more members use the indexed encoding (default 128)", NULL},
+     "sorted sets with more members use the indexed encoding (default 128)", NULL, NULL},
     {"zset-max-listpack-value", "zset-max-ziplist-value", CFG_MEMORY,
      &zset_limits.max_listpack_value, 0, LLONG_MAX, 0, "BYTES",
-     "sorted sets with a longer member use the indexed encoding (default 64)", NULL},
+     "sorted sets with a longer member use the indexed encoding (default 64)", NULL, NULL},
     /* Read by redis-benchmark and common clients; goblin-core keeps no
      * persistence, evicts nothing, replicates nothing. */
-    {"save", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "", "persistence: always off", const_empty},
-    {"appendonly", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "", "persistence: always off",
-     const_no},
-    {"maxmemory", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "", "no memory limit", const_zero},
+    {"save", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "", "persistence: always off", const_empty,
+     NULL},
+    {"appendonly", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "", "persistence: always off", const_no,
+     NULL},
+    {"maxmemory", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "", "no memory limit", const_zero, NULL},
     {"maxmemory-policy", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "", "no eviction",
-     const_noeviction},
+     const_noeviction, NULL},
     {"client-output-buffer-limit", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "",
-     "replies are bounded by backpressure instead", const_normal_limits},
+     "replies are bounded by backpressure instead", const_normal_limits, NULL},
 };
 
 #define PARAM_COUNT (sizeof params / sizeof params[0])
@@ -358,11 +370,26 @@ static const char *param_apply(const struct config_param *p, const char *value, 
         if (p->kind == CFG_SECRET) explicit_bzero(text, len);
         xfree(text);
     }
-    if (!err && p->value == &config.loglevel) {
-        for (int i = 0; loglevels[i]; i++)
-            if (strcmp(loglevels[i], config.loglevel) == 0) log_min_level = (enum log_level)i;
-    }
+    if (!err && p->apply) p->apply();
     return err;
+}
+
+static void apply_loglevel(void)
+{
+    for (int i = 0; loglevels[i]; i++)
+        if (strcmp(loglevels[i], config.loglevel) == 0) log_min_level = (enum log_level)i;
+}
+
+/* The event loop reads these on every pass: a change applies at once. */
+static void apply_idle_spin_us(void)
+{
+    ev_set_adaptive_spin_us(strcmp(config.idle_strategy, "adaptive") == 0 ? config.idle_spin_us
+                                                                          : 0);
+}
+
+static void apply_socket_poll_interval_us(void)
+{
+    ev_set_socket_poll_interval_us(config.socket_poll_interval_us);
 }
 
 static void param_render(const struct config_param *p, struct buf *out)

@@ -156,7 +156,10 @@ static void run_polled(void (*housekeeping)(void), long long (*hz)(void))
                 housekeeping();
                 next_cron = cycles_now() + (uint64_t)(cycles_per_us * 1e6 / (double)hz());
             }
-            next_socket_pass = cycles_now() + (uint64_t)(cycles_per_us * (double)socket_poll_interval_us);
+            /* Read on every pass: CONFIG SET socket-poll-interval-us applies at once.
+             * Spinning on sockets alone, every idle iteration is a socket pass. */
+            long long interval_us = polled_count ? socket_poll_interval_us : 0;
+            next_socket_pass = cycles_now() + (uint64_t)(cycles_per_us * (double)interval_us);
             continue;
         }
         cpu_relax();
@@ -166,8 +169,6 @@ static void run_polled(void (*housekeeping)(void), long long (*hz)(void))
 void ev_run(void (*housekeeping)(void), long long (*hz)(void))
 {
     if (polled_count > 0 || spin_without_targets) {
-        /* With sockets only, every idle iteration is a socket pass. */
-        if (polled_count == 0) socket_poll_interval_us = 0;
         run_polled(housekeeping, hz);
         return;
     }

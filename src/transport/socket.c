@@ -68,7 +68,13 @@ static void sock_set_interest(struct conn *c, bool readable, bool writable)
     uint32_t mask = (readable ? EV_READABLE : 0) | (writable ? EV_WRITABLE : 0);
     if (mask == sc->mask) return;
     sc->mask = mask;
-    ev_modify(c->fd, mask, &sc->handler);
+    /* A conn the loop no longer reports would stall for ever: close it.
+     * conn_close() is idempotent and the conn's memory outlives this pass. */
+    if (!ev_modify(c->fd, mask, &sc->handler)) {
+        log_warning("epoll_ctl for client id=%llu addr=%s failed: %s", (unsigned long long)c->id,
+                    c->addr, strerror(errno));
+        conn_close(c, "event registration failed");
+    }
 }
 
 static void sock_close(struct conn *c)
@@ -369,7 +375,13 @@ static bool listen_unix(const char *path)
         if (fd >= 0) close(fd);
         return false;
     }
-    if (config.unixsocketperm) chmod(path, (mode_t)config.unixsocketperm);
+    if (config.unixsocketperm && chmod(path, (mode_t)config.unixsocketperm) != 0) {
+        log_warning("--unixsocketperm %llo: cannot chmod %s: %s", config.unixsocketperm, path,
+                    strerror(errno));
+        close(fd);
+        unlink(path);
+        return false;
+    }
     struct listener *l = listener_new();
     l->fd = fd;
     l->is_unix = true;
