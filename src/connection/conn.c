@@ -41,7 +41,9 @@ struct conn *conn_create(const struct conn_transport *transport, int fd, void *t
     c->transport_data = transport_data;
     buf_init(&c->in, CONN_READ_CHUNK);
     buf_init(&c->out, CONN_BUF_KEEP);
-    resp_parser_init(&c->parser);
+    /* Without SBE on this conn, every first byte means RESP: no detection. */
+    c->wire = &resp_wire;
+    c->wire->init(&c->wire_state);
     c->reply.out = &c->out;
     c->reply.proto = PROTO_RESP2;
     c->authenticated = conn_starts_authenticated(c);
@@ -129,7 +131,7 @@ void conn_reap_closed(void)
         strbuf_free(c->big_arg);
         buf_free(&c->out);
         conn_pubsub_free(c);
-        resp_parser_free(&c->parser);
+        if (c->wire) c->wire->free(&c->wire_state);
         xfree(c->name);
         xfree(c->lib_name);
         xfree(c->lib_ver);
@@ -220,7 +222,7 @@ static bool conn_may_execute(const struct conn *c)
  * bounds). */
 static size_t conn_query_bytes(const struct conn *c)
 {
-    size_t n = buf_len(&c->in) + c->parser.external.bytes;
+    size_t n = buf_len(&c->in) + c->wire->held_bytes(&c->wire_state);
     return c->big_arg ? n + c->big_arg->len : n;
 }
 
@@ -243,7 +245,8 @@ static size_t conn_big_arg_cap(const struct conn *c, size_t have, size_t still_n
 static void conn_begin_big_arg(struct conn *c)
 {
     size_t at;
-    long long blen = resp_parser_big_bulk(&c->parser, buf_len(&c->in), &at);
+    if (!c->wire->big_argument) return;
+    long long blen = c->wire->big_argument(&c->wire_state, buf_len(&c->in), &at);
     if (blen < 0) return;
     size_t have = buf_len(&c->in) - at, need = (size_t)blen + 2;
     c->big_arg = strbuf_new(buf_head(&c->in) + at, have, conn_big_arg_cap(c, have, need - have));
@@ -258,14 +261,14 @@ static bool conn_end_big_arg(struct conn *c)
     if (sb->len < c->big_arg_need) return false;
     c->big_arg = NULL;
     sb->len -= 2; /* the CRLF stays behind the value, unused */
-    resp_parser_bulk_external(&c->parser, sb);
+    c->wire->adopt_argument(&c->wire_state, sb);
     return true;
 }
 
-/* Runs the complete commands in c's input (see conn_process_input). */
+/* Runs the complete requests in c's input (see conn_process_input). */
 static void conn_run_commands(struct conn *c)
 {
-    struct resp_limits limits = {
+    struct wire_limits limits = {
         .proto_max_bulk_len = config.proto_max_bulk_len,
     };
     while (buf_len(&c->in) > 0 && !(c->flags & (CONN_CLOSED | CONN_CLOSE_AFTER_REPLY))) {
@@ -281,27 +284,28 @@ static void conn_run_commands(struct conn *c)
             }
         }
         limits.auth_required = conn_auth_required(c);
-        enum resp_status st = resp_parse(&c->parser, buf_head(&c->in), buf_len(&c->in), &limits);
-        if (st == RESP_INCOMPLETE) {
+        struct request req;
+        enum wire_status st =
+            c->wire->parse(&c->wire_state, buf_head(&c->in), buf_len(&c->in), &limits, &req);
+        if (st == WIRE_INCOMPLETE) {
             conn_begin_big_arg(c);
             break;
         }
-        if (st == RESP_ERROR) {
-            reply_error_fmt(&c->reply, "ERR %s", c->parser.error);
+        if (st == WIRE_ERROR) {
+            reply_error_fmt(&c->reply, "ERR %s", req.error);
             c->flags |= CONN_CLOSE_AFTER_REPLY;
             server.stats.protocol_error_disconnections++;
             log_verbose("protocol error from client id=%llu addr=%s: %s", (unsigned long long)c->id,
-                        c->addr, c->parser.error);
+                        c->addr, req.error);
             break;
         }
-        if (st == RESP_COMMAND) {
+        if (st == WIRE_REQUEST) {
             conn_executing = c;
-            command_dispatch(c, c->parser.argc, c->parser.argv, c->parser.argv_len,
-                             &c->parser.external);
+            command_dispatch(c, req.argc, req.argv, req.argv_len, req.owned);
             conn_executing = NULL;
-            if (c->parser.external.count) resp_parser_release_external(&c->parser);
+            c->wire->request_done(&c->wire_state);
         }
-        buf_consume(&c->in, c->parser.consumed);
+        buf_consume(&c->in, req.consumed);
     }
     if (c->flags & CONN_CLOSED) return;
     if (buf_len(&c->in) == 0 && c->in.cap > CONN_BUF_KEEP * 4) buf_reset(&c->in, CONN_READ_CHUNK);
@@ -323,7 +327,7 @@ void conn_process_input(struct conn *c)
 static void conn_make_read_room(struct conn *c)
 {
     size_t len = buf_len(&c->in);
-    size_t want = resp_parser_pending_bulk(&c->parser, len);
+    size_t want = c->wire->read_hint(&c->wire_state, len);
     if (want <= CONN_READ_CHUNK) {
         buf_reserve(&c->in, CONN_READ_CHUNK);
         return;
@@ -350,7 +354,7 @@ void conn_on_readable(struct conn *c)
         dst = big->data + big->len;
         room = big->cap - big->len < still ? big->cap - big->len : still;
     } else {
-        if (!resp_parser_mid_command(&c->parser) && buf_len(&c->in) == 0)
+        if (!c->wire->mid_request(&c->wire_state) && buf_len(&c->in) == 0)
             c->in.start = c->in.end = 0;
         conn_make_read_room(c);
         dst = buf_tail(&c->in);

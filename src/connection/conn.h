@@ -72,7 +72,7 @@
 #include <sys/types.h>
 
 #include "protocol/reply.h"
-#include "protocol/resp_parser.h"
+#include "protocol/wire.h"
 #include "store/pubsub.h"
 #include "util/buf.h"
 #include "util/strbuf.h"
@@ -127,7 +127,8 @@ struct conn {
     struct strbuf *big_arg; /* a big bulk being received, see "Big arguments" */
     size_t big_arg_need;    /* its declared length plus the CRLF */
     struct buf out;
-    struct resp_parser parser;
+    const struct wire *wire;     /* NULL until the first bytes decide it (protocol/wire.h) */
+    union wire_state wire_state; /* the wire's parser */
     struct reply reply; /* sink writing to `out` in the conn's protocol */
 
     int db_index;
