@@ -2,6 +2,8 @@
 #include "connection/conn.h"
 
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,8 +44,8 @@ struct conn *conn_create(const struct conn_transport *transport, int fd, void *t
     buf_init(&c->in, CONN_READ_CHUNK);
     buf_init(&c->out, CONN_BUF_KEEP);
     /* Without SBE on this conn, every first byte means RESP: no detection. */
-    c->wire = &resp_wire;
-    c->wire->init(&c->wire_state);
+    c->unit_open = SIZE_MAX;
+    conn_set_wire(c, &resp_wire);
     c->reply.out = &c->out;
     c->reply.proto = PROTO_RESP2;
     c->authenticated = conn_starts_authenticated(c);
@@ -165,11 +167,66 @@ void conn_update_interest(struct conn *c)
         c->flags &= ~CONN_WANT_WRITE;
 }
 
+/* Framed conns: hands the complete units at the head of b to the transport,
+ * one frame each, while it has room (conn_write_buf's contract). The unit
+ * a command is still writing is never sent. */
+static bool conn_send_units(struct conn *c, struct buf *b, bool close_on_error)
+{
+    size_t open_at = b == &c->out ? c->unit_open : SIZE_MAX;
+    while (buf_len(b) >= sizeof(struct out_unit) && open_at != 0) {
+        struct out_unit u;
+        memcpy(&u, buf_head(b), sizeof u);
+        size_t span = sizeof u + u.len;
+        int sent = c->transport->send_unit(c, &u, buf_head(b) + sizeof u);
+        if (sent == 0) break;
+        if (sent < 0) {
+            if (!close_on_error) break;
+            conn_close(c, strerror(errno));
+            return false;
+        }
+        server.stats.net_output_bytes += (long long)u.len;
+        buf_consume(b, span);
+        if (open_at != SIZE_MAX) open_at -= span;
+    }
+    if (b == &c->out) c->unit_open = open_at;
+    return true;
+}
+
+void conn_unit_open(struct conn *c, enum out_unit_kind kind, uint64_t correlation)
+{
+    struct out_unit u = {.len = 0, .kind = kind, .correlation = correlation};
+    c->unit_open = buf_len(&c->out);
+    buf_append(&c->out, &u, sizeof u);
+}
+
+void conn_unit_close(struct conn *c)
+{
+    if (c->unit_open == SIZE_MAX) return;
+    char *header = buf_head(&c->out) + c->unit_open;
+    size_t len = buf_len(&c->out) - c->unit_open - sizeof(struct out_unit);
+    if (len == 0) {
+        c->out.end -= sizeof(struct out_unit); /* nothing was written: no unit */
+    } else {
+        uint32_t len32 = (uint32_t)len;
+        memcpy(header + offsetof(struct out_unit, len), &len32, sizeof len32);
+    }
+    c->unit_open = SIZE_MAX;
+}
+
+void conn_set_wire(struct conn *c, const struct wire *wire)
+{
+    if (c->wire) c->wire->free(&c->wire_state);
+    c->wire = wire;
+    wire->init(&c->wire_state);
+    c->framed = wire->framed && c->transport->send_unit != NULL;
+}
+
 /* Writes as much of b as the transport takes now. On a write error, closes
  * c and returns false when close_on_error, else just stops (the next
  * conn_flush() meets the error again and closes). */
 static bool conn_write_buf(struct conn *c, struct buf *b, bool close_on_error)
 {
+    if (c->framed) return conn_send_units(c, b, close_on_error);
     while (buf_len(b) > 0) {
         ssize_t n = c->transport->write(c, buf_head(b), buf_len(b));
         if (n < 0) {
@@ -292,7 +349,9 @@ static void conn_run_commands(struct conn *c)
             break;
         }
         if (st == WIRE_ERROR) {
+            if (c->framed) conn_unit_open(c, OUT_REPLY, ++c->requests);
             reply_error_fmt(&c->reply, "ERR %s", req.error);
+            if (c->framed) conn_unit_close(c);
             c->flags |= CONN_CLOSE_AFTER_REPLY;
             server.stats.protocol_error_disconnections++;
             log_verbose("protocol error from client id=%llu addr=%s: %s", (unsigned long long)c->id,
@@ -301,7 +360,9 @@ static void conn_run_commands(struct conn *c)
         }
         if (st == WIRE_REQUEST) {
             conn_executing = c;
+            if (c->framed) conn_unit_open(c, OUT_REPLY, ++c->requests);
             command_dispatch(c, req.argc, req.argv, req.argv_len, req.owned);
+            if (c->framed) conn_unit_close(c);
             conn_executing = NULL;
             c->wire->request_done(&c->wire_state);
         }

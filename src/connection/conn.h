@@ -45,6 +45,17 @@
  * it received is an in-order, gap-free prefix of its messages). Counted in
  * pubsub_slow_consumer_disconnections.
  *
+ * Framed output. A byte-stream wire (RESP) on any transport writes `out`
+ * and `push_fifo` as plain bytes. A conn whose wire is framed on a
+ * transport with send_unit() instead keeps both buffers as a sequence of
+ * units, each a struct out_unit header followed by its payload: every
+ * request's reply is one unit (kind OUT_REPLY, correlation = the request's
+ * sequence), every Pub/Sub message one unit (OUT_PUSH, correlation 0) —
+ * including a message a command publishes to its own conn, which closes the
+ * reply unit, adds the push and reopens the reply. The flush hands units to
+ * send_unit() one by one, whole, in order; stream conns pay nothing for
+ * this (no header, no per-unit call).
+ *
  * Wire order of replies and pushes. Redis writes both into one stream in the
  * order they were produced; so does a conn, with two buffers:
  *  - `out` is always drained before `push_fifo`;
@@ -86,6 +97,15 @@ struct conn;
 
 struct transport; /* transport/transport.h: the registry entry */
 
+/* Framed output: one unit per reply or push (see "Framed output" above). */
+enum out_unit_kind { OUT_REPLY = 1, OUT_PUSH = 2 };
+
+struct out_unit {
+    uint32_t len;         /* payload bytes that follow this header */
+    uint32_t kind;        /* enum out_unit_kind */
+    uint64_t correlation; /* the request answered (its sequence on the conn, from 1); 0: push */
+};
+
 struct conn_transport {
     const char *name;              /* "tcp", "unix", ... (CLIENT LIST) */
     const struct transport *owner; /* registry entry: lifecycle and trust */
@@ -102,6 +122,12 @@ struct conn_transport {
      * current pass (the socket's ev_handler): called from conn_reap_closed()
      * at the end of the pass, never earlier. NULL when nothing to free. */
     void (*release)(struct conn *c);
+    /* Framed transports: sends one unit as one frame (a ring record, a
+     * fabric message), whole or not at all. Returns 1 when sent, 0 when
+     * there is no room now (try again on writability), -1 with errno on
+     * failure. NULL for byte-stream transports. Used only by conns whose
+     * wire is framed (protocol/wire.h). */
+    int (*send_unit)(struct conn *c, const struct out_unit *unit, const char *payload);
     /* Who the peer is, for per-source AUTH failure budgets: a text naming
      * the party that can open more conns, not the conn itself (so no port).
      * NULL: every peer of the transport is one source (its name). */
@@ -127,7 +153,10 @@ struct conn {
     struct strbuf *big_arg; /* a big bulk being received, see "Big arguments" */
     size_t big_arg_need;    /* its declared length plus the CRLF */
     struct buf out;
-    const struct wire *wire;     /* NULL until the first bytes decide it (protocol/wire.h) */
+    const struct wire *wire;     /* protocol/wire.h; RESP unless SBE is possible and chosen */
+    bool framed;                 /* output kept as units: a framed wire on a framed transport */
+    uint64_t requests;           /* requests parsed: the correlation of the next reply unit */
+    size_t unit_open;            /* framed: offset in `out` (from start) of the open unit */
     union wire_state wire_state; /* the wire's parser */
     struct reply reply; /* sink writing to `out` in the conn's protocol */
 
@@ -166,6 +195,15 @@ void conn_on_writable(struct conn *c);
 /* Executes complete commands already buffered (also used by transports that
  * deliver whole messages). */
 void conn_process_input(struct conn *c);
+
+/* Chooses c's wire (after detection); output becomes framed when both the
+ * wire and the transport frame. Only before c's first request. */
+void conn_set_wire(struct conn *c, const struct wire *wire);
+
+/* Framed conns (internal to connection/): open a unit in `out`, and close
+ * it (a unit left empty is dropped). */
+void conn_unit_open(struct conn *c, enum out_unit_kind kind, uint64_t correlation);
+void conn_unit_close(struct conn *c);
 
 /* Appends raw bytes as if read from the peer (message transports). */
 void conn_feed_input(struct conn *c, const void *data, size_t len);

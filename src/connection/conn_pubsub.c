@@ -91,24 +91,38 @@ static bool conn_deliver(struct pubsub_subscriber *s, const struct pubsub_messag
     if (c->flags & (CONN_CLOSED | CONN_SLOW_CONSUMER | CONN_CLOSE_AFTER_REPLY)) return false;
     if (c == conn_executing) {
         /* Published by c's own command: the push goes before that
-         * command's reply, in `out` (wire order, see conn.h). */
+         * command's reply, in `out` (wire order, see conn.h); framed, it is
+         * a unit of its own between the parts of the reply unit. */
+        if (c->framed) {
+            conn_unit_close(c);
+            conn_unit_open(c, OUT_PUSH, 0);
+        }
         push_encode(&c->reply, m);
+        if (c->framed) {
+            conn_unit_close(c);
+            conn_unit_open(c, OUT_REPLY, c->requests);
+        }
         return true;
     }
     const struct buf *enc = push_encoded(m, c->reply.proto);
     size_t n = buf_len(enc);
+    struct out_unit unit = {.len = (uint32_t)n, .kind = OUT_PUSH, .correlation = 0};
+    size_t framing = c->framed ? sizeof unit : 0;
     struct buf *fifo = &c->push_fifo;
     /* Full of earlier messages (e.g. this publish matched c twice): hand
      * them to the transport now before judging c a slow consumer. */
-    if (fifo->cap - buf_len(fifo) < n && buf_len(fifo) > 0) conn_write_pending_quietly(c);
-    if (fifo->cap - buf_len(fifo) < n) {
+    if (fifo->cap - buf_len(fifo) < n + framing && buf_len(fifo) > 0)
+        conn_write_pending_quietly(c);
+    if (fifo->cap - buf_len(fifo) < n + framing) {
         /* The whole message does not fit: never queue part of it, never
          * skip it and carry on. */
         c->flags |= CONN_SLOW_CONSUMER;
         push_mark_pending(c);
         return false;
     }
-    if (buf_room(fifo) < n) buf_compact(fifo); /* at most the FIFO's capacity moved */
+    if (buf_room(fifo) < n + framing) buf_compact(fifo); /* at most the FIFO's capacity moved */
+    memcpy(buf_tail(fifo), &unit, framing);
+    fifo->end += framing;
     memcpy(buf_tail(fifo), buf_head(enc), n);
     fifo->end += n;
     push_mark_pending(c);

@@ -117,6 +117,32 @@ static ssize_t ring_write(struct conn *c, const void *src, size_t len)
     return (ssize_t)n;
 }
 
+/* A framed wire's unit is one record (SBE over a ring: one whole frame per
+ * record, DESIGN §3): reserved whole or not at all. A unit larger than the
+ * largest record cannot be framed on this ring and ends the session. */
+static int ring_send_unit(struct conn *c, const struct out_unit *unit, const char *payload)
+{
+    struct ring_endpoint *ep = c->transport_data;
+    if (unit->len > goblin_ring_max_payload(&ep->cq)) {
+        log_warning("%s: a %u-byte reply does not fit one record of this ring (largest %llu): "
+                    "session ended; use a larger ring",
+                    ep->path, unit->len, (unsigned long long)goblin_ring_max_payload(&ep->cq));
+        errno = EMSGSIZE;
+        return -1;
+    }
+    struct goblin_ring_record *r = goblin_ring_reserve(&ep->cq, unit->len);
+    if (!r) {
+        if (ep->cq.corrupt) {
+            errno = EPROTO;
+            return -1;
+        }
+        return 0;
+    }
+    memcpy(r->payload, payload, unit->len);
+    goblin_ring_publish(&ep->cq, r, unit->len);
+    return 1;
+}
+
 static void ring_set_interest(struct conn *c, bool readable, bool writable)
 {
     struct ring_endpoint *ep = c->transport_data;
@@ -175,6 +201,7 @@ static const struct conn_transport ring_conn_io = {
     .write = ring_write,
     .set_interest = ring_set_interest,
     .close = ring_close,
+    .send_unit = ring_send_unit,
     /* No peer_source: all ring clients are one AUTH source ("ring"). Ring
      * files are local and permission-guarded; a ring peer has no address. */
 };
