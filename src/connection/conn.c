@@ -8,10 +8,10 @@
 #include "commands/command.h"
 #include "server/auth.h"
 #include "server/config.h"
-#include "server/server.h"
 #include "store/db.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/stats.h"
 #include "util/xmalloc.h"
 
 /* Buffers shrink back to this after a burst. */
@@ -23,10 +23,13 @@ static struct conn *closed_head; /* torn down, awaiting conn_reap_closed() */
 
 struct conn *conn_executing;
 
+/* Client ids: 1, 2, ... in order of creation, never reused (Redis). */
+static uint64_t next_client_id = 1;
+
 struct conn *conn_create(const struct conn_transport *transport, int fd, void *transport_data)
 {
     struct conn *c = xcalloc(1, sizeof *c);
-    c->id = server.next_client_id++;
+    c->id = next_client_id++;
     c->transport = transport;
     c->fd = fd;
     c->transport_data = transport_data;
@@ -34,7 +37,7 @@ struct conn *conn_create(const struct conn_transport *transport, int fd, void *t
     buf_init(&c->out, CONN_BUF_KEEP);
     resp_parser_init(&c->parser);
     c->reply.out = &c->out;
-    c->reply.proto = PROTO_RESP2;
+    session_set_protocol(c, PROTO_RESP2);
     c->authenticated = !auth_required();
     conn_pubsub_init(c);
     c->created_ms = c->last_interaction_ms = clock_unix_ms();
@@ -74,11 +77,6 @@ bool conn_is_local(const struct conn *c)
 bool conn_auth_required(const struct conn *c)
 {
     return !c->authenticated && auth_required();
-}
-
-void conn_mark_authenticated(struct conn *c)
-{
-    c->authenticated = true;
 }
 
 void conn_peer_source(const struct conn *c, char *out, size_t cap)
@@ -121,6 +119,7 @@ void conn_reap_closed(void)
         conn_pubsub_free(c);
         resp_parser_free(&c->parser);
         xfree(c->name);
+        xfree(c->user);
         xfree(c->lib_name);
         xfree(c->lib_ver);
         xfree(c);
@@ -166,7 +165,7 @@ static bool conn_write_buf(struct conn *c, struct buf *b, bool close_on_error)
             return false;
         }
         if (n == 0) break; /* a transport with no room now */
-        server.stats.net_output_bytes += n;
+        stats.net_output_bytes += n;
         buf_consume(b, (size_t)n);
     }
     return true;
@@ -229,14 +228,25 @@ static void conn_run_commands(struct conn *c)
         if (st == RESP_ERROR) {
             reply_error_fmt(&c->reply, "ERR %s", c->parser.error);
             c->flags |= CONN_CLOSE_AFTER_REPLY;
-            server.stats.protocol_error_disconnections++;
+            stats.protocol_error_disconnections++;
             log_verbose("protocol error from client id=%llu addr=%s: %s", (unsigned long long)c->id,
                         c->addr, c->parser.error);
             break;
         }
         if (st == RESP_COMMAND) {
+            struct cmd_request req = {
+                .conn = c,
+                .reply = &c->reply,
+                .db_index = c->db_index,
+                .auth_required = limits.auth_required,
+                .resp2_subscribed = conn_in_resp2_subscribed_mode(c),
+                .argc = c->parser.argc,
+                .argv = c->parser.argv,
+                .argv_len = c->parser.argv_len,
+                .last_command = &c->last_command,
+            };
             conn_executing = c;
-            command_dispatch(c, c->parser.argc, c->parser.argv, c->parser.argv_len);
+            command_dispatch(&req);
             conn_executing = NULL;
         }
         buf_consume(&c->in, c->parser.consumed);
@@ -291,12 +301,12 @@ void conn_on_readable(struct conn *c)
     }
     c->in.end += (size_t)n;
     c->last_interaction_ms = clock_unix_ms_coarse(); /* idle timeouts are in seconds */
-    server.stats.net_input_bytes += n;
+    stats.net_input_bytes += n;
     if ((long long)buf_len(&c->in) > config.client_query_buffer_limit) {
         log_warning(
             "closing client id=%llu addr=%s that reached max query buffer length (%zu bytes)",
             (unsigned long long)c->id, c->addr, buf_len(&c->in));
-        server.stats.query_buffer_limit_disconnections++;
+        stats.query_buffer_limit_disconnections++;
         conn_close(c, NULL);
         return;
     }
@@ -308,7 +318,8 @@ void conn_on_writable(struct conn *c)
 {
     if (c->flags & CONN_CLOSED) return;
     if (!conn_flush(c)) return;
-    if ((c->flags & CONN_PAUSED_INPUT) && buf_len(&c->out) < CONN_OUTPUT_BACKPRESSURE / 2 && buf_len(&c->push_fifo) == 0) {
+    if ((c->flags & CONN_PAUSED_INPUT) && buf_len(&c->out) < CONN_OUTPUT_BACKPRESSURE / 2 &&
+        buf_len(&c->push_fifo) == 0) {
         c->flags &= ~CONN_PAUSED_INPUT;
         conn_update_interest(c);
         /* Commands already buffered run now; the next read waits for epoll. */
@@ -320,7 +331,7 @@ void conn_on_writable(struct conn *c)
 void conn_feed_input(struct conn *c, const void *data, size_t len)
 {
     buf_append(&c->in, data, len);
-    server.stats.net_input_bytes += (long long)len;
+    stats.net_input_bytes += (long long)len;
 }
 
 void conn_close_idle(void)
@@ -336,38 +347,4 @@ void conn_close_idle(void)
             conn_close(c, "idle timeout");
         c = next;
     }
-}
-
-void conn_reset(struct conn *c)
-{
-    conn_pubsub_release(c);
-    c->db_index = 0;
-    c->reply.proto = PROTO_RESP2;
-    c->authenticated = !auth_required();
-    xfree(c->name);
-    c->name = NULL;
-}
-
-void conn_describe(const struct conn *c, struct buf *out)
-{
-    char line[1024];
-    int64_t now = clock_unix_ms();
-    int n = snprintf(line, sizeof line,
-                     "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d "
-                     "sub=%zu psub=%zu ssub=%zu multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=0 "
-                     "multi-mem=0 "
-                     "rbs=%zu rbp=0 obl=%zu oll=0 omem=%zu tot-mem=%zu events=r cmd=%s "
-                     "user=default redir=-1 resp=%d lib-name=%s lib-ver=%s",
-                     (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "",
-                     (long long)((now - c->created_ms) / 1000),
-                     (long long)((now - c->last_interaction_ms) / 1000),
-                     pubsub_total_subscription_count(&c->pubsub) ? "P" : "N", c->db_index,
-                     dict_size(&c->pubsub.links[PUBSUB_CHANNEL]),
-                     dict_size(&c->pubsub.links[PUBSUB_PATTERN]),
-                     dict_size(&c->pubsub.links[PUBSUB_SHARD]), buf_len(&c->in),
-                     c->in.cap - c->in.end, c->in.cap, buf_len(&c->out), c->out.cap,
-                     sizeof *c + c->in.cap + c->out.cap + c->push_fifo.cap,
-                     c->last_command ? c->last_command : "NULL", (int)c->reply.proto,
-                     c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
-    buf_append(out, line, (size_t)(n < (int)sizeof line ? n : (int)sizeof line - 1));
 }
