@@ -5,11 +5,10 @@
 #include <string.h>
 
 #include "commands/command.h"
-#include "connection/conn.h"
+#include "connection/session.h"
 #include "server/auth.h"
 #include "server/config.h"
 #include "server/version.h"
-#include "util/xmalloc.h"
 
 static void cmd_ping(struct cmd_ctx *ctx)
 {
@@ -17,7 +16,7 @@ static void cmd_ping(struct cmd_ctx *ctx)
         reply_error_arity(ctx->reply, "ping");
         return;
     }
-    if (conn_in_resp2_subscribed_mode(ctx->conn)) {
+    if (session_in_resp2_subscribed_mode(ctx->conn)) {
         /* Redis answers a subscribed RESP2 client in the shape of a message. */
         reply_array_len(ctx->reply, 2);
         reply_bulk(ctx->reply, "pong", 4);
@@ -41,7 +40,7 @@ static void cmd_echo(struct cmd_ctx *ctx)
 static void cmd_quit(struct cmd_ctx *ctx)
 {
     reply_ok(ctx->reply);
-    ctx->conn->flags |= CONN_CLOSE_AFTER_REPLY;
+    session_close_after_reply(ctx->conn);
 }
 
 static void cmd_select(struct cmd_ctx *ctx)
@@ -57,7 +56,7 @@ static void cmd_select(struct cmd_ctx *ctx)
         reply_error(ctx->reply, "ERR DB index is out of range");
         return;
     }
-    ctx->conn->db_index = (int)id;
+    session_select_db(ctx->conn, (int)id);
     reply_ok(ctx->reply);
 }
 
@@ -65,7 +64,7 @@ static void cmd_select(struct cmd_ctx *ctx)
  * subscriptions, logged out when a password is required). */
 static void cmd_reset(struct cmd_ctx *ctx)
 {
-    conn_reset(ctx->conn);
+    session_reset(ctx->conn);
     reply_status(ctx->reply, "RESET");
 }
 
@@ -77,11 +76,11 @@ static bool authenticate(struct cmd_ctx *ctx, const char *user, size_t user_len,
                          size_t pw_len)
 {
     char source[96];
-    conn_peer_source(ctx->conn, source, sizeof source);
+    session_peer_source(ctx->conn, source, sizeof source);
     switch (auth_check(source, user, user_len, pw, pw_len)) {
     case AUTH_OK:
     case AUTH_NO_PASSWORD: /* no password configured: any is accepted, as Redis's nopass */
-        conn_mark_authenticated(ctx->conn);
+        session_mark_authenticated(ctx->conn, user, user_len);
         return true;
     case AUTH_THROTTLED:
         reply_error(ctx->reply, "ERR too many failed AUTH attempts from this client address or "
@@ -127,12 +126,6 @@ static bool name_is_valid(const char *s, size_t n)
     return true;
 }
 
-static void set_owned_string(char **slot, const char *s, size_t n)
-{
-    xfree(*slot);
-    *slot = n ? xmemdup(s, n) : NULL;
-}
-
 static void cmd_hello(struct cmd_ctx *ctx)
 {
     long long version = 0;
@@ -171,15 +164,15 @@ static void cmd_hello(struct cmd_ctx *ctx)
     if (auth_at && !authenticate(ctx, ctx->argv[auth_at], ctx->argv_len[auth_at],
                                  ctx->argv[auth_at + 1], ctx->argv_len[auth_at + 1]))
         return;
-    if (conn_auth_required(ctx->conn)) {
+    if (session_auth_required(ctx->conn)) {
         reply_error(ctx->reply, "NOAUTH HELLO must be called with the client already "
                                 "authenticated, otherwise the HELLO AUTH <user> <pass> "
                                 "option can be used to authenticate the client and select the "
                                 "RESP protocol version at the same time");
         return;
     }
-    if (name_at) set_owned_string(&ctx->conn->name, ctx->argv[name_at], ctx->argv_len[name_at]);
-    if (version) ctx->conn->reply.proto = (enum proto)version;
+    if (name_at) session_set_name(ctx->conn, ctx->argv[name_at], ctx->argv_len[name_at]);
+    if (version) session_set_protocol(ctx->conn, (enum proto)version);
 
     struct reply *r = ctx->reply;
     reply_map_len(r, 7);
@@ -188,9 +181,9 @@ static void cmd_hello(struct cmd_ctx *ctx)
     reply_bulk_cstr(r, "version");
     reply_bulk_cstr(r, GOBLIN_REDIS_VERSION);
     reply_bulk_cstr(r, "proto");
-    reply_int(r, ctx->conn->reply.proto);
+    reply_int(r, session_protocol(ctx->conn));
     reply_bulk_cstr(r, "id");
-    reply_int(r, (long long)ctx->conn->id);
+    reply_int(r, (long long)session_id(ctx->conn));
     reply_bulk_cstr(r, "mode");
     reply_bulk_cstr(r, "standalone");
     reply_bulk_cstr(r, "role");
@@ -203,13 +196,14 @@ static void cmd_hello(struct cmd_ctx *ctx)
 
 static void cmd_client_id(struct cmd_ctx *ctx)
 {
-    reply_int(ctx->reply, (long long)ctx->conn->id);
+    reply_int(ctx->reply, (long long)session_id(ctx->conn));
 }
 
 static void cmd_client_getname(struct cmd_ctx *ctx)
 {
-    if (ctx->conn->name)
-        reply_bulk_cstr(ctx->reply, ctx->conn->name);
+    const char *name = session_name(ctx->conn);
+    if (name)
+        reply_bulk_cstr(ctx->reply, name);
     else
         reply_nil(ctx->reply);
 }
@@ -221,7 +215,7 @@ static void cmd_client_setname(struct cmd_ctx *ctx)
                     "ERR Client names cannot contain spaces, newlines or special characters.");
         return;
     }
-    set_owned_string(&ctx->conn->name, ctx->argv[2], ctx->argv_len[2]);
+    session_set_name(ctx->conn, ctx->argv[2], ctx->argv_len[2]);
     reply_ok(ctx->reply);
 }
 
@@ -238,8 +232,10 @@ static void cmd_client_setinfo(struct cmd_ctx *ctx)
                         is_name ? "lib-name" : "lib-ver");
         return;
     }
-    set_owned_string(is_name ? &ctx->conn->lib_name : &ctx->conn->lib_ver, ctx->argv[3],
-                     ctx->argv_len[3]);
+    if (is_name)
+        session_set_lib_name(ctx->conn, ctx->argv[3], ctx->argv_len[3]);
+    else
+        session_set_lib_version(ctx->conn, ctx->argv[3], ctx->argv_len[3]);
     reply_ok(ctx->reply);
 }
 
@@ -247,146 +243,185 @@ static void cmd_client_info(struct cmd_ctx *ctx)
 {
     struct buf line;
     buf_init(&line, 512);
-    conn_describe(ctx->conn, &line);
+    session_describe(ctx->conn, &line);
     buf_append_char(&line, '\n');
     reply_verbatim(ctx->reply, buf_head(&line), buf_len(&line), "txt");
     buf_free(&line);
 }
 
+/* Redis's client type names (getClientTypeByName): false for anything else. */
+static bool client_type_by_name(const struct cmd_ctx *ctx, int i, enum session_client_type *out)
+{
+    if (arg_equals(ctx, i, "normal"))
+        *out = SESSION_CLIENT_NORMAL;
+    else if (arg_equals(ctx, i, "pubsub"))
+        *out = SESSION_CLIENT_PUBSUB;
+    else if (arg_equals(ctx, i, "master"))
+        *out = SESSION_CLIENT_MASTER;
+    else if (arg_equals(ctx, i, "replica") || arg_equals(ctx, i, "slave"))
+        *out = SESSION_CLIENT_REPLICA;
+    else
+        return false;
+    return true;
+}
+
+static void reply_unknown_client_type(struct cmd_ctx *ctx, int i)
+{
+    reply_error_fmt(ctx->reply, "ERR Unknown client type '%.*s'", (int)ctx->argv_len[i],
+                    ctx->argv[i]);
+}
+
+struct client_list_state {
+    struct buf *text;
+    enum session_client_type type;
+};
+
+static bool list_client_of_type(struct conn *c, void *arg)
+{
+    struct client_list_state *st = arg;
+    if (session_client_type(c) == st->type) {
+        session_describe(c, st->text);
+        buf_append_char(st->text, '\n');
+    }
+    return true;
+}
+
+static bool list_any_client(struct conn *c, void *arg)
+{
+    struct buf *text = arg;
+    session_describe(c, text);
+    buf_append_char(text, '\n');
+    return true;
+}
+
+/* CLIENT LIST [TYPE type | ID id [id ...]]: Redis 7.0 takes one filter or
+ * none; IDs are answered in the order given, once per mention. */
 static void cmd_client_list(struct cmd_ctx *ctx)
 {
-    uint64_t *ids = NULL;
-    int nids = 0;
-    for (int j = 2; j < ctx->argc; j++) {
-        if (arg_equals(ctx, j, "type") && j + 1 < ctx->argc) {
-            j++;
-            /* Every goblin-core client is a normal client (no replicas). */
-            if (!arg_equals(ctx, j, "normal") && !arg_equals(ctx, j, "pubsub") &&
-                !arg_equals(ctx, j, "master") && !arg_equals(ctx, j, "replica") &&
-                !arg_equals(ctx, j, "slave")) {
-                reply_error_fmt(ctx->reply, "ERR Unknown client type '%.*s'", (int)ctx->argv_len[j],
-                                ctx->argv[j]);
-                xfree(ids);
-                return;
-            }
-        } else if (arg_equals(ctx, j, "id") && j + 1 < ctx->argc) {
-            ids = xrealloc(ids, sizeof *ids * (size_t)(ctx->argc - j));
-            for (j++; j < ctx->argc; j++) {
-                long long id;
-                /* Any integer: an ID no client has (0, -1) matches nothing. */
-                if (!num_parse_ll(ctx->argv[j], ctx->argv_len[j], &id)) {
-                    reply_error(ctx->reply, "ERR Invalid client ID");
-                    xfree(ids);
-                    return;
-                }
-                ids[nids++] = (uint64_t)id;
-            }
-        } else {
-            reply_error_syntax(ctx->reply);
-            xfree(ids);
-            return;
-        }
-    }
     struct buf text;
     buf_init(&text, 1024);
-    for (struct conn *c = conn_list_head(); c; c = c->next) {
-        if (ids) {
-            bool wanted = false;
-            for (int i = 0; i < nids && !wanted; i++) wanted = ids[i] == c->id;
-            if (!wanted) continue;
+    if (ctx->argc == 4 && arg_equals(ctx, 2, "type")) {
+        struct client_list_state st = {.text = &text};
+        if (!client_type_by_name(ctx, 3, &st.type)) {
+            reply_unknown_client_type(ctx, 3);
+            buf_free(&text);
+            return;
         }
-        conn_describe(c, &text);
-        buf_append_char(&text, '\n');
+        session_foreach_client(list_client_of_type, &st);
+    } else if (ctx->argc > 3 && arg_equals(ctx, 2, "id")) {
+        for (int j = 3; j < ctx->argc; j++) {
+            long long id;
+            /* Any integer: an ID no client has (0, -1) matches nothing. */
+            if (!num_parse_ll(ctx->argv[j], ctx->argv_len[j], &id)) {
+                reply_error(ctx->reply, "ERR Invalid client ID");
+                buf_free(&text);
+                return;
+            }
+            struct conn *c = session_find_client((uint64_t)id);
+            if (c) list_any_client(c, &text);
+        }
+    } else if (ctx->argc != 2) {
+        reply_error_syntax(ctx->reply);
+        buf_free(&text);
+        return;
+    } else {
+        session_foreach_client(list_any_client, &text);
     }
     reply_verbatim(ctx->reply, buf_head(&text), buf_len(&text), "txt");
     buf_free(&text);
-    xfree(ids);
 }
 
-/* Closes `victim` for CLIENT KILL: the caller's own conn after this reply. */
-static void kill_conn(struct cmd_ctx *ctx, struct conn *victim)
+/* Exactly the bytes of argument i (arguments are not NUL-terminated). */
+static bool text_equals_arg(const char *text, const struct cmd_ctx *ctx, int i)
 {
-    if (victim == ctx->conn)
-        victim->flags |= CONN_CLOSE_AFTER_REPLY;
-    else
-        conn_close(victim, "killed by CLIENT KILL");
+    return strlen(text) == ctx->argv_len[i] && memcmp(text, ctx->argv[i], ctx->argv_len[i]) == 0;
 }
 
-static bool addr_matches(const char *addr, const char *want, size_t len)
+/* CLIENT KILL's filters; a client is killed when it passes all of them. */
+struct client_kill_filter {
+    struct cmd_ctx *ctx;
+    uint64_t id; /* 0: any */
+    bool any_type;
+    enum session_client_type type;
+    int addr_at, laddr_at, user_at; /* argument index of the value; 0: any */
+    bool skipme;
+    long long killed;
+};
+
+static bool kill_if_matching(struct conn *c, void *arg)
 {
-    return strlen(addr) == len && memcmp(addr, want, len) == 0;
+    struct client_kill_filter *f = arg;
+    const struct cmd_ctx *ctx = f->ctx;
+    if (f->addr_at && !text_equals_arg(session_addr(c), ctx, f->addr_at)) return true;
+    if (f->laddr_at && !text_equals_arg(session_laddr(c), ctx, f->laddr_at)) return true;
+    if (!f->any_type && session_client_type(c) != f->type) return true;
+    if (f->id && session_id(c) != f->id) return true;
+    if (f->user_at && !text_equals_arg(session_user(c), ctx, f->user_at)) return true;
+    if (f->skipme && c == f->ctx->conn) return true;
+    session_kill(c, f->ctx->conn, "killed by CLIENT KILL");
+    f->killed++;
+    return true;
 }
 
+/* CLIENT KILL ip:port (old form: may kill the caller; +OK or an error), or
+ * CLIENT KILL <filter> <value> ...: options checked in order, each error
+ * as Redis 7.0 words it, then every matching client is killed (the caller
+ * last, after this reply) and the count answered. */
 static void cmd_client_kill(struct cmd_ctx *ctx)
 {
+    struct client_kill_filter f = {.ctx = ctx, .any_type = true, .skipme = true};
     if (ctx->argc == 3) {
-        /* Old form: CLIENT KILL addr:port. */
-        for (struct conn *c = conn_list_head(); c; c = c->next) {
-            if (addr_matches(c->addr, ctx->argv[2], ctx->argv_len[2])) {
-                kill_conn(ctx, c);
-                reply_ok(ctx->reply);
-                return;
-            }
-        }
-        reply_error(ctx->reply, "ERR No such client");
-        return;
-    }
-    long long id = 0;
-    int addr_at = 0, laddr_at = 0;
-    bool skipme = true;
-    if ((ctx->argc - 2) % 2 != 0) {
-        reply_error_syntax(ctx->reply);
-        return;
-    }
-    for (int j = 2; j < ctx->argc; j += 2) {
-        if (arg_equals(ctx, j, "id")) {
-            if (!num_parse_ll(ctx->argv[j + 1], ctx->argv_len[j + 1], &id) || id < 1) {
-                reply_error(ctx->reply, "ERR client-id should be greater than 0");
-                return;
-            }
-        } else if (arg_equals(ctx, j, "addr")) {
-            addr_at = j + 1;
-        } else if (arg_equals(ctx, j, "laddr")) {
-            laddr_at = j + 1;
-        } else if (arg_equals(ctx, j, "type")) {
-            if (!arg_equals(ctx, j + 1, "normal") && !arg_equals(ctx, j + 1, "pubsub") &&
-                !arg_equals(ctx, j + 1, "master") && !arg_equals(ctx, j + 1, "replica") &&
-                !arg_equals(ctx, j + 1, "slave")) {
-                reply_error_fmt(ctx->reply, "ERR Unknown client type '%.*s'",
-                                (int)ctx->argv_len[j + 1], ctx->argv[j + 1]);
-                return;
-            }
-        } else if (arg_equals(ctx, j, "skipme")) {
-            if (arg_equals(ctx, j + 1, "yes"))
-                skipme = true;
-            else if (arg_equals(ctx, j + 1, "no"))
-                skipme = false;
-            else {
+        f.addr_at = 2;
+        f.skipme = false;
+    } else {
+        for (int j = 2; j < ctx->argc; j += 2) {
+            bool more = j + 1 < ctx->argc;
+            if (more && arg_equals(ctx, j, "id")) {
+                long long id;
+                if (!num_parse_ll(ctx->argv[j + 1], ctx->argv_len[j + 1], &id) || id < 1) {
+                    reply_error(ctx->reply, "ERR client-id should be greater than 0");
+                    return;
+                }
+                f.id = (uint64_t)id;
+            } else if (more && arg_equals(ctx, j, "type")) {
+                if (!client_type_by_name(ctx, j + 1, &f.type)) {
+                    reply_unknown_client_type(ctx, j + 1);
+                    return;
+                }
+                f.any_type = false;
+            } else if (more && arg_equals(ctx, j, "addr")) {
+                f.addr_at = j + 1;
+            } else if (more && arg_equals(ctx, j, "laddr")) {
+                f.laddr_at = j + 1;
+            } else if (more && arg_equals(ctx, j, "user")) {
+                if (!auth_user_exists(ctx->argv[j + 1], ctx->argv_len[j + 1])) {
+                    reply_error_fmt(ctx->reply, "ERR No such user '%.*s'",
+                                    (int)ctx->argv_len[j + 1], ctx->argv[j + 1]);
+                    return;
+                }
+                f.user_at = j + 1;
+            } else if (more && arg_equals(ctx, j, "skipme")) {
+                if (arg_equals(ctx, j + 1, "yes")) {
+                    f.skipme = true;
+                } else if (arg_equals(ctx, j + 1, "no")) {
+                    f.skipme = false;
+                } else {
+                    reply_error_syntax(ctx->reply);
+                    return;
+                }
+            } else {
                 reply_error_syntax(ctx->reply);
                 return;
             }
-        } else if (arg_equals(ctx, j, "user")) {
-            /* Only the default user exists. */
-        } else {
-            reply_error_syntax(ctx->reply);
-            return;
         }
     }
-    long long killed = 0;
-    struct conn *c = conn_list_head();
-    while (c) {
-        struct conn *next = c->next;
-        bool match =
-            (!id || c->id == (uint64_t)id) &&
-            (!addr_at || addr_matches(c->addr, ctx->argv[addr_at], ctx->argv_len[addr_at])) &&
-            (!laddr_at || addr_matches(c->laddr, ctx->argv[laddr_at], ctx->argv_len[laddr_at]));
-        if (match && !(skipme && c == ctx->conn)) {
-            kill_conn(ctx, c);
-            killed++;
-        }
-        c = next;
-    }
-    reply_int(ctx->reply, killed);
+    session_foreach_client(kill_if_matching, &f);
+    if (ctx->argc != 3)
+        reply_int(ctx->reply, f.killed);
+    else if (f.killed)
+        reply_ok(ctx->reply);
+    else
+        reply_error(ctx->reply, "ERR No such client");
 }
 
 static void cmd_client_no_evict(struct cmd_ctx *ctx)

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "commands/command.h"
-#include "connection/conn.h"
+#include "connection/session.h"
 #include "server/auth.h"
 #include "server/config.h"
 #include "server/server.h"
@@ -89,7 +89,7 @@ static void section_server(struct buf *b)
 static void section_clients(struct buf *b)
 {
     add(b, "# Clients");
-    add(b, "connected_clients:%zu", conn_count());
+    add(b, "connected_clients:%zu", session_client_count());
     add(b, "maxclients:%lld", config.maxclients);
     add(b, "blocked_clients:0");
     add(b, "tracking_clients:0");
@@ -168,7 +168,7 @@ static void section_persistence(struct buf *b)
 
 static void section_stats(struct buf *b)
 {
-    const struct server_stats *s = &server.stats;
+    const struct stats *s = &stats;
     add(b, "# Stats");
     add(b, "total_connections_received:%lld", s->connections_received);
     add(b, "total_commands_processed:%lld", s->commands_processed);

@@ -5,11 +5,11 @@
  *
  * Acknowledgements are pushes (`>` in RESP3, `*` in RESP2) of
  * [kind, name-or-nil, subscriptions left], one per argument, exactly as
- * Redis 7.0 sends them; delivery itself is conn_publish()'s (conn.h). */
+ * Redis 7.0 sends them; delivery itself is session_publish()'s (connection/session.h). */
 #include <ctype.h>
 
 #include "commands/command.h"
-#include "connection/conn.h"
+#include "connection/session.h"
 
 static void reply_subscription_ack(struct reply *r, const char *kind, const char *name, size_t len,
                                    size_t count)
@@ -25,7 +25,7 @@ static void reply_subscription_ack(struct reply *r, const char *kind, const char
  * apart from channels and patterns (Redis 7.0). */
 static size_t ack_count(const struct cmd_ctx *ctx, enum pubsub_kind kind)
 {
-    const struct pubsub_subscriber *s = &ctx->conn->pubsub;
+    const struct pubsub_subscriber *s = session_subscriber(ctx->conn);
     return kind == PUBSUB_SHARD ? pubsub_shard_subscription_count(s)
                                 : pubsub_subscription_count(s);
 }
@@ -33,7 +33,7 @@ static size_t ack_count(const struct cmd_ctx *ctx, enum pubsub_kind kind)
 static void subscribe_each(struct cmd_ctx *ctx, enum pubsub_kind kind, const char *ack)
 {
     for (int i = 1; i < ctx->argc; i++) {
-        conn_subscribe(ctx->conn, kind, ctx->argv[i], ctx->argv_len[i]);
+        session_subscribe(ctx->conn, kind, ctx->argv[i], ctx->argv_len[i]);
         reply_subscription_ack(ctx->reply, ack, ctx->argv[i], ctx->argv_len[i],
                                ack_count(ctx, kind));
     }
@@ -71,7 +71,7 @@ static void unsubscribe_all_ack(const char *name, size_t len, void *arg)
  * argument, whether or not it was subscribed. */
 static void unsubscribe_each(struct cmd_ctx *ctx, enum pubsub_kind kind, const char *ack)
 {
-    struct pubsub_subscriber *s = &ctx->conn->pubsub;
+    struct pubsub_subscriber *s = session_subscriber(ctx->conn);
     if (ctx->argc == 1) {
         struct unsubscribe_all_state st = {ctx, kind, ack};
         if (pubsub_unsubscribe_all(s, kind, unsubscribe_all_ack, &st) == 0)
@@ -102,15 +102,15 @@ static void cmd_sunsubscribe(struct cmd_ctx *ctx)
 
 static void cmd_publish(struct cmd_ctx *ctx)
 {
-    long long receivers = conn_publish(PUBSUB_CHANNEL, ctx->argv[1], ctx->argv_len[1],
-                                       ctx->argv[2], ctx->argv_len[2]);
+    long long receivers = session_publish(PUBSUB_CHANNEL, ctx->argv[1], ctx->argv_len[1],
+                                          ctx->argv[2], ctx->argv_len[2]);
     reply_int(ctx->reply, receivers);
 }
 
 static void cmd_spublish(struct cmd_ctx *ctx)
 {
-    long long receivers = conn_publish(PUBSUB_SHARD, ctx->argv[1], ctx->argv_len[1],
-                                       ctx->argv[2], ctx->argv_len[2]);
+    long long receivers = session_publish(PUBSUB_SHARD, ctx->argv[1], ctx->argv_len[1],
+                                          ctx->argv[2], ctx->argv_len[2]);
     reply_int(ctx->reply, receivers);
 }
 

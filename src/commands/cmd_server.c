@@ -8,7 +8,6 @@
 #include <time.h>
 
 #include "commands/command.h"
-#include "connection/conn.h"
 #include "server/config.h"
 #include "server/event_loop.h"
 #include "server/server.h"
@@ -255,7 +254,7 @@ done:
 
 static void cmd_config_resetstat(struct cmd_ctx *ctx)
 {
-    memset(&server.stats, 0, sizeof server.stats);
+    memset(&stats, 0, sizeof stats);
     memset(&keyspace.stats, 0, sizeof keyspace.stats);
     reply_error_count = 0;
     command_reset_stats();

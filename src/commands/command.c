@@ -6,12 +6,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include "connection/conn.h"
+#include "connection/session.h"
 #include "server/config.h"
-#include "server/server.h"
 #include "util/clock.h"
 #include "util/cycles.h"
 #include "util/numparse.h"
+#include "util/stats.h"
 #include "util/xmalloc.h"
 
 /* Longest command name we index; longer names cannot be commands. */
@@ -146,13 +146,16 @@ static bool protected_action_allowed(const struct conn *conn)
 {
     const char *setting = config.enable_debug_command;
     if (strcmp(setting, "yes") == 0) return true;
-    return strcmp(setting, "local") == 0 && conn_is_local(conn);
+    return strcmp(setting, "local") == 0 && session_is_local(conn);
 }
 
-void command_dispatch(struct conn *conn, int argc, const char **argv, const size_t *argv_len,
-                      struct strbuf_set *owned)
+void command_dispatch(const struct cmd_request *req)
 {
-    struct reply *r = &conn->reply;
+    struct conn *conn = req->conn;
+    struct reply *r = req->reply;
+    int argc = req->argc;
+    const char **argv = req->argv;
+    const size_t *argv_len = req->argv_len;
     struct command *cmd = command_lookup(argv[0], argv_len[0]);
     if (!cmd) {
         reply_unknown_command(r, argc, argv, argv_len);
@@ -185,12 +188,12 @@ void command_dispatch(struct conn *conn, int argc, const char **argv, const size
         cmd->rejected_calls++;
         return;
     }
-    if (conn_auth_required(conn) && !(cmd->flags & CMD_NO_AUTH)) {
+    if (req->auth_required && !(cmd->flags & CMD_NO_AUTH)) {
         reply_error(r, "NOAUTH Authentication required.");
         cmd->rejected_calls++;
         return;
     }
-    if (conn_in_resp2_subscribed_mode(conn) && !(cmd->flags & CMD_PUBSUB_OK)) {
+    if (req->resp2_subscribed && !(cmd->flags & CMD_PUBSUB_OK)) {
         reply_error_fmt(r,
                         "ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / "
                         "QUIT / RESET are allowed in this context",
@@ -200,22 +203,22 @@ void command_dispatch(struct conn *conn, int argc, const char **argv, const size
     struct cmd_ctx ctx = {
         .conn = conn,
         .reply = r,
-        .db = keyspace_db(conn->db_index),
+        .db = keyspace_db(req->db_index),
         .argc = argc,
         .argv = argv,
         .argv_len = argv_len,
-        .owned = owned,
+        .owned = req->owned,
         .cmd = cmd,
     };
     keyspace_begin_command();
-    conn->last_command = cmd->full_name;
+    *req->last_command = cmd->full_name;
     long long errors_before = reply_error_count;
     uint64_t start = cycles_now();
     cmd->fn(&ctx);
     cmd->cycles += cycles_now() - start;
     cmd->calls++;
     if (reply_error_count != errors_before) cmd->failed_calls++;
-    server.stats.commands_processed++;
+    stats.commands_processed++;
 }
 
 static void reset_stats(struct command *cmd)

@@ -10,6 +10,12 @@
  * Dispatch performs Redis's checks in Redis's order (existence, arity,
  * authentication, subscribed-context restrictions) and then calls the
  * handler, which answers only through ctx->reply.
+ *
+ * Layering: the connection layer calls command_dispatch() with a
+ * struct cmd_request it fills from its conn; that is the only call it makes
+ * into this layer besides table setup. Handlers see the conn as an opaque
+ * `struct conn *` and act on it only through connection/session.h, the one
+ * connection header this layer includes (see session.h for the graph).
  */
 #ifndef GOBLIN_COMMAND_H
 #define GOBLIN_COMMAND_H
@@ -22,7 +28,7 @@
 #include "store/db.h"
 #include "util/strbuf.h"
 
-struct conn;
+struct conn; /* opaque here: see connection/session.h */
 
 enum command_flag {
     CMD_WRITE = 1u << 0,
@@ -40,8 +46,26 @@ enum command_flag {
     CMD_PROTECTED = 1u << 12, /* DEBUG: only as --enable-debug-command allows */
 };
 
+/* One parsed request as the connection layer hands it over. */
+struct cmd_request {
+    struct conn *conn;     /* the caller (opaque) */
+    struct reply *reply;   /* its reply sink */
+    int db_index;          /* its selected database */
+    bool auth_required;    /* not authenticated where authentication is required */
+    bool resp2_subscribed; /* in RESP2 subscribed context */
+    int argc;
+    const char **argv;
+    const size_t *argv_len;
+    /* Arguments held in buffers of their own (may be NULL): a handler may
+     * take one (arg_take_buffer); the rest stay the caller's. */
+    struct strbuf_set *owned;
+    /* Set to the command's full name just before its handler runs (CLIENT
+     * LIST cmd=, which shows "client|list" for CLIENT LIST itself). */
+    const char **last_command;
+};
+
 struct cmd_ctx {
-    struct conn *conn;
+    struct conn *conn; /* the caller: only through connection/session.h */
     struct reply *reply;
     struct db *db;
     int argc;
@@ -91,11 +115,8 @@ struct command *command_lookup(const char *name, size_t len);
 /* Finds a subcommand of parent by name; NULL if unknown. */
 struct command *command_lookup_sub(const struct command *parent, const char *name, size_t len);
 
-/* Runs one parsed request for conn (all checks, then the handler). `owned`
- * (may be NULL) lists the arguments held in their own buffers; those the
- * handler does not take stay the caller's. */
-void command_dispatch(struct conn *conn, int argc, const char **argv, const size_t *argv_len,
-                      struct strbuf_set *owned);
+/* Runs one parsed request (all checks, then the handler). */
+void command_dispatch(const struct cmd_request *req);
 
 /* Visits every top-level command (COMMAND, COMMAND COUNT, INFO commandstats). */
 void command_foreach(void (*fn)(struct command *cmd, void *arg), void *arg);

@@ -10,11 +10,11 @@
 #include "commands/command.h"
 #include "server/auth.h"
 #include "server/config.h"
-#include "server/server.h"
 #include "store/db.h"
 #include "transport/transport.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/stats.h"
 #include "util/xmalloc.h"
 
 /* Buffers shrink back to this after a burst. */
@@ -28,16 +28,19 @@ struct conn *conn_executing;
 
 /* A fresh session needs AUTH unless no password is set or its transport is
  * trusted (transport.h). */
-static bool conn_starts_authenticated(const struct conn *c)
+bool conn_starts_authenticated(const struct conn *c)
 {
     const struct transport *owner = c->transport->owner;
     return !auth_required() || (owner && owner->skips_auth && owner->skips_auth());
 }
 
+/* Client ids: 1, 2, ... in order of creation, never reused (Redis). */
+static uint64_t next_client_id = 1;
+
 struct conn *conn_create(const struct conn_transport *transport, int fd, void *transport_data)
 {
     struct conn *c = xcalloc(1, sizeof *c);
-    c->id = server.next_client_id++;
+    c->id = next_client_id++;
     c->transport = transport;
     c->fd = fd;
     c->transport_data = transport_data;
@@ -47,7 +50,7 @@ struct conn *conn_create(const struct conn_transport *transport, int fd, void *t
     c->unit_open = SIZE_MAX;
     conn_set_wire(c, &resp_wire);
     c->reply.out = &c->out;
-    c->reply.proto = PROTO_RESP2;
+    session_set_protocol(c, PROTO_RESP2);
     c->authenticated = conn_starts_authenticated(c);
     conn_pubsub_init(c);
     c->created_ms = c->last_interaction_ms = clock_unix_ms();
@@ -87,11 +90,6 @@ bool conn_is_local(const struct conn *c)
 bool conn_auth_required(const struct conn *c)
 {
     return !c->authenticated && auth_required();
-}
-
-void conn_mark_authenticated(struct conn *c)
-{
-    c->authenticated = true;
 }
 
 void conn_peer_source(const struct conn *c, char *out, size_t cap)
@@ -135,6 +133,7 @@ void conn_reap_closed(void)
         conn_pubsub_free(c);
         if (c->wire) c->wire->free(&c->wire_state);
         xfree(c->name);
+        xfree(c->user);
         xfree(c->lib_name);
         xfree(c->lib_ver);
         xfree(c);
@@ -184,7 +183,7 @@ static bool conn_send_units(struct conn *c, struct buf *b, bool close_on_error)
             conn_close(c, strerror(errno));
             return false;
         }
-        server.stats.net_output_bytes += (long long)u.len;
+        stats.net_output_bytes += (long long)u.len;
         buf_consume(b, span);
         if (open_at != SIZE_MAX) open_at -= span;
     }
@@ -235,7 +234,7 @@ static bool conn_write_buf(struct conn *c, struct buf *b, bool close_on_error)
             return false;
         }
         if (n == 0) break; /* a transport with no room now */
-        server.stats.net_output_bytes += n;
+        stats.net_output_bytes += n;
         buf_consume(b, (size_t)n);
     }
     return true;
@@ -277,7 +276,7 @@ static bool conn_may_execute(const struct conn *c)
 /* Input bytes c holds: the input buffer, a big argument being received and
  * the complete ones of the current command (what the query-buffer limit
  * bounds). */
-static size_t conn_query_bytes(const struct conn *c)
+size_t conn_query_bytes(const struct conn *c)
 {
     size_t n = buf_len(&c->in) + c->wire->held_bytes(&c->wire_state);
     return c->big_arg ? n + c->big_arg->len : n;
@@ -353,15 +352,27 @@ static void conn_run_commands(struct conn *c)
             reply_error_fmt(&c->reply, "ERR %s", req.error);
             if (c->framed) conn_unit_close(c);
             c->flags |= CONN_CLOSE_AFTER_REPLY;
-            server.stats.protocol_error_disconnections++;
+            stats.protocol_error_disconnections++;
             log_verbose("protocol error from client id=%llu addr=%s: %s", (unsigned long long)c->id,
                         c->addr, req.error);
             break;
         }
         if (st == WIRE_REQUEST) {
+            struct cmd_request creq = {
+                .conn = c,
+                .reply = &c->reply,
+                .db_index = c->db_index,
+                .auth_required = limits.auth_required,
+                .resp2_subscribed = conn_in_resp2_subscribed_mode(c),
+                .argc = req.argc,
+                .argv = req.argv,
+                .argv_len = req.argv_len,
+                .owned = req.owned,
+                .last_command = &c->last_command,
+            };
             conn_executing = c;
             if (c->framed) conn_unit_open(c, OUT_REPLY, ++c->requests);
-            command_dispatch(c, req.argc, req.argv, req.argv_len, req.owned);
+            command_dispatch(&creq);
             if (c->framed) conn_unit_close(c);
             conn_executing = NULL;
             c->wire->request_done(&c->wire_state);
@@ -436,12 +447,12 @@ void conn_on_readable(struct conn *c)
     else
         c->in.end += (size_t)n;
     c->last_interaction_ms = clock_unix_ms_coarse(); /* idle timeouts are in seconds */
-    server.stats.net_input_bytes += n;
+    stats.net_input_bytes += n;
     if ((long long)conn_query_bytes(c) > config.client_query_buffer_limit) {
         log_warning(
             "closing client id=%llu addr=%s that reached max query buffer length (%zu bytes)",
             (unsigned long long)c->id, c->addr, conn_query_bytes(c));
-        server.stats.query_buffer_limit_disconnections++;
+        stats.query_buffer_limit_disconnections++;
         conn_close(c, NULL);
         return;
     }
@@ -466,7 +477,7 @@ void conn_on_writable(struct conn *c)
 
 void conn_feed_input(struct conn *c, const void *data, size_t len)
 {
-    server.stats.net_input_bytes += (long long)len;
+    stats.net_input_bytes += (long long)len;
     struct strbuf *big = c->big_arg;
     if (big) {
         size_t take = c->big_arg_need - big->len;
@@ -494,41 +505,4 @@ void conn_close_idle(void)
             conn_close(c, "idle timeout");
         c = next;
     }
-}
-
-void conn_reset(struct conn *c)
-{
-    conn_pubsub_release(c);
-    c->db_index = 0;
-    c->reply.proto = PROTO_RESP2;
-    c->authenticated = conn_starts_authenticated(c);
-    xfree(c->name);
-    c->name = NULL;
-}
-
-void conn_describe(const struct conn *c, struct buf *out)
-{
-    char line[1024];
-    int64_t now = clock_unix_ms();
-    /* A big argument being received counts as query buffer, as in Redis. */
-    size_t big_cap = c->big_arg ? c->big_arg->cap : 0;
-    size_t big_free = c->big_arg ? c->big_arg->cap - c->big_arg->len : 0;
-    int n = snprintf(line, sizeof line,
-                     "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d "
-                     "sub=%zu psub=%zu ssub=%zu multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=0 "
-                     "multi-mem=0 "
-                     "rbs=%zu rbp=0 obl=%zu oll=0 omem=%zu tot-mem=%zu events=r cmd=%s "
-                     "user=default redir=-1 resp=%d lib-name=%s lib-ver=%s",
-                     (unsigned long long)c->id, c->addr, c->laddr, c->fd, c->name ? c->name : "",
-                     (long long)((now - c->created_ms) / 1000),
-                     (long long)((now - c->last_interaction_ms) / 1000),
-                     pubsub_total_subscription_count(&c->pubsub) ? "P" : "N", c->db_index,
-                     dict_size(&c->pubsub.links[PUBSUB_CHANNEL]),
-                     dict_size(&c->pubsub.links[PUBSUB_PATTERN]),
-                     dict_size(&c->pubsub.links[PUBSUB_SHARD]), conn_query_bytes(c),
-                     c->in.cap - c->in.end + big_free, c->in.cap + big_cap, buf_len(&c->out),
-                     c->out.cap, sizeof *c + c->in.cap + big_cap + c->out.cap + c->push_fifo.cap,
-                     c->last_command ? c->last_command : "NULL", (int)c->reply.proto,
-                     c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
-    buf_append(out, line, (size_t)(n < (int)sizeof line ? n : (int)sizeof line - 1));
 }

@@ -82,6 +82,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "connection/session.h"
 #include "protocol/reply.h"
 #include "protocol/wire.h"
 #include "store/pubsub.h"
@@ -161,7 +162,8 @@ struct conn {
     struct reply reply; /* sink writing to `out` in the conn's protocol */
 
     int db_index;
-    bool authenticated;
+    bool authenticated; /* only through session_mark_authenticated() / session_reset() */
+    char *user;         /* who AUTH logged in as; NULL: "default" */
     uint32_t flags;
     char *name;     /* CLIENT SETNAME */
     char *lib_name; /* CLIENT SETINFO */
@@ -195,6 +197,13 @@ void conn_on_writable(struct conn *c);
 /* Executes complete commands already buffered (also used by transports that
  * deliver whole messages). */
 void conn_process_input(struct conn *c);
+
+/* Internal to connection/: whether a fresh (or RESET) session starts
+ * authenticated (no password, or a trusted transport), and the input bytes
+ * c holds in every buffer (what client-query-buffer-limit bounds and
+ * CLIENT LIST's qbuf shows). */
+bool conn_starts_authenticated(const struct conn *c);
+size_t conn_query_bytes(const struct conn *c);
 
 /* Chooses c's wire (after detection); output becomes framed when both the
  * wire and the transport frame. Only before c's first request. */
@@ -232,19 +241,8 @@ bool conn_is_local(const struct conn *c);
 /* Authentication is required on this conn before ordinary commands. */
 bool conn_auth_required(const struct conn *c);
 
-/* AUTH or HELLO AUTH succeeded on c. */
-void conn_mark_authenticated(struct conn *c);
-
 /* The peer's identity for AUTH failure budgets (see conn_transport.peer_source). */
 void conn_peer_source(const struct conn *c, char *out, size_t cap);
-
-/* Fills `out` with CLIENT LIST's line for c (no trailing newline). */
-void conn_describe(const struct conn *c, struct buf *out);
-
-/* RESET: drops subscriptions (without acknowledgements), selects db 0,
- * returns to RESP2, forgets the name and, when authentication is required,
- * the authentication — the state of a fresh connection (Redis 7.0). */
-void conn_reset(struct conn *c);
 
 /* Asks the transport for the readiness c needs now (internal to connection/). */
 void conn_update_interest(struct conn *c);

@@ -7,7 +7,7 @@
 
 #include "connection/conn.h"
 #include "server/config.h"
-#include "server/server.h"
+#include "util/stats.h"
 #include "util/log.h"
 
 /* Encodings of the message being fanned out, one per protocol, so N
@@ -170,7 +170,7 @@ void conn_pubsub_free(struct conn *c)
  * descriptor and maxclients slot for ever. */
 static void conn_drop_slow_consumer(struct conn *c)
 {
-    server.stats.pubsub_slow_consumer_disconnections++;
+    stats.pubsub_slow_consumer_disconnections++;
     log_warning("closing client id=%llu addr=%s: a Pub/Sub message did not fit its "
                 "unsolicited output buffer (%zu bytes; --unsolicited-output-buffer-bytes)",
                 (unsigned long long)c->id, c->addr, c->push_fifo.cap);

@@ -171,6 +171,11 @@ static struct auth_user *user_find(const char *name, size_t len)
     return NULL;
 }
 
+bool auth_user_exists(const char *name, size_t len)
+{
+    return (len == 7 && memcmp(name, "default", 7) == 0) || user_find(name, len) != NULL;
+}
+
 /* Key of a name in a throttle table: keyed SipHash, so a peer cannot choose
  * names that land in one set. */
 static uint64_t budget_key_of(const char *s, size_t len)

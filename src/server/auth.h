@@ -80,6 +80,11 @@ bool auth_default_password_set(void);
 /* Loads users from a file; on error writes a message to err and returns false. */
 bool auth_load_file(const char *path, char *err, size_t errlen);
 
+/* Whether a user of this name exists: "default" always does (as in Redis,
+ * with or without a password), and so does every --auth-file user. For
+ * CLIENT KILL USER, which names users, not guesses: no throttle. */
+bool auth_user_exists(const char *name, size_t len);
+
 /* True when connections must authenticate before ordinary commands. */
 bool auth_required(void);
 

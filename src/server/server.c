@@ -75,7 +75,6 @@ bool server_start(void)
 {
     server.start_ms = clock_unix_ms();
     server.start_mono_us = clock_mono_us();
-    server.next_client_id = 1;
     if (!placement_apply()) return false;
     make_run_id();
     hash_seed_init();
@@ -130,10 +129,10 @@ static void sample_ops_per_sec(void)
     int64_t now = clock_mono_us();
     int64_t elapsed = now - server.ops_sample_us;
     if (elapsed < 1000000) return;
-    long long done = server.stats.commands_processed - server.ops_sample_count;
-    server.stats.instantaneous_ops_per_sec = done * 1000000 / elapsed;
+    long long done = stats.commands_processed - server.ops_sample_count;
+    stats.instantaneous_ops_per_sec = done * 1000000 / elapsed;
     server.ops_sample_us = now;
-    server.ops_sample_count = server.stats.commands_processed;
+    server.ops_sample_count = stats.commands_processed;
 }
 
 void server_housekeeping(void)

@@ -7,27 +7,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct server_stats {
-    long long connections_received;
-    long long rejected_connections;
-    long long commands_processed;
-    long long net_input_bytes;
-    long long net_output_bytes;
-    long long query_buffer_limit_disconnections;
-    long long protocol_error_disconnections;
-    long long instantaneous_ops_per_sec; /* over the last sampling second */
-    long long pubsub_slow_consumer_disconnections; /* a push did not fit the FIFO */
-};
+#include "util/stats.h" /* the counters INFO reports (moved there) */
 
 struct server {
     int64_t start_ms;      /* wall clock at start */
     int64_t start_mono_us; /* monotonic at start (uptime) */
-    uint64_t next_client_id;
-    struct server_stats stats;
     char run_id[41];
-    int tcp_port; /* first TCP port actually bound (INFO) */
-    int64_t ops_sample_us;       /* when commands_processed was last sampled */
-    long long ops_sample_count;  /* its value then */
+    int tcp_port;               /* first TCP port actually bound (INFO) */
+    int64_t ops_sample_us;      /* when commands_processed was last sampled */
+    long long ops_sample_count; /* its value then */
 };
 
 extern struct server server;

@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "connection/conn.h"
-#include "server/auth.h"
 #include "server/config.h"
 #include "server/event_loop.h"
 #include "transport/transport.h"

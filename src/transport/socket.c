@@ -17,8 +17,9 @@
 #include "connection/conn.h"
 #include "server/config.h"
 #include "server/event_loop.h"
-#include "server/server.h"
+#include "server/server.h" /* server.tcp_port */
 #include "transport/transport.h"
+#include "util/stats.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
@@ -212,7 +213,7 @@ static void reject_over_limit(int fd)
     ssize_t n = write(fd, msg, sizeof msg - 1);
     (void)n;
     close(fd);
-    server.stats.rejected_connections++;
+    stats.rejected_connections++;
 }
 
 /* The connection that could not be accepted stays queued, so the listener
@@ -269,7 +270,7 @@ static void on_listener_readable(struct ev_handler *h, uint32_t mask)
             log_warning("accept on %s failed: %s", l->desc, strerror(errno));
         return;
     }
-    server.stats.connections_received++;
+    stats.connections_received++;
     if ((long long)conn_count() >= config.maxclients) {
         reject_over_limit(fd);
         return;

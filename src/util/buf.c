@@ -1,6 +1,9 @@
 /* buf.c — growable byte buffer; see buf.h for the contract. */
 #include "util/buf.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+
 #include "util/xmalloc.h"
 
 void buf_init(struct buf *b, size_t initial_cap)
@@ -67,4 +70,19 @@ void buf_insert(struct buf *b, size_t at, const void *p, size_t n)
     memmove(b->data + at + n, b->data + at, b->end - at);
     memcpy(b->data + at, p, n);
     b->end += n;
+}
+
+void buf_append_fmt(struct buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n <= 0) return;
+    /* vsnprintf writes n bytes plus a NUL: reserve both, keep the n. */
+    buf_reserve(b, (size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(buf_tail(b), (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->end += (size_t)n;
 }

@@ -87,4 +87,7 @@ void buf_reset(struct buf *b, size_t keep_cap);
 /* Insert n bytes at absolute offset `at` (start <= at <= end), moving the tail. */
 void buf_insert(struct buf *b, size_t at, const void *p, size_t n);
 
+/* Appends printf-style text, whatever its length (no fixed-size line). */
+void buf_append_fmt(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif

@@ -1,6 +1,7 @@
 /* Differential: connection and server commands (PING/ECHO/SELECT/SWAPDB/
  * FLUSHALL/FLUSHDB/CONFIG/CLIENT/HELLO/AUTH/COMMAND and dispatch errors) answer exactly
  * as redis-server does, with and without a password, in RESP2 and RESP3. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,6 +168,280 @@ static void auth_commands(const char *name, unsigned long long seed)
     diff_stop(&d);
 }
 
+/* --- several clients: CLIENT LIST and CLIENT KILL filters ----------------- */
+
+/* One client connected the same way to both servers. */
+struct peer {
+    struct rconn g, r;
+    char gid[32], rid[32];                 /* CLIENT ID on each server */
+    char gaddr[160], raddr[160];           /* addr= on each */
+    char gladdr[160], rladdr[160];         /* laddr= on each */
+};
+
+/* A field of a CLIENT LIST line (`line` ends at '\n' or NUL). */
+static void field_of(const char *line, const char *key, char *out, size_t cap)
+{
+    size_t klen = strlen(key);
+    out[0] = '\0';
+    for (const char *p = line; *p && *p != '\n';) {
+        if (strncmp(p, key, klen) == 0 && p[klen] == '=') {
+            const char *v = p + klen + 1;
+            size_t n = strcspn(v, " \n");
+            if (n >= cap) n = cap - 1;
+            memcpy(out, v, n);
+            out[n] = '\0';
+            return;
+        }
+        p += strcspn(p, " \n");
+        if (*p == ' ') p++;
+    }
+}
+
+static int compare_strings(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* CLIENT LIST's reply reduced to what must agree between the servers: one
+ * entry per client (sorted) with its name, whether it is a Pub/Sub client,
+ * db, subscription counts, user and protocol. Ids, ports, ages, fds, memory
+ * figures and flags other than P legitimately differ. */
+static char *normalize_client_list(const char *reply)
+{
+    if (reply[0] == '-') return strdup(reply);
+    const char *text = strstr(reply, "\r\n");
+    CHECKF(text && (reply[0] == '$' || reply[0] == '='), "CLIENT LIST answered %s", reply);
+    text += 2;
+    if (reply[0] == '=') text += 4; /* "txt:" */
+    char *entries[64];
+    int n = 0;
+    for (const char *line = text; *line && *line != '\r'; line = strchr(line, '\n') + 1) {
+        CHECK(n < 64);
+        char name[2048], flags[32], db[16], sub[16], psub[16], ssub[16], user[64], resp[8];
+        field_of(line, "name", name, sizeof name);
+        field_of(line, "flags", flags, sizeof flags);
+        field_of(line, "db", db, sizeof db);
+        field_of(line, "sub", sub, sizeof sub);
+        field_of(line, "psub", psub, sizeof psub);
+        field_of(line, "ssub", ssub, sizeof ssub);
+        field_of(line, "user", user, sizeof user);
+        field_of(line, "resp", resp, sizeof resp);
+        size_t cap = sizeof name + 256;
+        entries[n] = malloc(cap);
+        snprintf(entries[n], cap, "name=%s pubsub=%s db=%s sub=%s psub=%s ssub=%s user=%s resp=%s",
+                 name, strchr(flags, 'P') ? "yes" : "no", db, sub, psub, ssub, user, resp);
+        n++;
+        CHECK(strchr(line, '\n'));
+    }
+    qsort(entries, (size_t)n, sizeof entries[0], compare_strings);
+    struct buf out;
+    buf_init(&out, 256);
+    for (int i = 0; i < n; i++) {
+        buf_append(&out, entries[i], strlen(entries[i]));
+        buf_append_char(&out, '\n');
+        free(entries[i]);
+    }
+    buf_append_char(&out, '\0');
+    return out.data;
+}
+
+/* Sends a command whose arguments may differ per server (an id, an
+ * address) and fails unless the replies (normalized when `list`) agree. */
+static void check_per_server(struct diff_pair *d, struct rconn *g, struct rconn *r, int argc,
+                             const char *const *gargv, const char *const *rargv, bool list)
+{
+    rconn_send_argv(g, argc, gargv, NULL);
+    rconn_send_argv(r, argc, rargv, NULL);
+    char *gr = rconn_read_reply(g, NULL), *rr = rconn_read_reply(r, NULL);
+    char *gn = list ? normalize_client_list(gr) : strdup(gr);
+    char *rn = list ? normalize_client_list(rr) : strdup(rr);
+    if (strcmp(gn, rn) != 0) {
+        fprintf(stderr, "%s: MISMATCH on", d->name);
+        for (int i = 0; i < argc; i++) fprintf(stderr, " '%.80s'", rargv[i]);
+        fprintf(stderr, "\n  redis-server: %s\n  goblin-core:  %s\n", rn, gn);
+        exit(1);
+    }
+    free(gr), free(rr), free(gn), free(rn);
+    d->commands++;
+}
+
+static void check_list(struct diff_pair *d, int argc, const char *const *argv)
+{
+    check_per_server(d, &d->g, &d->r, argc, argv, argv, true);
+}
+
+#define LIST(...)                                                                                  \
+    do {                                                                                           \
+        const char *const argv_[] = {__VA_ARGS__};                                                 \
+        check_list(d, (int)(sizeof argv_ / sizeof argv_[0]), argv_);                               \
+    } while (0)
+
+/* Both connections of a pair run the same setup command; replies must agree
+ * in kind (HELLO's map names the server). */
+static void both_call(struct rconn *g, struct rconn *r, int argc, const char *const *argv)
+{
+    rconn_send_argv(g, argc, argv, NULL);
+    rconn_send_argv(r, argc, argv, NULL);
+    char *gr = rconn_read_reply(g, NULL), *rr = rconn_read_reply(r, NULL);
+    CHECKF(gr[0] == rr[0], "setup '%s' answered goblin %s / redis %s", argv[0], gr, rr);
+    free(gr);
+    free(rr);
+}
+
+#define BOTH(p, ...)                                                                               \
+    do {                                                                                           \
+        const char *const argv_[] = {__VA_ARGS__};                                                 \
+        both_call(&(p)->g, &(p)->r, (int)(sizeof argv_ / sizeof argv_[0]), argv_);              \
+    } while (0)
+
+static void learn_identity(struct rconn *c, char *id, char *addr, char *laddr)
+{
+    char *info = rconn_call(c, "CLIENT", "INFO", NULL);
+    const char *line = strstr(info, "\r\n") + 2;
+    field_of(line, "id", id, 32);
+    field_of(line, "addr", addr, 160);
+    field_of(line, "laddr", laddr, 160);
+    free(info);
+}
+
+static void peer_open(struct diff_pair *d, struct peer *p, const char *name)
+{
+    diff_open_extra(d, &p->g, &p->r);
+    if (name) BOTH(p, "CLIENT", "SETNAME", name);
+    learn_identity(&p->g, p->gid, p->gaddr, p->gladdr);
+    learn_identity(&p->r, p->rid, p->raddr, p->rladdr);
+}
+
+static void peer_close(struct peer *p)
+{
+    rconn_close(&p->g);
+    rconn_close(&p->r);
+}
+
+/* A killed peer's connection is closed by each server. */
+static void expect_closed(struct peer *p)
+{
+    CHECK(rconn_wait_closed(&p->g, 5000));
+    CHECK(rconn_wait_closed(&p->r, 5000));
+}
+
+/* Clients of every kind on both servers, then CLIENT LIST with each filter
+ * and CLIENT KILL with each filter; the set of listed clients and the kill
+ * counts and errors must agree. */
+static void multi_client(struct diff_pair *d)
+{
+    char long_name[1600];
+    memset(long_name, 'n', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = '\0';
+    memcpy(long_name, "long-", 5);
+
+    diff_check(d, "CLIENT", "SETNAME", "driver", NULL);
+    struct peer plain, plain2, named_long, sub2, psub2, sub3, db3;
+    peer_open(d, &plain, "plain");
+    peer_open(d, &plain2, NULL); /* no name */
+    peer_open(d, &named_long, long_name);
+    peer_open(d, &sub2, "sub-resp2");
+    BOTH(&sub2, "SUBSCRIBE", "ch1", "ch2");
+    peer_open(d, &psub2, "psub-resp2");
+    BOTH(&psub2, "PSUBSCRIBE", "ch*");
+    peer_open(d, &sub3, "sub-resp3");
+    BOTH(&sub3, "HELLO", "3");
+    BOTH(&sub3, "SUBSCRIBE", "ch1");
+    peer_open(d, &db3, "in-db3");
+    BOTH(&db3, "SELECT", "3");
+
+    LIST("CLIENT", "LIST");
+    LIST("CLIENT", "LIST", "TYPE", "pubsub");
+    LIST("CLIENT", "LIST", "TYPE", "PUBSUB");
+    LIST("CLIENT", "LIST", "TYPE", "normal");
+    LIST("CLIENT", "LIST", "TYPE", "master");
+    LIST("CLIENT", "LIST", "TYPE", "replica");
+    LIST("CLIENT", "LIST", "TYPE", "slave");
+    LIST("CLIENT", "LIST", "TYPE", "bogus");
+    LIST("CLIENT", "LIST", "TYPE");
+    LIST("CLIENT", "LIST", "TYPE", "normal", "ID", "1");
+    LIST("CLIENT", "LIST", "USER", "default");
+    LIST("CLIENT", "LIST", "ADDR", "1.2.3.4:5");
+    LIST("CLIENT", "LIST", "SKIPME", "no");
+    {
+        const char *g[] = {"CLIENT", "LIST", "ID", sub3.gid, named_long.gid, "999999", sub3.gid};
+        const char *r[] = {"CLIENT", "LIST", "ID", sub3.rid, named_long.rid, "999999", sub3.rid};
+        check_per_server(d, &d->g, &d->r, 7, g, r, true);
+    }
+    /* The long name whole, on the client's own CLIENT INFO. */
+    {
+        const char *info[] = {"CLIENT", "INFO"};
+        check_per_server(d, &named_long.g, &named_long.r, 2, info, info, true);
+    }
+
+    /* Errors, in Redis's order of checking; nothing is killed. */
+    diff_check(d, "CLIENT", "KILL", "USER", "nobody", NULL);
+    diff_check(d, "CLIENT", "KILL", "TYPE", "pubsub", "USER", "nobody", NULL);
+    diff_check(d, "CLIENT", "KILL", "USER", "nobody", "TYPE", "bogus", NULL);
+    diff_check(d, "CLIENT", "KILL", "TYPE", "bogus", "USER", "nobody", NULL);
+    diff_check(d, "CLIENT", "KILL", "ID", "abc", "TYPE", NULL);
+    diff_check(d, "CLIENT", "KILL", "ID", "-3", NULL);
+    diff_check(d, "CLIENT", "KILL", "TYPE", "normal", "SKIPME", NULL);
+    diff_check(d, "CLIENT", "KILL", "SKIPME", "perhaps", "ID", "0", NULL);
+    diff_check(d, "CLIENT", "KILL", "LADDR", "1.2.3.4:5", NULL);
+    diff_check(d, "CLIENT", "KILL", "ADDR", "1.2.3.4:5", NULL);
+    diff_check(d, "CLIENT", "KILL", "TYPE", "master", NULL);
+    diff_check(d, "CLIENT", "KILL", "TYPE", "replica", NULL);
+    diff_check(d, "CLIENT", "KILL", "ID", "999999", NULL);
+    diff_check(d, "CLIENT", "KILL", "999.1.1.1:1", NULL);
+    LIST("CLIENT", "LIST"); /* everyone still there */
+
+    /* TYPE pubsub: exactly the three subscribers (RESP2 and RESP3). */
+    diff_check(d, "CLIENT", "KILL", "TYPE", "pubsub", NULL);
+    expect_closed(&sub2);
+    expect_closed(&psub2);
+    expect_closed(&sub3);
+    LIST("CLIENT", "LIST");
+
+    /* ID. */
+    {
+        const char *g[] = {"CLIENT", "KILL", "ID", plain2.gid};
+        const char *r[] = {"CLIENT", "KILL", "ID", plain2.rid};
+        check_per_server(d, &d->g, &d->r, 4, g, r, false);
+        expect_closed(&plain2);
+    }
+    LIST("CLIENT", "LIST");
+
+    /* ADDR (over a Unix socket every client has the same addr: all but
+     * the caller go, which must agree too). */
+    if (!d->unix_socket) {
+        const char *g[] = {"CLIENT", "KILL", "ADDR", db3.gaddr, "TYPE", "normal"};
+        const char *r[] = {"CLIENT", "KILL", "ADDR", db3.raddr, "TYPE", "normal"};
+        check_per_server(d, &d->g, &d->r, 6, g, r, false);
+        expect_closed(&db3);
+        LIST("CLIENT", "LIST");
+        /* The old form: +OK, or an error when nothing matched. */
+        const char *og[] = {"CLIENT", "KILL", plain.gaddr};
+        const char *or[] = {"CLIENT", "KILL", plain.raddr};
+        check_per_server(d, &d->g, &d->r, 3, og, or, false);
+        expect_closed(&plain);
+        check_per_server(d, &d->g, &d->r, 3, og, or, false);
+        LIST("CLIENT", "LIST");
+    }
+
+    /* USER default and LADDR: everyone but the caller (SKIPME yes), then
+     * the caller itself with SKIPME no (closed after the reply). */
+    diff_check(d, "CLIENT", "KILL", "USER", "default", "TYPE", "normal", NULL);
+    LIST("CLIENT", "LIST");
+    {
+        const char *g[] = {"CLIENT", "KILL", "LADDR", named_long.gladdr, "SKIPME", "no"};
+        const char *r[] = {"CLIENT", "KILL", "LADDR", named_long.rladdr, "SKIPME", "no"};
+        check_per_server(d, &d->g, &d->r, 6, g, r, false);
+    }
+    CHECK(rconn_wait_closed(&d->g, 5000));
+    CHECK(rconn_wait_closed(&d->r, 5000));
+    peer_close(&plain), peer_close(&plain2), peer_close(&named_long), peer_close(&sub2);
+    peer_close(&psub2), peer_close(&sub3), peer_close(&db3);
+}
+
+
+
+
 static void nopass_auth(struct diff_pair *d)
 {
     diff_check(d, "AUTH", "x", NULL);
@@ -189,6 +464,22 @@ int main(void)
     diff_start(&d, "diff_server/resp3", seed, NULL, NULL);
     diff_hello3(&d);
     common_commands(&d);
+    diff_stop(&d);
+
+    /* The same over the Unix sockets. */
+    diff_start(&d, "diff_server/unix", seed, NULL, NULL);
+    diff_reconnect_unix(&d);
+    common_commands(&d);
+    nopass_auth(&d);
+    diff_stop(&d);
+
+    diff_start(&d, "diff_server/clients-tcp", seed, NULL, NULL);
+    multi_client(&d);
+    diff_stop(&d);
+
+    diff_start(&d, "diff_server/clients-unix", seed, NULL, NULL);
+    diff_reconnect_unix(&d);
+    multi_client(&d);
     diff_stop(&d);
 
     auth_commands("diff_server/auth", seed);

@@ -16,6 +16,38 @@ void diff_start(struct diff_pair *d, const char *name, unsigned long long seed,
     test_server_start(&d->redis, TEST_SERVER_REDIS, redis_extra);
     rconn_open_tcp(&d->g, d->goblin.port);
     rconn_open_tcp(&d->r, d->redis.port);
+    const char *password = NULL;
+    for (int i = 0; redis_extra && redis_extra[i] && redis_extra[i + 1]; i++)
+        if (strcmp(redis_extra[i], "--requirepass") == 0) password = redis_extra[i + 1];
+    diff_check_reference_version(d, password);
+}
+
+void diff_check_reference_version(struct diff_pair *d, const char *password)
+{
+    /* Asked on a connection of its own: the test's connections stay untouched. */
+    struct rconn c;
+    rconn_open_unix(&c, d->redis.unix_path);
+    if (password) free(rconn_call(&c, "AUTH", password, NULL));
+    char *info = rconn_call(&c, "INFO", "server", NULL);
+    if (!strstr(info, DIFF_REDIS_VERSION)) {
+        fprintf(stderr,
+                "%s: the reference redis-server ($REDIS_SERVER or redis-server) is not version "
+                "%s; the differential tests are written against that version's replies. "
+                "INFO server answered:\n%.600s\n",
+                d->name, DIFF_REDIS_VERSION_NUMBER, info);
+        exit(1);
+    }
+    free(info);
+    rconn_close(&c);
+}
+
+void diff_reconnect_unix(struct diff_pair *d)
+{
+    rconn_close(&d->g);
+    rconn_close(&d->r);
+    rconn_open_unix(&d->g, d->goblin.unix_path);
+    rconn_open_unix(&d->r, d->redis.unix_path);
+    d->unix_socket = true;
 }
 
 void diff_stop(struct diff_pair *d)
@@ -60,11 +92,12 @@ void diff_check_argv(struct diff_pair *d, int argc, const char *const *argv, con
     if (!gr || glen != rlen || memcmp(gr, rr, glen) != 0) {
         char cmd[2048], gtext[4096], rtext[4096];
         describe_command(argc, argv, lens, cmd, sizeof cmd);
-        fprintf(stderr,
-                "%s: MISMATCH after %lld matching commands (seed %llu; rerun with TEST_SEED=%llu)\n"
-                "  command:      %s\n  redis-server: %s\n  goblin-core:  %s\n",
-                d->name, d->commands, d->seed, d->seed, cmd, resp_render(rr, rlen, rtext, sizeof rtext),
-                gr ? resp_render(gr, glen, gtext, sizeof gtext) : "(no reply: closed or timed out)");
+        fprintf(
+            stderr,
+            "%s: MISMATCH after %lld matching commands (seed %llu; rerun with TEST_SEED=%llu)\n"
+            "  command:      %s\n  redis-server: %s\n  goblin-core:  %s\n",
+            d->name, d->commands, d->seed, d->seed, cmd, resp_render(rr, rlen, rtext, sizeof rtext),
+            gr ? resp_render(gr, glen, gtext, sizeof gtext) : "(no reply: closed or timed out)");
         exit(1);
     }
     free(gr);
@@ -100,6 +133,11 @@ void diff_hello3(struct diff_pair *d)
 
 void diff_open_extra(struct diff_pair *d, struct rconn *g, struct rconn *r)
 {
+    if (d->unix_socket) {
+        rconn_open_unix(g, d->goblin.unix_path);
+        rconn_open_unix(r, d->redis.unix_path);
+        return;
+    }
     rconn_open_tcp(g, d->goblin.port);
     rconn_open_tcp(r, d->redis.port);
 }

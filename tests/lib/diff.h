@@ -21,11 +21,25 @@ struct diff_pair {
     unsigned long long seed;
     long long commands; /* compared so far */
     const char *name;
+    bool unix_socket; /* connections (and extra ones) over the Unix sockets */
 };
+
+/* The reference: every expected reply in these tests is redis-server 7.0.15's. */
+#define DIFF_REDIS_VERSION_NUMBER "7.0.15"
+#define DIFF_REDIS_VERSION "redis_version:" DIFF_REDIS_VERSION_NUMBER "\r\n"
 
 /* Starts both servers (extra args may be NULL) and connects to each. */
 void diff_start(struct diff_pair *d, const char *name, unsigned long long seed,
                 const char *const *goblin_extra, const char *const *redis_extra);
+
+/* Fails the test (with a clear message) unless the reference redis-server
+ * says redis_version:7.0.15 in INFO server; diff_start() calls it (with the
+ * --requirepass it gave redis-server, when any). */
+void diff_check_reference_version(struct diff_pair *d, const char *password);
+
+/* Replaces both connections with connections over the servers' Unix
+ * sockets; diff_open_extra() then opens Unix connections too. */
+void diff_reconnect_unix(struct diff_pair *d);
 
 /* Closes connections and stops both servers (checking goblin's exit status). */
 void diff_stop(struct diff_pair *d);

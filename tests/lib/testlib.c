@@ -38,6 +38,18 @@ static bool port_accepts(int port)
     return true;
 }
 
+/* The Unix socket is bound too (a server may bind it after its TCP port). */
+static bool unix_accepts(const char *path)
+{
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return false;
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    bool ok = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+    close(fd);
+    return ok;
+}
+
 /* Servers still running when the test exits (a failed CHECK calls exit())
  * have their log printed (a sanitizer report lands there) and are killed,
  * so a failing test explains itself and leaves no orphan behind. */
@@ -159,7 +171,7 @@ void test_server_start(struct test_server *s, enum test_server_kind kind, const 
                 s->pid = 0;
                 break; /* exited: port taken or bad arguments; maybe retry */
             }
-            if (port_accepts(s->port)) return;
+            if (port_accepts(s->port) && unix_accepts(s->unix_path)) return;
             usleep(10000);
         }
         if (s->pid) {

@@ -1,0 +1,129 @@
+/*
+ * session.h — what the commands layer may do to a connection.
+ *
+ * The connection layer owns `struct conn` (conn.h). Commands see a conn
+ * only as an opaque `struct conn *` (cmd_ctx.conn) and change or read it
+ * through this API — never through its fields. Transports may call it too
+ * (ring.c's --no-auth-ring uses session_mark_authenticated()).
+ *
+ * Include direction (DESIGN.md §3). The connection layer calls down into
+ * the commands layer through exactly one entry, command_dispatch()
+ * (commands/command.h), with a struct cmd_request it fills per request.
+ * The commands layer includes this header and no other connection header;
+ * this header includes nothing from connection/ or commands/. So:
+ *   conn.c, conn_pubsub.c, session.c -> commands/command.h -> (protocol, store)
+ *   commands/cmd_*.c -> connection/session.h -> (protocol/reply.h, store/pubsub.h, util/buf.h)
+ * and no file includes a header that (transitively) includes it back.
+ *
+ * Lifetime. A conn passed to a command stays valid for the whole command,
+ * even when it or another conn is killed (memory is reaped at the end of
+ * the event-loop pass, conn.h). A client visited by session_foreach_client()
+ * may be killed from the callback; iteration continues with the next one.
+ */
+#ifndef GOBLIN_SESSION_H
+#define GOBLIN_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "protocol/reply.h"
+#include "store/pubsub.h"
+#include "util/buf.h"
+
+struct conn;
+
+/* --- the caller's own session ------------------------------------------ */
+
+uint64_t session_id(const struct conn *c);
+
+/* SELECT: c's commands use database `index` from the next one on (the
+ * caller has checked the range). */
+void session_select_db(struct conn *c, int index);
+
+/* HELLO / RESET: c's replies are encoded in `proto` from now on. The one
+ * place that changes a conn's protocol. */
+void session_set_protocol(struct conn *c, enum proto proto);
+enum proto session_protocol(const struct conn *c);
+
+/* AUTH / HELLO AUTH succeeded as `user` (a user that exists; see
+ * auth_user_exists()); CLIENT LIST shows it as user=, CLIENT KILL USER
+ * matches it. */
+void session_mark_authenticated(struct conn *c, const char *user, size_t user_len);
+
+/* Authentication is required on c before ordinary commands. */
+bool session_auth_required(const struct conn *c);
+
+/* The peer's identity for AUTH failure budgets (conn_transport.peer_source). */
+void session_peer_source(const struct conn *c, char *out, size_t cap);
+
+/* The peer is on this host (Unix socket, ring, loopback TCP). */
+bool session_is_local(const struct conn *c);
+
+/* QUIT, CLIENT KILL of oneself: c is closed once its pending replies
+ * (including the current command's) are written; it runs no more commands. */
+void session_close_after_reply(struct conn *c);
+
+/* RESET: drops subscriptions (without acknowledgements), selects db 0,
+ * returns to RESP2, forgets the name and the logged-in user and, when
+ * authentication is required, the authentication (Redis 7.0). */
+void session_reset(struct conn *c);
+
+/* CLIENT SETNAME / SETINFO (len 0 clears); NULL when unset. */
+const char *session_name(const struct conn *c);
+void session_set_name(struct conn *c, const char *name, size_t len);
+void session_set_lib_name(struct conn *c, const char *name, size_t len);
+void session_set_lib_version(struct conn *c, const char *version, size_t len);
+
+/* --- Pub/Sub -------------------------------------------------------------- */
+
+/* RESP2 subscribed mode: only the subscribe family, PING, QUIT and RESET run. */
+bool session_in_resp2_subscribed_mode(const struct conn *c);
+
+/* Subscribes c (allocating its unsolicited FIFO on the first subscription);
+ * false when c already had the subscription. */
+bool session_subscribe(struct conn *c, enum pubsub_kind kind, const char *name, size_t len);
+
+/* c's registry entry, to count subscriptions and to unsubscribe
+ * (pubsub_unsubscribe / pubsub_unsubscribe_all): leaving needs nothing of
+ * the connection. Subscribing goes through session_subscribe(). */
+struct pubsub_subscriber *session_subscriber(struct conn *c);
+
+/* PUBLISH / SPUBLISH: delivers to every matching subscriber (conn.h's
+ * wire-order rules); returns the number of deliveries. */
+long long session_publish(enum pubsub_kind kind, const char *channel, size_t channel_len,
+                          const char *payload, size_t payload_len);
+
+/* --- every client (CLIENT LIST / KILL, INFO) ------------------------------ */
+
+size_t session_client_count(void);
+
+/* Calls fn for every live client, newest first; stops early when fn returns
+ * false. fn may kill the client it is given (session_kill). */
+void session_foreach_client(bool (*fn)(struct conn *c, void *arg), void *arg);
+
+/* The live client with this id, or NULL. */
+struct conn *session_find_client(uint64_t id);
+
+/* CLIENT KILL: closes `victim` now, or — when it is `caller` itself —
+ * after the caller's reply is written (Redis's CLOSE_AFTER_REPLY). */
+void session_kill(struct conn *victim, struct conn *caller, const char *reason);
+
+/* CLIENT LIST's fields. */
+enum session_client_type {
+    SESSION_CLIENT_NORMAL,
+    SESSION_CLIENT_PUBSUB, /* subscribed to anything, in either protocol (Redis's flag P) */
+    /* goblin-core has no replication: no client is a master or a replica. */
+    SESSION_CLIENT_MASTER,
+    SESSION_CLIENT_REPLICA,
+};
+enum session_client_type session_client_type(const struct conn *c);
+const char *session_addr(const struct conn *c);  /* "ip:port", "path:0", "ring:path" */
+const char *session_laddr(const struct conn *c); /* the local end, same forms */
+const char *session_user(const struct conn *c);  /* "default" unless AUTH named another */
+
+/* Appends CLIENT LIST's line for c (no trailing newline) to out, whatever
+ * its length (a name may be as long as the query buffer allows). */
+void session_describe(const struct conn *c, struct buf *out);
+
+#endif

@@ -1,0 +1,26 @@
+/*
+ * stats.h — the server's event counters (INFO stats), in a header of their
+ * own so the layers that bump them (transports, connection, command
+ * dispatch) need not know the server's process-wide state (server/server.h).
+ *
+ * Single-threaded: every counter is written and read on the server thread,
+ * so plain integers suffice. CONFIG RESETSTAT zeroes the whole struct.
+ */
+#ifndef GOBLIN_STATS_H
+#define GOBLIN_STATS_H
+
+struct stats {
+    long long connections_received;
+    long long rejected_connections;
+    long long commands_processed;
+    long long net_input_bytes;
+    long long net_output_bytes;
+    long long query_buffer_limit_disconnections;
+    long long protocol_error_disconnections;
+    long long instantaneous_ops_per_sec;           /* over the last sampling second */
+    long long pubsub_slow_consumer_disconnections; /* a push did not fit the FIFO */
+};
+
+extern struct stats stats;
+
+#endif
