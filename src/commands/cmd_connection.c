@@ -179,7 +179,7 @@ static void cmd_hello(struct cmd_ctx *ctx)
         return;
     }
     if (name_at) set_owned_string(&ctx->conn->name, ctx->argv[name_at], ctx->argv_len[name_at]);
-    if (version) ctx->conn->reply.proto = (enum proto)version;
+    if (version) reply_set_protocol(&ctx->conn->reply, (enum proto)version);
 
     struct reply *r = ctx->reply;
     reply_map_len(r, 7);
@@ -188,7 +188,7 @@ static void cmd_hello(struct cmd_ctx *ctx)
     reply_bulk_cstr(r, "version");
     reply_bulk_cstr(r, GOBLIN_REDIS_VERSION);
     reply_bulk_cstr(r, "proto");
-    reply_int(r, ctx->conn->reply.proto);
+    reply_int(r, reply_protocol(&ctx->conn->reply));
     reply_bulk_cstr(r, "id");
     reply_int(r, (long long)ctx->conn->id);
     reply_bulk_cstr(r, "mode");

@@ -33,8 +33,7 @@ struct conn *conn_create(const struct conn_transport *transport, int fd, void *t
     buf_init(&c->in, CONN_READ_CHUNK);
     buf_init(&c->out, CONN_BUF_KEEP);
     resp_parser_init(&c->parser);
-    c->reply.out = &c->out;
-    c->reply.proto = PROTO_RESP2;
+    reply_init(&c->reply, &c->out, PROTO_RESP2);
     c->authenticated = !auth_required();
     conn_pubsub_init(c);
     c->created_ms = c->last_interaction_ms = clock_unix_ms();
@@ -342,7 +341,7 @@ void conn_reset(struct conn *c)
 {
     conn_pubsub_release(c);
     c->db_index = 0;
-    c->reply.proto = PROTO_RESP2;
+    reply_set_protocol(&c->reply, PROTO_RESP2);
     c->authenticated = !auth_required();
     xfree(c->name);
     c->name = NULL;
@@ -367,7 +366,7 @@ void conn_describe(const struct conn *c, struct buf *out)
                      dict_size(&c->pubsub.links[PUBSUB_SHARD]), buf_len(&c->in),
                      c->in.cap - c->in.end, c->in.cap, buf_len(&c->out), c->out.cap,
                      sizeof *c + c->in.cap + c->out.cap + c->push_fifo.cap,
-                     c->last_command ? c->last_command : "NULL", (int)c->reply.proto,
+                     c->last_command ? c->last_command : "NULL", (int)reply_protocol(&c->reply),
                      c->lib_name ? c->lib_name : "", c->lib_ver ? c->lib_ver : "");
     buf_append(out, line, (size_t)(n < (int)sizeof line ? n : (int)sizeof line - 1));
 }
