@@ -150,7 +150,7 @@ enum emit_what { EMIT_FIELDS = 1, EMIT_VALUES = 2 };
 struct emit_state {
     struct reply *reply;
     int what;
-    bool pairs_nested; /* RESP3 HRANDFIELD WITHVALUES: each pair is an array */
+    bool pairs; /* HRANDFIELD WITHVALUES: a pair array (reply_pair_array_len) */
     const struct scan_options *scan;
     long long emitted; /* elements written */
 };
@@ -159,7 +159,7 @@ static bool emit_field(const char *f, size_t fl, const char *v, size_t vl, void 
 {
     struct emit_state *st = arg;
     if (st->scan && !scan_options_match(st->scan, f, fl)) return true;
-    if (st->pairs_nested) reply_array_len(st->reply, 2);
+    if (st->pairs) reply_pair_begin(st->reply);
     if (st->what & EMIT_FIELDS) reply_bulk(st->reply, f, fl), st->emitted++;
     if (st->what & EMIT_VALUES) reply_bulk(st->reply, v, vl), st->emitted++;
     return true;
@@ -288,13 +288,15 @@ static void cmd_hrandfield(struct cmd_ctx *ctx)
         return;
     }
     if (!repeats && n > len) n = len;
-    bool resp3 = ctx->reply->proto == PROTO_RESP3;
     struct emit_state st = {
         .reply = ctx->reply,
         .what = with_values ? EMIT_FIELDS | EMIT_VALUES : EMIT_FIELDS,
-        .pairs_nested = with_values && resp3,
+        .pairs = with_values,
     };
-    reply_array_len(ctx->reply, with_values && !resp3 ? (long long)n * 2 : (long long)n);
+    if (with_values)
+        reply_pair_array_len(ctx->reply, (long long)n);
+    else
+        reply_array_len(ctx->reply, (long long)n);
     if (repeats || n == 1)
         hash_random_with_repeats(h, n, emit_field, &st);
     else if (n == len)

@@ -78,20 +78,24 @@ bool zset_parse_lex_range(const struct cmd_ctx *ctx, int min_i, int max_i,
            parse_lex_bound(ctx->argv[max_i], ctx->argv_len[max_i], &out->max);
 }
 
-static bool nested_pairs(const struct zset_reply *zr)
+/* Members with scores are a pair array (nested in RESP3) unless flat. */
+static bool scored_pairs(const struct zset_reply *zr)
 {
-    return zr->with_scores && !zr->flat && zr->reply->proto == PROTO_RESP3;
+    return zr->with_scores && !zr->flat;
 }
 
 void zset_reply_begin(struct zset_reply *zr, long long n)
 {
-    reply_array_len(zr->reply, zr->with_scores && !nested_pairs(zr) ? n * 2 : n);
+    if (scored_pairs(zr))
+        reply_pair_array_len(zr->reply, n);
+    else
+        reply_array_len(zr->reply, zr->with_scores ? n * 2 : n);
 }
 
 bool zset_reply_member(const char *member, size_t len, double score, void *arg)
 {
     struct zset_reply *zr = arg;
-    if (nested_pairs(zr)) reply_array_len(zr->reply, 2);
+    if (scored_pairs(zr)) reply_pair_begin(zr->reply);
     reply_bulk(zr->reply, member, len);
     if (zr->with_scores) reply_double(zr->reply, score);
     return true;

@@ -28,8 +28,9 @@ bool zset_parse_score_range(const struct cmd_ctx *ctx, int min_i, int max_i,
 bool zset_parse_lex_range(const struct cmd_ctx *ctx, int min_i, int max_i,
                           struct zset_lex_range *out);
 
-/* Writes members (and scores) as Redis does: flat [m, s, ...] in RESP2;
- * with scores in RESP3, one [m, s] array per member, s a double. */
+/* Writes members (and scores) as Redis does: with scores, a pair array
+ * (reply_pair_array_len: flat [m, s, ...] in RESP2, one [m, s] array per
+ * member in RESP3), s through reply_double. */
 struct zset_reply {
     struct reply *reply;
     bool with_scores;

@@ -49,8 +49,7 @@ struct conn *conn_create(const struct conn_transport *transport, int fd, void *t
     /* Without SBE on this conn, every first byte means RESP: no detection. */
     c->unit_open = SIZE_MAX;
     conn_set_wire(c, &resp_wire);
-    c->reply.out = &c->out;
-    session_set_protocol(c, PROTO_RESP2);
+    reply_init(&c->reply, &c->out, PROTO_RESP2);
     c->authenticated = conn_starts_authenticated(c);
     conn_pubsub_init(c);
     c->created_ms = c->last_interaction_ms = clock_unix_ms();

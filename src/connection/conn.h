@@ -257,7 +257,8 @@ void conn_write_pending_quietly(struct conn *c);
 /* RESP2 subscribed mode: only the subscribe family, PING, QUIT and RESET run. */
 static inline bool conn_in_resp2_subscribed_mode(const struct conn *c)
 {
-    return c->reply.proto == PROTO_RESP2 && pubsub_total_subscription_count(&c->pubsub) > 0;
+    return reply_protocol(&c->reply) == PROTO_RESP2 &&
+           pubsub_total_subscription_count(&c->pubsub) > 0;
 }
 
 /* Subscribes c (allocating its FIFO on the first subscription); returns

@@ -67,7 +67,8 @@ static const struct buf *push_encoded(const struct pubsub_message *m, enum proto
     struct buf *b = &push_cache.enc[proto];
     if (!push_cache.valid[proto]) {
         b->start = b->end = 0;
-        struct reply r = {.out = b, .proto = proto};
+        struct reply r;
+        reply_init(&r, b, proto);
         push_encode(&r, m);
         push_cache.valid[proto] = true;
     }
@@ -104,7 +105,7 @@ static bool conn_deliver(struct pubsub_subscriber *s, const struct pubsub_messag
         }
         return true;
     }
-    const struct buf *enc = push_encoded(m, c->reply.proto);
+    const struct buf *enc = push_encoded(m, reply_protocol(&c->reply));
     size_t n = buf_len(enc);
     struct out_unit unit = {.len = (uint32_t)n, .kind = OUT_PUSH, .correlation = 0};
     size_t framing = c->framed ? sizeof unit : 0;

@@ -21,12 +21,12 @@ void session_select_db(struct conn *c, int index)
 
 void session_set_protocol(struct conn *c, enum proto proto)
 {
-    c->reply.proto = proto;
+    reply_set_protocol(&c->reply, proto);
 }
 
 enum proto session_protocol(const struct conn *c)
 {
-    return c->reply.proto;
+    return reply_protocol(&c->reply);
 }
 
 static void set_owned_string(char **slot, const char *s, size_t n)

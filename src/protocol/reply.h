@@ -3,18 +3,63 @@
  *
  * Command handlers describe a reply as typed values (an integer, a bulk
  * string, an array of n elements, a map, a double, a nil) and never format
- * protocol bytes themselves. The sink encodes for the connection's protocol:
- * RESP2, RESP3 (HELLO 3), and later SBE. Bytes are appended to the
- * connection's output buffer; the connection writes them as soon as the
- * command returns.
+ * protocol bytes themselves, nor ask which protocol the connection speaks.
+ * Bytes are appended to the sink's output buffer (`out`, owned by the
+ * caller — for a connection, its output buffer); the connection writes them
+ * as soon as the command returns.
  *
- * RESP2 fallbacks are Redis's: maps become flat arrays of 2n, sets and pushes
- * become arrays, doubles become bulk strings ("%.17g", "inf"), booleans
- * become 1/0, nil is $-1 (or *-1 for a nil array).
+ * Encoder tables
+ * --------------
+ * Each wire is one `const struct reply_encoder` (reply_resp2.c,
+ * reply_resp3.c; the RESP primitives they share are in resp_encode.c). A
+ * reply_* call is one indirect call through the sink's table: no copy, no
+ * allocation beyond growing `out`. Every row must be filled; a row appends
+ * exactly one encoded value (or header) at the end of `out` and nothing
+ * else, except the defer rows below. Per row, what RESP2 / RESP3 produce:
+ *
+ *   status          +<s>                           (same)
+ *   error           -<text>, CR/LF -> space        (same)
+ *   integer         :<n>                           (same)
+ *   floating        $ bulk "%.17g"/"inf"/"-inf"    ,<same text> ("nan" for NaN)
+ *   bulk            $<n> <bytes>                   (same)
+ *   nil             $-1                            _
+ *   nil_array       *-1                            _
+ *   boolean         :1 / :0                        #t / #f
+ *   array_len       *<n>                           (same)
+ *   map_len         *<2n> (flat key, value, ...)   %<n>
+ *   set_len         *<n>                           ~<n>
+ *   push_len        *<n>                           ><n>
+ *   pair_array_len  *<2n> (flat)                   *<n> (each element a pair)
+ *   pair_begin      nothing                        *2
+ *   verbatim        $ bulk of the text             =<n+4> <fmt>:<text>
+ *   defer           position mark (no bytes)       (same)
+ *   defer_array/map/set  the header that array_len/map_len/set_len would
+ *                   have written, inserted at the mark
+ *
+ * These are Redis 7.0's spellings; the differential tests hold them to
+ * redis-server byte for byte. RESP3 big numbers and attributes are not rows:
+ * no command answers with them yet.
+ *
+ * A pair array is Redis's "array of (member, score) / (field, value)"
+ * (ZRANGE WITHSCORES, ZRANDMEMBER/HRANDFIELD with scores or values): the
+ * handler calls reply_pair_array_len(n), then reply_pair_begin() before
+ * each pair's two values, and the table decides flat vs nested.
  *
  * Lengths not known in advance (KEYS, SCAN) use a deferred header:
  * reply_defer() marks the spot, reply_defer_*() fills it when the count is
  * known. Marks stay valid until the command returns.
+ *
+ * Statistics (reply_error_count) are kept here, in front of the table, so
+ * every wire counts the same way.
+ *
+ * Later wires (SBE): a table plugs in the same way, selected by
+ * reply_set_protocol(). SBE sends one frame per reply; the table carries no
+ * begin/end-of-reply rows yet, deliberately: nothing would call them today,
+ * and a frame needs its caller (the dispatcher and the Pub/Sub push path)
+ * to say where a reply starts and ends, which is part of the SBE work. The
+ * shape does not preclude them: rows receive the whole sink, so per-reply
+ * state (a frame's start mark, a nesting depth) can live in struct reply
+ * next to `enc`, and adding rows leaves every caller unchanged.
  */
 #ifndef GOBLIN_REPLY_H
 #define GOBLIN_REPLY_H
@@ -30,49 +75,150 @@ enum proto {
     PROTO_RESP3 = 3,
 };
 
+typedef size_t reply_mark;
+
+struct reply;
+
+/* One wire's reply encoding; contract in the header comment. */
+struct reply_encoder {
+    enum proto proto;
+    void (*status)(struct reply *r, const char *s, size_t n);
+    void (*error)(struct reply *r, const char *text, size_t n);
+    void (*integer)(struct reply *r, long long v);
+    void (*floating)(struct reply *r, double d);
+    void (*bulk)(struct reply *r, const void *p, size_t n);
+    void (*nil)(struct reply *r);
+    void (*nil_array)(struct reply *r);
+    void (*boolean)(struct reply *r, bool v);
+    void (*array_len)(struct reply *r, long long n);
+    void (*map_len)(struct reply *r, long long n);
+    void (*set_len)(struct reply *r, long long n);
+    void (*push_len)(struct reply *r, long long n);
+    void (*pair_array_len)(struct reply *r, long long n);
+    void (*pair_begin)(struct reply *r);
+    void (*verbatim)(struct reply *r, const char *p, size_t n, const char *format3);
+    reply_mark (*defer)(struct reply *r);
+    void (*defer_array)(struct reply *r, reply_mark m, long long n);
+    void (*defer_map)(struct reply *r, reply_mark m, long long n);
+    void (*defer_set)(struct reply *r, reply_mark m, long long n);
+};
+
+extern const struct reply_encoder reply_resp2;
+extern const struct reply_encoder reply_resp3;
+
 struct reply {
     struct buf *out;
-    enum proto proto;
+    const struct reply_encoder *enc; /* set through reply_init / reply_set_protocol */
 };
 
 /* Counters for INFO stats (total_error_replies). */
 extern long long reply_error_count;
 
-void reply_status_len(struct reply *r, const char *s, size_t n);
+/* The sink writes to `out` in protocol p. */
+void reply_init(struct reply *r, struct buf *out, enum proto p);
+/* Switches the sink's wire (HELLO, RESET); takes effect with the next call. */
+void reply_set_protocol(struct reply *r, enum proto p);
+
+static inline enum proto reply_protocol(const struct reply *r)
+{
+    return r->enc->proto;
+}
+
 /* +<status>; inline so a literal's length is known at compile time. */
+static inline void reply_status_len(struct reply *r, const char *s, size_t n)
+{
+    r->enc->status(r, s, n);
+}
 static inline void reply_status(struct reply *r, const char *status)
 {
-    reply_status_len(r, status, strlen(status));
+    r->enc->status(r, status, strlen(status));
 }
-void reply_ok(struct reply *r);
+static inline void reply_ok(struct reply *r)
+{
+    r->enc->status(r, "OK", 2);
+}
 
 /* `-<text>`: text starts with the error code ("ERR ...", "WRONGTYPE ...").
  * CR/LF inside text are replaced by spaces so the stream stays framed. */
 void reply_error(struct reply *r, const char *text);
 void reply_error_fmt(struct reply *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-void reply_int(struct reply *r, long long v);
-void reply_bulk(struct reply *r, const void *p, size_t n);
+static inline void reply_int(struct reply *r, long long v)
+{
+    r->enc->integer(r, v);
+}
+static inline void reply_bulk(struct reply *r, const void *p, size_t n)
+{
+    r->enc->bulk(r, p, n);
+}
+/* A bulk string, or nil for NULL. */
 void reply_bulk_cstr(struct reply *r, const char *s);
 void reply_bulk_ll(struct reply *r, long long v);
-void reply_double(struct reply *r, double d);
+static inline void reply_double(struct reply *r, double d)
+{
+    r->enc->floating(r, d);
+}
 /* A bulk string in RESP2 and in RESP3 alike (e.g. INCRBYFLOAT's result). */
 void reply_bulk_double_human(struct reply *r, long double v);
-void reply_bool(struct reply *r, bool v);
-void reply_nil(struct reply *r);       /* $-1 / _ */
-void reply_nil_array(struct reply *r); /* *-1 / _ */
-void reply_array_len(struct reply *r, long long n);
-void reply_map_len(struct reply *r, long long n); /* n key/value pairs */
-void reply_set_len(struct reply *r, long long n);
-void reply_push_len(struct reply *r, long long n);
+static inline void reply_bool(struct reply *r, bool v)
+{
+    r->enc->boolean(r, v);
+}
+static inline void reply_nil(struct reply *r) /* $-1 / _ */
+{
+    r->enc->nil(r);
+}
+static inline void reply_nil_array(struct reply *r) /* *-1 / _ */
+{
+    r->enc->nil_array(r);
+}
+static inline void reply_array_len(struct reply *r, long long n)
+{
+    r->enc->array_len(r, n);
+}
+static inline void reply_map_len(struct reply *r, long long n) /* n key/value pairs */
+{
+    r->enc->map_len(r, n);
+}
+static inline void reply_set_len(struct reply *r, long long n)
+{
+    r->enc->set_len(r, n);
+}
+static inline void reply_push_len(struct reply *r, long long n)
+{
+    r->enc->push_len(r, n);
+}
+/* An array of n pairs; each pair is reply_pair_begin() and two values. */
+static inline void reply_pair_array_len(struct reply *r, long long n)
+{
+    r->enc->pair_array_len(r, n);
+}
+static inline void reply_pair_begin(struct reply *r)
+{
+    r->enc->pair_begin(r);
+}
 /* Text with a format hint: RESP3 verbatim string ("txt"), RESP2 bulk. */
-void reply_verbatim(struct reply *r, const char *p, size_t n, const char *format3);
+static inline void reply_verbatim(struct reply *r, const char *p, size_t n, const char *format3)
+{
+    r->enc->verbatim(r, p, n, format3);
+}
 
-typedef size_t reply_mark;
-reply_mark reply_defer(struct reply *r);
-void reply_defer_array(struct reply *r, reply_mark m, long long n);
-void reply_defer_map(struct reply *r, reply_mark m, long long n);
-void reply_defer_set(struct reply *r, reply_mark m, long long n);
+static inline reply_mark reply_defer(struct reply *r)
+{
+    return r->enc->defer(r);
+}
+static inline void reply_defer_array(struct reply *r, reply_mark m, long long n)
+{
+    r->enc->defer_array(r, m, n);
+}
+static inline void reply_defer_map(struct reply *r, reply_mark m, long long n)
+{
+    r->enc->defer_map(r, m, n);
+}
+static inline void reply_defer_set(struct reply *r, reply_mark m, long long n)
+{
+    r->enc->defer_set(r, m, n);
+}
 
 /* Common Redis errors, texts exactly as redis-server sends them. */
 void reply_error_wrongtype(struct reply *r);
