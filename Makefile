@@ -6,6 +6,7 @@
 # missing ones (as root, or through sudo).
 DEPS := build-essential cmake pkg-config libhiredis-dev libsodium-dev libxxhash-dev \
         libnuma-dev libjemalloc-dev redis-server redis-tools gnuplot-nox python3 strace \
+        clang-format \
         clang libclang-rt-14-dev
 BUILD ?= build
 JOBS ?= $(shell nproc)

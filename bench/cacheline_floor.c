@@ -30,7 +30,7 @@
 struct lines {
     alignas(64) _Atomic uint64_t sq; /* LINE mode uses only this one */
     alignas(64) _Atomic uint64_t cq;
-    alignas(64) _Atomic int mode;    /* 0 = stop, 1 = LINE, 2 = SQ/CQ */
+    alignas(64) _Atomic int mode; /* 0 = stop, 1 = LINE, 2 = SQ/CQ */
 };
 
 static struct lines shared;
@@ -71,8 +71,10 @@ static void *server_thread(void *arg)
             continue;
         }
         seen = v;
-        if (mode == 1) atomic_store_explicit(&shared.sq, v + 1, memory_order_release);
-        else atomic_store_explicit(&shared.cq, v, memory_order_release);
+        if (mode == 1)
+            atomic_store_explicit(&shared.sq, v + 1, memory_order_release);
+        else
+            atomic_store_explicit(&shared.cq, v, memory_order_release);
     }
 }
 
@@ -109,12 +111,18 @@ int main(int argc, char **argv)
     const char *label = "floor-ring", *csv_path = NULL;
     for (int i = 1; i < argc; i++) {
         bool more = i + 1 < argc;
-        if (!strcmp(argv[i], "--client-cpu") && more) client_cpu = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--server-cpu") && more) server_cpu = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--samples") && more) samples = strtoull(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "--warmup") && more) warmup = strtoull(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "--label") && more) label = argv[++i];
-        else if (!strcmp(argv[i], "--csv") && more) csv_path = argv[++i];
+        if (!strcmp(argv[i], "--client-cpu") && more)
+            client_cpu = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--server-cpu") && more)
+            server_cpu = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--samples") && more)
+            samples = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--warmup") && more)
+            warmup = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--label") && more)
+            label = argv[++i];
+        else if (!strcmp(argv[i], "--csv") && more)
+            csv_path = argv[++i];
         else {
             fprintf(stderr, "usage: goblin-cacheline-floor --client-cpu A --server-cpu B "
                             "[--samples N] [--warmup N] [--label L] [--csv FILE]\n");
@@ -129,8 +137,12 @@ int main(int argc, char **argv)
     if (pthread_create(&t, NULL, server_thread, NULL) != 0) return 1;
     pin(client_cpu);
 
-    struct bench_run_meta meta = {.label = label, .server = "floor", .transport = "ring",
-                                  .wire = "resp", .send_mode = "na", .warmup = warmup};
+    struct bench_run_meta meta = {.label = label,
+                                  .server = "floor",
+                                  .transport = "ring",
+                                  .wire = "resp",
+                                  .send_mode = "na",
+                                  .warmup = warmup};
     FILE *csv = NULL;
     if (csv_path) {
         csv = fopen(csv_path, "w");

@@ -348,7 +348,8 @@ int main(int argc, char **argv)
         usage_error("--socket applies to --transport unix (transport is '%s')", r.transport->name);
     bool is_ring = strcmp(r.transport->name, "ring") == 0;
     if (is_ring && !o.target.ring_count && !o.target.ring_pool)
-        usage_error("--transport ring needs --ring PATH (twice for PUBSUB) or --ring-pool DIR%s", "");
+        usage_error("--transport ring needs --ring PATH (twice for PUBSUB) or --ring-pool DIR%s",
+                    "");
     if (!is_ring && (o.target.ring_count || o.target.ring_pool))
         usage_error("--ring/--ring-pool apply to --transport ring (transport is '%s')",
                     r.transport->name);

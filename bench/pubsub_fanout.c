@@ -15,9 +15,9 @@
  *
  * Built as build/goblin-pubsub-fanout:
  *   build/goblin-pubsub-fanout --port 6379 --subscribers 100 --messages 200000
- *   build/goblin-pubsub-fanout --port 6379 --subscribers 1 --latency --messages 200000 --warmup 20000
- * The benchmark harness (goblin-bench) is the reference for recorded
- * numbers; this tool is for smoke runs and fan-out throughput.
+ *   build/goblin-pubsub-fanout --port 6379 --subscribers 1 --latency --messages 200000 --warmup
+ * 20000 The benchmark harness (goblin-bench) is the reference for recorded numbers; this tool is
+ * for smoke runs and fan-out throughput.
  */
 
 #include <errno.h>
@@ -176,8 +176,8 @@ static size_t format_publish(char *dst, long seq)
 {
     char payload[4096];
     format_payload(payload, seq);
-    return (size_t)sprintf(dst, "*3\r\n$7\r\nPUBLISH\r\n$%zu\r\n%s\r\n$%d\r\n%s\r\n", strlen(channel),
-                           channel, payload_len, payload);
+    return (size_t)sprintf(dst, "*3\r\n$7\r\nPUBLISH\r\n$%zu\r\n%s\r\n$%d\r\n%s\r\n",
+                           strlen(channel), channel, payload_len, payload);
 }
 
 static int compare_ll(const void *a, const void *b)
@@ -190,21 +190,34 @@ int main(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--latency")) latency_mode = true;
-        else if (!v) die("missing value for %s", a);
-        else if (!strcmp(a, "--host")) host = v, i++;
-        else if (!strcmp(a, "--port")) port = atoi(v), i++;
-        else if (!strcmp(a, "--unix")) unix_path = v, i++;
-        else if (!strcmp(a, "--channel")) channel = v, i++;
-        else if (!strcmp(a, "--subscribers")) subscribers = atoi(v), i++;
-        else if (!strcmp(a, "--messages")) messages = atol(v), i++;
-        else if (!strcmp(a, "--warmup")) warmup = atol(v), i++;
-        else if (!strcmp(a, "--payload")) payload_len = atoi(v), i++;
-        else if (!strcmp(a, "--window")) window = atoi(v), i++;
-        else die("unknown flag %s", a);
+        if (!strcmp(a, "--latency"))
+            latency_mode = true;
+        else if (!v)
+            die("missing value for %s", a);
+        else if (!strcmp(a, "--host"))
+            host = v, i++;
+        else if (!strcmp(a, "--port"))
+            port = atoi(v), i++;
+        else if (!strcmp(a, "--unix"))
+            unix_path = v, i++;
+        else if (!strcmp(a, "--channel"))
+            channel = v, i++;
+        else if (!strcmp(a, "--subscribers"))
+            subscribers = atoi(v), i++;
+        else if (!strcmp(a, "--messages"))
+            messages = atol(v), i++;
+        else if (!strcmp(a, "--warmup"))
+            warmup = atol(v), i++;
+        else if (!strcmp(a, "--payload"))
+            payload_len = atoi(v), i++;
+        else if (!strcmp(a, "--window"))
+            window = atoi(v), i++;
+        else
+            die("unknown flag %s", a);
     }
     if (subscribers < 1 || messages < 1 || payload_len < 8 || payload_len > 4000 || window < 1)
-        die("%s", "need --subscribers >= 1, --messages >= 1, 8 <= --payload <= 4000, --window >= 1");
+        die("%s",
+            "need --subscribers >= 1, --messages >= 1, 8 <= --payload <= 4000, --window >= 1");
     if (latency_mode) window = 1;
 
     struct peer *subs = calloc((size_t)subscribers, sizeof *subs), pub = {0};
@@ -241,10 +254,14 @@ int main(int argc, char **argv)
         if (n == 0) die("%s", "no progress for 10 s");
         for (int e = 0; e < n; e++) {
             struct peer *p = events[e].data.ptr;
-            if (!fill(p)) die("%s", p == &pub ? "publisher closed" : "a subscriber was closed "
-                                  "(slow consumer? raise --unsolicited-output-buffer-bytes)");
-            if (p == &pub) drain_publisher(p);
-            else delivered += drain_subscriber(p);
+            if (!fill(p))
+                die("%s", p == &pub ? "publisher closed"
+                                    : "a subscriber was closed "
+                                      "(slow consumer? raise --unsolicited-output-buffer-bytes)");
+            if (p == &pub)
+                drain_publisher(p);
+            else
+                delivered += drain_subscriber(p);
         }
         if (latency_mode && pub.next == sent && delivered == (long long)sent * subscribers &&
             sent > warmup)

@@ -27,13 +27,13 @@
 
 /* Where the server is. Each transport reads the fields it needs. */
 struct bench_target {
-    const char *host;        /* tcp: address (default 127.0.0.1) */
-    int port;                /* tcp: port (default 6379) */
-    const char *socket_path; /* unix: socket path */
+    const char *host;          /* tcp: address (default 127.0.0.1) */
+    int port;                  /* tcp: port (default 6379) */
+    const char *socket_path;   /* unix: socket path */
     const char *ring_paths[4]; /* ring: one ring per connection, in order */
     int ring_count;
-    const char *ring_pool;     /* ring: claim from a --ring-pool directory instead */
-    int timeout_ms;          /* a reply not arriving within this fails the run */
+    const char *ring_pool; /* ring: claim from a --ring-pool directory instead */
+    int timeout_ms;        /* a reply not arriving within this fails the run */
 };
 
 /* Receive buffer of one connection. Depth one keeps at most one reply (or one

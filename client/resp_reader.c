@@ -92,10 +92,14 @@ char *resp_render(const char *raw, size_t len, char *out, size_t cap)
     size_t o = 0;
     for (size_t i = 0; i < len && o + 5 < cap; i++) {
         unsigned char c = (unsigned char)raw[i];
-        if (c == '\r') o += (size_t)snprintf(out + o, cap - o, "\\r");
-        else if (c == '\n') o += (size_t)snprintf(out + o, cap - o, "\\n");
-        else if (c < 32 || c >= 127) o += (size_t)snprintf(out + o, cap - o, "\\x%02x", c);
-        else out[o++] = (char)c;
+        if (c == '\r')
+            o += (size_t)snprintf(out + o, cap - o, "\\r");
+        else if (c == '\n')
+            o += (size_t)snprintf(out + o, cap - o, "\\n");
+        else if (c < 32 || c >= 127)
+            o += (size_t)snprintf(out + o, cap - o, "\\x%02x", c);
+        else
+            out[o++] = (char)c;
     }
     if (o >= cap) o = cap - 1;
     out[o] = '\0';

@@ -138,16 +138,32 @@ static void print_quoted(const char *p, size_t n)
     for (size_t i = 0; i < n; i++) {
         unsigned char ch = (unsigned char)p[i];
         switch (ch) {
-        case '\\': fputs("\\\\", stdout); break;
-        case '"': fputs("\\\"", stdout); break;
-        case '\n': fputs("\\n", stdout); break;
-        case '\r': fputs("\\r", stdout); break;
-        case '\t': fputs("\\t", stdout); break;
-        case '\a': fputs("\\a", stdout); break;
-        case '\b': fputs("\\b", stdout); break;
+        case '\\':
+            fputs("\\\\", stdout);
+            break;
+        case '"':
+            fputs("\\\"", stdout);
+            break;
+        case '\n':
+            fputs("\\n", stdout);
+            break;
+        case '\r':
+            fputs("\\r", stdout);
+            break;
+        case '\t':
+            fputs("\\t", stdout);
+            break;
+        case '\a':
+            fputs("\\a", stdout);
+            break;
+        case '\b':
+            fputs("\\b", stdout);
+            break;
         default:
-            if (ch < 32 || ch >= 127) printf("\\x%02x", ch);
-            else putchar(ch);
+            if (ch < 32 || ch >= 127)
+                printf("\\x%02x", ch);
+            else
+                putchar(ch);
         }
     }
     putchar('"');
@@ -179,13 +195,27 @@ static size_t print_value(const char *p, bool raw, int indent)
     size_t tlen = (size_t)(eol - text);
     long long n;
     switch (p[0]) {
-    case '+': printf("%.*s\n", (int)tlen, text); return head;
-    case '-': printf(raw ? "%.*s\n" : "(error) %.*s\n", (int)tlen, text); return head;
-    case ':': printf(raw ? "%.*s\n" : "(integer) %.*s\n", (int)tlen, text); return head;
-    case ',': printf(raw ? "%.*s\n" : "(double) %.*s\n", (int)tlen, text); return head;
-    case '(': printf(raw ? "%.*s\n" : "(big number) %.*s\n", (int)tlen, text); return head;
-    case '#': printf(raw ? "%s\n" : "(%s)\n", text[0] == 't' ? "true" : "false"); return head;
-    case '_': printf(raw ? "\n" : "(nil)\n"); return head;
+    case '+':
+        printf("%.*s\n", (int)tlen, text);
+        return head;
+    case '-':
+        printf(raw ? "%.*s\n" : "(error) %.*s\n", (int)tlen, text);
+        return head;
+    case ':':
+        printf(raw ? "%.*s\n" : "(integer) %.*s\n", (int)tlen, text);
+        return head;
+    case ',':
+        printf(raw ? "%.*s\n" : "(double) %.*s\n", (int)tlen, text);
+        return head;
+    case '(':
+        printf(raw ? "%.*s\n" : "(big number) %.*s\n", (int)tlen, text);
+        return head;
+    case '#':
+        printf(raw ? "%s\n" : "(%s)\n", text[0] == 't' ? "true" : "false");
+        return head;
+    case '_':
+        printf(raw ? "\n" : "(nil)\n");
+        return head;
     case '$':
     case '=':
         n = strtoll(text, NULL, 10);
@@ -294,7 +324,8 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: goblin-cli [-h host] [-p port] [-s socket] [--ring PATH | --ring-pool DIR]\n"
-            "                  [-a password] [--user name] [-n db] [-3] [--raw|--no-raw] [cmd args...]\n");
+            "                  [-a password] [--user name] [-n db] [-3] [--raw|--no-raw] [cmd "
+            "args...]\n");
     exit(2);
 }
 
@@ -308,25 +339,40 @@ int main(int argc, char **argv)
     for (; i < argc; i++) {
         const char *a = argv[i];
         bool more = i + 1 < argc;
-        if (strcmp(a, "-h") == 0 && more) host = argv[++i];
-        else if (strcmp(a, "-p") == 0 && more) port = argv[++i];
-        else if (strcmp(a, "-s") == 0 && more) unix_path = argv[++i];
-        else if (strcmp(a, "--ring") == 0 && more) ring = argv[++i];
-        else if (strcmp(a, "--ring-pool") == 0 && more) pool = argv[++i];
-        else if (strcmp(a, "-a") == 0 && more) password = argv[++i];
-        else if (strcmp(a, "--user") == 0 && more) user = argv[++i];
-        else if (strcmp(a, "-n") == 0 && more) db = argv[++i];
-        else if (strcmp(a, "-3") == 0) resp3 = true;
-        else if (strcmp(a, "--raw") == 0) raw = 1;
-        else if (strcmp(a, "--no-raw") == 0) raw = 0;
-        else if (strcmp(a, "--help") == 0) usage();
-        else if (a[0] == '-' && a[1] && !isdigit((unsigned char)a[1])) usage();
-        else break;
+        if (strcmp(a, "-h") == 0 && more)
+            host = argv[++i];
+        else if (strcmp(a, "-p") == 0 && more)
+            port = argv[++i];
+        else if (strcmp(a, "-s") == 0 && more)
+            unix_path = argv[++i];
+        else if (strcmp(a, "--ring") == 0 && more)
+            ring = argv[++i];
+        else if (strcmp(a, "--ring-pool") == 0 && more)
+            pool = argv[++i];
+        else if (strcmp(a, "-a") == 0 && more)
+            password = argv[++i];
+        else if (strcmp(a, "--user") == 0 && more)
+            user = argv[++i];
+        else if (strcmp(a, "-n") == 0 && more)
+            db = argv[++i];
+        else if (strcmp(a, "-3") == 0)
+            resp3 = true;
+        else if (strcmp(a, "--raw") == 0)
+            raw = 1;
+        else if (strcmp(a, "--no-raw") == 0)
+            raw = 0;
+        else if (strcmp(a, "--help") == 0)
+            usage();
+        else if (a[0] == '-' && a[1] && !isdigit((unsigned char)a[1]))
+            usage();
+        else
+            break;
     }
     struct cli c = {.fd = -1};
     buf_init(&c.rx, 0);
     if (ring || pool) {
-        int rc = ring ? goblin_ring_open(ring, 2000, &c.ring) : goblin_ring_open_pool(pool, 2000, &c.ring);
+        int rc = ring ? goblin_ring_open(ring, 2000, &c.ring)
+                      : goblin_ring_open_pool(pool, 2000, &c.ring);
         if (rc) {
             fprintf(stderr, "Could not attach to ring %s: %s\n", ring ? ring : pool, strerror(-rc));
             return 1;
@@ -370,9 +416,12 @@ int main(int argc, char **argv)
         size_t cap = 0;
         for (;;) {
             if (interactive) {
-                if (ring || pool) printf("ring:%s> ", goblin_ring_path(c.ring));
-                else if (unix_path) printf("%s> ", unix_path);
-                else printf("%s:%s> ", host, port);
+                if (ring || pool)
+                    printf("ring:%s> ", goblin_ring_path(c.ring));
+                else if (unix_path)
+                    printf("%s> ", unix_path);
+                else
+                    printf("%s:%s> ", host, port);
                 fflush(stdout);
             }
             ssize_t n = getline(&line, &cap, stdin);

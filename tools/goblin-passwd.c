@@ -19,8 +19,10 @@ int main(int argc, char **argv)
     unsigned long long ops = 2;
     size_t mem = 16u * 1024 * 1024;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--ops") == 0 && i + 1 < argc) ops = strtoull(argv[++i], NULL, 10);
-        else if (strcmp(argv[i], "--mem") == 0 && i + 1 < argc) mem = strtoull(argv[++i], NULL, 10);
+        if (strcmp(argv[i], "--ops") == 0 && i + 1 < argc)
+            ops = strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--mem") == 0 && i + 1 < argc)
+            mem = strtoull(argv[++i], NULL, 10);
         else {
             fprintf(stderr, "usage: goblin-passwd [--ops N] [--mem BYTES] < password\n");
             return 2;

@@ -11,9 +11,9 @@ struct flag_name {
 };
 
 static const struct flag_name flag_names[] = {
-    {CMD_WRITE, "write"},   {CMD_READONLY, "readonly"}, {CMD_DENYOOM, "denyoom"},
-    {CMD_ADMIN, "admin"},   {CMD_PUBSUB, "pubsub"},     {CMD_NOSCRIPT, "noscript"},
-    {CMD_LOADING, "loading"}, {CMD_STALE, "stale"},     {CMD_FAST, "fast"},
+    {CMD_WRITE, "write"},     {CMD_READONLY, "readonly"}, {CMD_DENYOOM, "denyoom"},
+    {CMD_ADMIN, "admin"},     {CMD_PUBSUB, "pubsub"},     {CMD_NOSCRIPT, "noscript"},
+    {CMD_LOADING, "loading"}, {CMD_STALE, "stale"},       {CMD_FAST, "fast"},
     {CMD_NO_AUTH, "no_auth"},
 };
 
@@ -36,12 +36,18 @@ static void reply_categories(struct reply *r, const struct command *cmd)
     if (cmd->flags & CMD_WRITE) cats[n++] = "@write";
     if (cmd->flags & CMD_READONLY) cats[n++] = "@read";
     if (cmd->flags & CMD_ADMIN) cats[n++] = "@admin", cats[n++] = "@dangerous";
-    if (strcmp(group, "string") == 0) cats[n++] = "@string";
-    else if (strcmp(group, "hash") == 0) cats[n++] = "@hash";
-    else if (strcmp(group, "sorted_set") == 0) cats[n++] = "@sortedset";
-    else if (strcmp(group, "generic") == 0) cats[n++] = "@keyspace";
-    else if (strcmp(group, "pubsub") == 0) cats[n++] = "@pubsub";
-    else if (strcmp(group, "connection") == 0) cats[n++] = "@connection";
+    if (strcmp(group, "string") == 0)
+        cats[n++] = "@string";
+    else if (strcmp(group, "hash") == 0)
+        cats[n++] = "@hash";
+    else if (strcmp(group, "sorted_set") == 0)
+        cats[n++] = "@sortedset";
+    else if (strcmp(group, "generic") == 0)
+        cats[n++] = "@keyspace";
+    else if (strcmp(group, "pubsub") == 0)
+        cats[n++] = "@pubsub";
+    else if (strcmp(group, "connection") == 0)
+        cats[n++] = "@connection";
     cats[n++] = (cmd->flags & CMD_FAST) ? "@fast" : "@slow";
     reply_set_len(r, n);
     for (int i = 0; i < n; i++) reply_status(r, cats[i]);
@@ -162,8 +168,10 @@ static void cmd_command_info(struct cmd_ctx *ctx)
     reply_array_len(ctx->reply, ctx->argc - 2);
     for (int j = 2; j < ctx->argc; j++) {
         const struct command *cmd = lookup_full(ctx->argv[j], ctx->argv_len[j]);
-        if (cmd) reply_command_info(ctx->reply, cmd);
-        else reply_nil(ctx->reply);
+        if (cmd)
+            reply_command_info(ctx->reply, cmd);
+        else
+            reply_nil(ctx->reply);
     }
 }
 
@@ -251,22 +259,34 @@ static void cmd_command_help(struct cmd_ctx *ctx)
     reply_help(ctx->reply, lines);
 }
 
-#define COMMAND_SUB(n, a, f, s)                                                               \
-    {.name = n, .arity = a, .flags = CMD_LOADING | CMD_STALE, .fn = f, .summary = s,          \
-     .since = "2.8.13", .group = "server", .complexity = "O(N) where N is the number of commands"}
+#define COMMAND_SUB(n, a, f, s)                                                                    \
+    {                                                                                              \
+        .name = n, .arity = a, .flags = CMD_LOADING | CMD_STALE, .fn = f, .summary = s,            \
+        .since = "2.8.13", .group = "server",                                                      \
+        .complexity = "O(N) where N is the number of commands"                                     \
+    }
 
 static struct command command_subcommands[] = {
     COMMAND_SUB("count", 2, cmd_command_count, "Returns a count of commands."),
-    COMMAND_SUB("info", -2, cmd_command_info, "Returns information about one, multiple or all commands."),
-    COMMAND_SUB("docs", -2, cmd_command_docs, "Returns documentary information about one, multiple or all commands."),
+    COMMAND_SUB("info", -2, cmd_command_info,
+                "Returns information about one, multiple or all commands."),
+    COMMAND_SUB("docs", -2, cmd_command_docs,
+                "Returns documentary information about one, multiple or all commands."),
     COMMAND_SUB("list", -2, cmd_command_list, "Returns a list of command names."),
-    COMMAND_SUB("help", 2, cmd_command_help, "Returns helpful text about the different subcommands."),
+    COMMAND_SUB("help", 2, cmd_command_help,
+                "Returns helpful text about the different subcommands."),
     COMMAND_END,
 };
 
 struct command introspection_commands[] = {
-    {.name = "command", .arity = -1, .flags = CMD_LOADING | CMD_STALE, .fn = cmd_command,
-     .subcommands = command_subcommands, .summary = "Returns detailed information about all commands.",
-     .since = "2.8.13", .group = "server", .complexity = "O(N) where N is the total number of Redis commands"},
+    {.name = "command",
+     .arity = -1,
+     .flags = CMD_LOADING | CMD_STALE,
+     .fn = cmd_command,
+     .subcommands = command_subcommands,
+     .summary = "Returns detailed information about all commands.",
+     .since = "2.8.13",
+     .group = "server",
+     .complexity = "O(N) where N is the total number of Redis commands"},
     COMMAND_END,
 };

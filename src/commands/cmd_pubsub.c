@@ -16,8 +16,10 @@ static void reply_subscription_ack(struct reply *r, const char *kind, const char
 {
     reply_push_len(r, 3);
     reply_bulk_cstr(r, kind);
-    if (name) reply_bulk(r, name, len);
-    else reply_nil(r);
+    if (name)
+        reply_bulk(r, name, len);
+    else
+        reply_nil(r);
     reply_int(r, (long long)count);
 }
 
@@ -26,8 +28,7 @@ static void reply_subscription_ack(struct reply *r, const char *kind, const char
 static size_t ack_count(const struct cmd_ctx *ctx, enum pubsub_kind kind)
 {
     const struct pubsub_subscriber *s = session_subscriber(ctx->conn);
-    return kind == PUBSUB_SHARD ? pubsub_shard_subscription_count(s)
-                                : pubsub_subscription_count(s);
+    return kind == PUBSUB_SHARD ? pubsub_shard_subscription_count(s) : pubsub_subscription_count(s);
 }
 
 static void subscribe_each(struct cmd_ctx *ctx, enum pubsub_kind kind, const char *ack)
@@ -150,7 +151,8 @@ static void pubsub_channels(struct cmd_ctx *ctx, enum pubsub_kind kind)
     reply_mark m = reply_defer(ctx->reply);
     if (ctx->argc == 3)
         pubsub_foreach_channel(kind, ctx->argv[2], ctx->argv_len[2], channels_emit, &st);
-    else pubsub_foreach_channel(kind, NULL, 0, channels_emit, &st);
+    else
+        pubsub_foreach_channel(kind, NULL, 0, channels_emit, &st);
     reply_defer_array(ctx->reply, m, st.count);
 }
 
@@ -214,77 +216,149 @@ static void cmd_pubsub_help(struct cmd_ctx *ctx)
 }
 
 static struct command pubsub_subcommands[] = {
-    {.name = "channels", .arity = -2, .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE,
-     .fn = cmd_pubsub_channels, .summary = "List active channels", .since = "2.8.0",
+    {.name = "channels",
+     .arity = -2,
+     .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE,
+     .fn = cmd_pubsub_channels,
+     .summary = "List active channels",
+     .since = "2.8.0",
      .group = "pubsub",
      .complexity = "O(N) where N is the number of active channels, and assuming constant time "
                    "pattern matching (relatively short channels and patterns)"},
-    {.name = "numsub", .arity = -2, .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE,
-     .fn = cmd_pubsub_numsub, .summary = "Get the count of subscribers for channels",
-     .since = "2.8.0", .group = "pubsub",
+    {.name = "numsub",
+     .arity = -2,
+     .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE,
+     .fn = cmd_pubsub_numsub,
+     .summary = "Get the count of subscribers for channels",
+     .since = "2.8.0",
+     .group = "pubsub",
      .complexity = "O(N) for the NUMSUB subcommand, where N is the number of requested channels"},
-    {.name = "numpat", .arity = 2, .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE,
-     .fn = cmd_pubsub_numpat, .summary = "Get the count of unique patterns pattern subscriptions",
-     .since = "2.8.0", .group = "pubsub", .complexity = "O(1)"},
-    {.name = "shardchannels", .arity = -2, .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE,
-     .fn = cmd_pubsub_shardchannels, .summary = "List active shard channels", .since = "7.0.0",
+    {.name = "numpat",
+     .arity = 2,
+     .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE,
+     .fn = cmd_pubsub_numpat,
+     .summary = "Get the count of unique patterns pattern subscriptions",
+     .since = "2.8.0",
+     .group = "pubsub",
+     .complexity = "O(1)"},
+    {.name = "shardchannels",
+     .arity = -2,
+     .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE,
+     .fn = cmd_pubsub_shardchannels,
+     .summary = "List active shard channels",
+     .since = "7.0.0",
      .group = "pubsub",
      .complexity = "O(N) where N is the number of active shard channels, and assuming constant "
                    "time pattern matching (relatively short shard channels)."},
-    {.name = "shardnumsub", .arity = -2, .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE,
-     .fn = cmd_pubsub_shardnumsub, .summary = "Get the count of subscribers for shard channels",
-     .since = "7.0.0", .group = "pubsub",
+    {.name = "shardnumsub",
+     .arity = -2,
+     .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE,
+     .fn = cmd_pubsub_shardnumsub,
+     .summary = "Get the count of subscribers for shard channels",
+     .since = "7.0.0",
+     .group = "pubsub",
      .complexity = "O(N) for the SHARDNUMSUB subcommand, where N is the number of requested "
                    "shard channels"},
-    {.name = "help", .arity = 2, .flags = CMD_LOADING | CMD_STALE, .fn = cmd_pubsub_help,
-     .summary = "Show helpful text about the different subcommands", .since = "6.2.0",
-     .group = "pubsub", .complexity = "O(1)"},
+    {.name = "help",
+     .arity = 2,
+     .flags = CMD_LOADING | CMD_STALE,
+     .fn = cmd_pubsub_help,
+     .summary = "Show helpful text about the different subcommands",
+     .since = "6.2.0",
+     .group = "pubsub",
+     .complexity = "O(1)"},
     COMMAND_END,
 };
 
 #define SUBSCRIBE_FLAGS (CMD_PUBSUB | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_PUBSUB_OK)
 
 struct command pubsub_commands[] = {
-    {.name = "subscribe", .arity = -2, .flags = SUBSCRIBE_FLAGS, .fn = cmd_subscribe,
-     .summary = "Listen for messages published to the given channels", .since = "2.0.0",
-     .group = "pubsub", .complexity = "O(N) where N is the number of channels to subscribe to."},
-    {.name = "unsubscribe", .arity = -1, .flags = SUBSCRIBE_FLAGS, .fn = cmd_unsubscribe,
-     .summary = "Stop listening for messages posted to the given channels", .since = "2.0.0",
+    {.name = "subscribe",
+     .arity = -2,
+     .flags = SUBSCRIBE_FLAGS,
+     .fn = cmd_subscribe,
+     .summary = "Listen for messages published to the given channels",
+     .since = "2.0.0",
+     .group = "pubsub",
+     .complexity = "O(N) where N is the number of channels to subscribe to."},
+    {.name = "unsubscribe",
+     .arity = -1,
+     .flags = SUBSCRIBE_FLAGS,
+     .fn = cmd_unsubscribe,
+     .summary = "Stop listening for messages posted to the given channels",
+     .since = "2.0.0",
      .group = "pubsub",
      .complexity = "O(N) where N is the number of clients already subscribed to a channel."},
-    {.name = "psubscribe", .arity = -2, .flags = SUBSCRIBE_FLAGS, .fn = cmd_psubscribe,
+    {.name = "psubscribe",
+     .arity = -2,
+     .flags = SUBSCRIBE_FLAGS,
+     .fn = cmd_psubscribe,
      .summary = "Listen for messages published to channels matching the given patterns",
-     .since = "2.0.0", .group = "pubsub",
+     .since = "2.0.0",
+     .group = "pubsub",
      .complexity = "O(N) where N is the number of patterns the client is already subscribed to."},
-    {.name = "punsubscribe", .arity = -1, .flags = SUBSCRIBE_FLAGS, .fn = cmd_punsubscribe,
+    {.name = "punsubscribe",
+     .arity = -1,
+     .flags = SUBSCRIBE_FLAGS,
+     .fn = cmd_punsubscribe,
      .summary = "Stop listening for messages posted to channels matching the given patterns",
-     .since = "2.0.0", .group = "pubsub",
+     .since = "2.0.0",
+     .group = "pubsub",
      .complexity = "O(N+M) where N is the number of patterns the client is already subscribed "
                    "and M is the number of total patterns subscribed in the system (by any "
                    "client)."},
-    {.name = "publish", .arity = 3, .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE | CMD_FAST,
-     .fn = cmd_publish, .summary = "Post a message to a channel", .since = "2.0.0",
+    {.name = "publish",
+     .arity = 3,
+     .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE | CMD_FAST,
+     .fn = cmd_publish,
+     .summary = "Post a message to a channel",
+     .since = "2.0.0",
      .group = "pubsub",
      .complexity = "O(N+M) where N is the number of clients subscribed to the receiving channel "
                    "and M is the total number of subscribed patterns (by any client)."},
-    {.name = "ssubscribe", .arity = -2, .flags = SUBSCRIBE_FLAGS, .fn = cmd_ssubscribe,
-     .first_key = 1, .last_key = -1, .key_step = 1,
-     .summary = "Listen for messages published to the given shard channels", .since = "7.0.0",
+    {.name = "ssubscribe",
+     .arity = -2,
+     .flags = SUBSCRIBE_FLAGS,
+     .fn = cmd_ssubscribe,
+     .first_key = 1,
+     .last_key = -1,
+     .key_step = 1,
+     .summary = "Listen for messages published to the given shard channels",
+     .since = "7.0.0",
      .group = "pubsub",
      .complexity = "O(N) where N is the number of shard channels to subscribe to."},
-    {.name = "sunsubscribe", .arity = -1, .flags = SUBSCRIBE_FLAGS, .fn = cmd_sunsubscribe,
-     .first_key = 1, .last_key = -1, .key_step = 1,
+    {.name = "sunsubscribe",
+     .arity = -1,
+     .flags = SUBSCRIBE_FLAGS,
+     .fn = cmd_sunsubscribe,
+     .first_key = 1,
+     .last_key = -1,
+     .key_step = 1,
      .summary = "Stop listening for messages posted to the given shard channels",
-     .since = "7.0.0", .group = "pubsub",
+     .since = "7.0.0",
+     .group = "pubsub",
      .complexity = "O(N) where N is the number of clients already subscribed to a shard "
                    "channel."},
-    {.name = "spublish", .arity = 3, .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE | CMD_FAST,
-     .fn = cmd_spublish, .first_key = 1, .last_key = 1, .key_step = 1,
-     .summary = "Post a message to a shard channel", .since = "7.0.0", .group = "pubsub",
+    {.name = "spublish",
+     .arity = 3,
+     .flags = CMD_PUBSUB | CMD_LOADING | CMD_STALE | CMD_FAST,
+     .fn = cmd_spublish,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .summary = "Post a message to a shard channel",
+     .since = "7.0.0",
+     .group = "pubsub",
      .complexity = "O(N) where N is the number of clients subscribed to the receiving shard "
                    "channel."},
-    {.name = "pubsub", .arity = -2, .flags = 0, .fn = NULL, .subcommands = pubsub_subcommands,
-     .summary = "A container for Pub/Sub commands", .since = "2.8.0", .group = "pubsub",
+    {.name = "pubsub",
+     .arity = -2,
+     .flags = 0,
+     .fn = NULL,
+     .subcommands = pubsub_subcommands,
+     .summary = "A container for Pub/Sub commands",
+     .since = "2.8.0",
+     .group = "pubsub",
      .complexity = "Depends on subcommand."},
     COMMAND_END,
 };

@@ -159,7 +159,7 @@ struct conn {
     uint64_t requests;           /* requests parsed: the correlation of the next reply unit */
     size_t unit_open;            /* framed: offset in `out` (from start) of the open unit */
     union wire_state wire_state; /* the wire's parser */
-    struct reply reply; /* sink writing to `out` in the conn's protocol */
+    struct reply reply;          /* sink writing to `out` in the conn's protocol */
 
     int db_index;
     bool authenticated; /* only through session_mark_authenticated() / session_reset() */

@@ -51,8 +51,10 @@ static void push_encode(struct reply *r, const struct pubsub_message *m)
         reply_bulk(r, m->pattern, m->pattern_len);
     } else {
         reply_push_len(r, 3);
-        if (m->kind == PUBSUB_SHARD) reply_bulk(r, "smessage", 8);
-        else reply_bulk(r, "message", 7);
+        if (m->kind == PUBSUB_SHARD)
+            reply_bulk(r, "smessage", 8);
+        else
+            reply_bulk(r, "message", 7);
     }
     reply_bulk(r, m->channel, m->channel_len);
     reply_bulk(r, m->payload, m->payload_len);
@@ -112,8 +114,7 @@ static bool conn_deliver(struct pubsub_subscriber *s, const struct pubsub_messag
     struct buf *fifo = &c->push_fifo;
     /* Full of earlier messages (e.g. this publish matched c twice): hand
      * them to the transport now before judging c a slow consumer. */
-    if (fifo->cap - buf_len(fifo) < n + framing && buf_len(fifo) > 0)
-        conn_write_pending_quietly(c);
+    if (fifo->cap - buf_len(fifo) < n + framing && buf_len(fifo) > 0) conn_write_pending_quietly(c);
     if (fifo->cap - buf_len(fifo) < n + framing) {
         /* The whole message does not fit: never queue part of it, never
          * skip it and carry on. */
@@ -193,8 +194,10 @@ void conn_write_pending_pushes(void)
         c->push_pending_next = NULL;
         c->flags &= ~CONN_PUSH_PENDING;
         if (c->flags & CONN_CLOSED) continue;
-        if (c->flags & CONN_SLOW_CONSUMER) conn_drop_slow_consumer(c);
-        else conn_flush(c);
+        if (c->flags & CONN_SLOW_CONSUMER)
+            conn_drop_slow_consumer(c);
+        else
+            conn_flush(c);
     }
     for (int p = 0; p < PUSH_CACHE_PROTOS; p++)
         if (push_cache.enc[p].cap > PUSH_CACHE_KEEP) {

@@ -10,7 +10,7 @@ const struct wire *wire_detect(const char *data, size_t len, const struct wire *
     if (!sbe) return &resp_wire;
     size_t n = len < WIRE_SBE_HANDSHAKE_LEN ? len : WIRE_SBE_HANDSHAKE_LEN;
     if (memcmp(data, WIRE_SBE_HANDSHAKE, n) != 0) return &resp_wire; /* diverged: RESP */
-    if (n < WIRE_SBE_HANDSHAKE_LEN) return NULL;                      /* a prefix so far */
+    if (n < WIRE_SBE_HANDSHAKE_LEN) return NULL;                     /* a prefix so far */
     *handshake_len = WIRE_SBE_HANDSHAKE_LEN;
     return sbe;
 }
@@ -34,10 +34,16 @@ static enum wire_status resp_wire_parse(union wire_state *st, const char *data, 
     struct resp_limits limits = {.proto_max_bulk_len = lim->proto_max_bulk_len,
                                  .auth_required = lim->auth_required};
     switch (resp_parse(p, data, len, &limits)) {
-    case RESP_INCOMPLETE: return WIRE_INCOMPLETE;
-    case RESP_ERROR: req->error = p->error; return WIRE_ERROR;
-    case RESP_EMPTY: req->consumed = p->consumed; return WIRE_EMPTY;
-    case RESP_COMMAND: break;
+    case RESP_INCOMPLETE:
+        return WIRE_INCOMPLETE;
+    case RESP_ERROR:
+        req->error = p->error;
+        return WIRE_ERROR;
+    case RESP_EMPTY:
+        req->consumed = p->consumed;
+        return WIRE_EMPTY;
+    case RESP_COMMAND:
+        break;
     }
     req->argc = p->argc;
     req->argv = p->argv;

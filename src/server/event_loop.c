@@ -185,8 +185,10 @@ void ev_run(void (*housekeeping)(void), long long (*hz)(void))
          * request of a busy client is then served without a wake-up); block
          * once the sockets have been quiet for adaptive_spin_us. */
         if (adaptive_spin_us && now - last_activity_us < adaptive_spin_us) {
-            if (ev_process(0) > 0) last_activity_us = clock_mono_us();
-            else cpu_relax();
+            if (ev_process(0) > 0)
+                last_activity_us = clock_mono_us();
+            else
+                cpu_relax();
             continue;
         }
         int timeout_ms = (int)((next_cron_us - now + 999) / 1000);

@@ -142,7 +142,8 @@ struct dict_node *dict_find(struct dict *d, const void *key, size_t len, uint64_
 void dict_insert(struct dict *d, struct dict_node *node, uint64_t hash)
 {
     dict_maybe_step(d);
-    if (!d->t[0].buckets) dict_resize_to(d, DICT_MIN_BUCKETS);
+    if (!d->t[0].buckets)
+        dict_resize_to(d, DICT_MIN_BUCKETS);
     else if (!dict_is_rehashing(d) && d->count >= d->t[0].mask + 1 && !d->pause_rehash)
         dict_resize_to(d, (d->t[0].mask + 1) * 2);
     /* While rehashing, new nodes go to the destination so t[0] only drains. */
@@ -220,8 +221,7 @@ static void scan_bucket(struct dict_node *n, dict_scan_fn *fn, void *arg)
     }
 }
 
-unsigned long long dict_scan(struct dict *d, unsigned long long cursor, dict_scan_fn *fn,
-                             void *arg)
+unsigned long long dict_scan(struct dict *d, unsigned long long cursor, dict_scan_fn *fn, void *arg)
 {
     if (dict_size(d) == 0) return 0;
     d->pause_rehash++;

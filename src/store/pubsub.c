@@ -168,8 +168,10 @@ bool pubsub_subscribe(struct pubsub_subscriber *s, enum pubsub_kind kind, const 
     dict_insert(&s->links[kind], &l->node, hash);
     l->next = NULL;
     l->prev = s->last[kind];
-    if (s->last[kind]) s->last[kind]->next = l;
-    else s->first[kind] = l;
+    if (s->last[kind])
+        s->last[kind]->next = l;
+    else
+        s->first[kind] = l;
     s->last[kind] = l;
     return true;
 }
@@ -179,10 +181,14 @@ bool pubsub_subscribe(struct pubsub_subscriber *s, enum pubsub_kind kind, const 
 static void link_release(struct pubsub_subscriber *s, enum pubsub_kind kind, struct pubsub_link *l,
                          pubsub_name_fn *fn, void *arg)
 {
-    if (l->prev) l->prev->next = l->next;
-    else s->first[kind] = l->next;
-    if (l->next) l->next->prev = l->prev;
-    else s->last[kind] = l->prev;
+    if (l->prev)
+        l->prev->next = l->next;
+    else
+        s->first[kind] = l->next;
+    if (l->next)
+        l->next->prev = l->prev;
+    else
+        s->last[kind] = l->prev;
     struct pubsub_topic *t = l->topic;
     topic_remove_link(t, l);
     xfree(l);
@@ -246,8 +252,8 @@ long long pubsub_publish(enum pubsub_kind kind, const char *channel, size_t chan
     long long accepted = 0;
     struct dict *channels = &registry.topics[kind];
     if (dict_size(channels) > 0) {
-        struct pubsub_topic *t = (struct pubsub_topic *)dict_find(
-            channels, channel, channel_len, hash_bytes(channel, channel_len));
+        struct pubsub_topic *t = (struct pubsub_topic *)dict_find(channels, channel, channel_len,
+                                                                  hash_bytes(channel, channel_len));
         if (t) {
             m.id = ++registry.next_message_id;
             accepted += deliver_to_topic(t, &m);

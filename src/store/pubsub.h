@@ -85,7 +85,7 @@ typedef bool pubsub_deliver_fn(struct pubsub_subscriber *s, const struct pubsub_
 
 struct pubsub_subscriber {
     pubsub_deliver_fn *deliver;
-    struct dict links[PUBSUB_KINDS]; /* struct pubsub_link by name */
+    struct dict links[PUBSUB_KINDS];                              /* struct pubsub_link by name */
     struct pubsub_link *first[PUBSUB_KINDS], *last[PUBSUB_KINDS]; /* subscription order */
 };
 

@@ -32,7 +32,7 @@ struct listener {
     int fd;
     bool is_unix;
     int64_t paused_until_ms; /* 0 = in the event loop */
-    char *path; /* Unix socket path to unlink on stop */
+    char *path;              /* Unix socket path to unlink on stop */
     char desc[160];
 };
 

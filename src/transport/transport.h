@@ -29,7 +29,7 @@
 #include <stddef.h>
 
 enum transport_flag {
-    TRANSPORT_POLLED = 1u << 0,    /* has busy-polled targets (rings, fabrics) */
+    TRANSPORT_POLLED = 1u << 0,      /* has busy-polled targets (rings, fabrics) */
     TRANSPORT_CARRIES_SBE = 1u << 1, /* may carry the SBE wire (trusted fabric) */
 };
 

@@ -61,8 +61,7 @@ static bool match_impl(const char *p, size_t plen, const char *s, size_t slen, b
             while (plen > 1 && p[1] == '*') p++, plen--;
             if (plen == 1) return true;
             while (slen) {
-                if (match_impl(p + 1, plen - 1, s, slen, nocase, give_up, nesting + 1))
-                    return true;
+                if (match_impl(p + 1, plen - 1, s, slen, nocase, give_up, nesting + 1)) return true;
                 if (*give_up) return false;
                 s++, slen--;
             }

@@ -165,14 +165,22 @@ bool num_parse_memory(const char *s, size_t len, unsigned long long *out)
     unsigned long long mul;
     size_t slen = len - digits;
     const char *suffix = s + digits;
-    if (slen == 0) mul = 1;
-    else if (slen == 1 && tolower((unsigned char)suffix[0]) == 'k') mul = 1000ULL;
-    else if (slen == 2 && strncasecmp(suffix, "kb", 2) == 0) mul = 1024ULL;
-    else if (slen == 1 && tolower((unsigned char)suffix[0]) == 'm') mul = 1000ULL * 1000;
-    else if (slen == 2 && strncasecmp(suffix, "mb", 2) == 0) mul = 1024ULL * 1024;
-    else if (slen == 1 && tolower((unsigned char)suffix[0]) == 'g') mul = 1000ULL * 1000 * 1000;
-    else if (slen == 2 && strncasecmp(suffix, "gb", 2) == 0) mul = 1024ULL * 1024 * 1024;
-    else return false;
+    if (slen == 0)
+        mul = 1;
+    else if (slen == 1 && tolower((unsigned char)suffix[0]) == 'k')
+        mul = 1000ULL;
+    else if (slen == 2 && strncasecmp(suffix, "kb", 2) == 0)
+        mul = 1024ULL;
+    else if (slen == 1 && tolower((unsigned char)suffix[0]) == 'm')
+        mul = 1000ULL * 1000;
+    else if (slen == 2 && strncasecmp(suffix, "mb", 2) == 0)
+        mul = 1024ULL * 1024;
+    else if (slen == 1 && tolower((unsigned char)suffix[0]) == 'g')
+        mul = 1000ULL * 1000 * 1000;
+    else if (slen == 2 && strncasecmp(suffix, "gb", 2) == 0)
+        mul = 1024ULL * 1024 * 1024;
+    else
+        return false;
     unsigned long long v = 0;
     for (size_t i = 0; i < digits; i++) {
         unsigned d = (unsigned)(s[i] - '0');

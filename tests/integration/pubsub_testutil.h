@@ -71,18 +71,18 @@ static inline char *fmt_ack(bool resp3, const char *kind, const char *name, long
 }
 
 /* Reads one reply from c and checks it is exactly `expected` (freed here). */
-#define EXPECT_REPLY(c, expected)                                                           \
-    do {                                                                                    \
-        char *exp_ = (expected);                                                            \
-        size_t got_len_;                                                                    \
-        char *got_ = rconn_read_reply((c), &got_len_);                                      \
-        char got_text_[4096], exp_text_[4096];                                              \
-        CHECKF(got_len_ == strlen(exp_) && memcmp(got_, exp_, got_len_) == 0,              \
-               "\n  got:      %s\n  expected: %s", resp_render(got_, got_len_, got_text_,  \
-                                                               sizeof got_text_),           \
-               resp_render(exp_, strlen(exp_), exp_text_, sizeof exp_text_));               \
-        free(got_);                                                                         \
-        free(exp_);                                                                         \
+#define EXPECT_REPLY(c, expected)                                                                  \
+    do {                                                                                           \
+        char *exp_ = (expected);                                                                   \
+        size_t got_len_;                                                                           \
+        char *got_ = rconn_read_reply((c), &got_len_);                                             \
+        char got_text_[4096], exp_text_[4096];                                                     \
+        CHECKF(got_len_ == strlen(exp_) && memcmp(got_, exp_, got_len_) == 0,                      \
+               "\n  got:      %s\n  expected: %s",                                                 \
+               resp_render(got_, got_len_, got_text_, sizeof got_text_),                           \
+               resp_render(exp_, strlen(exp_), exp_text_, sizeof exp_text_));                      \
+        free(got_);                                                                                \
+        free(exp_);                                                                                \
     } while (0)
 
 /* Same with a literal expected text (not freed). */

@@ -54,10 +54,19 @@ static void common_commands(struct diff_pair *d)
     diff_check(d, "CONFIG", "GET", "maxclients", NULL);
     /* One parameter per GET: with several, Redis orders the pairs by its
      * internal table, not by the request. */
-    static const char *const shared_params[] = {
-        "databases", "timeout", "save", "appendonly", "proto-max-bulk-len",
-        "client-query-buffer-limit", "maxmemory", "maxmemory-policy", "hz", "TIMEOUT",
-        "tcp-keepalive", "tcp-backlog", NULL};
+    static const char *const shared_params[] = {"databases",
+                                                "timeout",
+                                                "save",
+                                                "appendonly",
+                                                "proto-max-bulk-len",
+                                                "client-query-buffer-limit",
+                                                "maxmemory",
+                                                "maxmemory-policy",
+                                                "hz",
+                                                "TIMEOUT",
+                                                "tcp-keepalive",
+                                                "tcp-backlog",
+                                                NULL};
     for (int i = 0; shared_params[i]; i++) diff_check(d, "CONFIG", "GET", shared_params[i], NULL);
     diff_check(d, "CONFIG", "GET", "no-such-parameter", NULL);
     diff_check(d, "CONFIG", "SET", "timeout", NULL);
@@ -173,9 +182,9 @@ static void auth_commands(const char *name, unsigned long long seed)
 /* One client connected the same way to both servers. */
 struct peer {
     struct rconn g, r;
-    char gid[32], rid[32];                 /* CLIENT ID on each server */
-    char gaddr[160], raddr[160];           /* addr= on each */
-    char gladdr[160], rladdr[160];         /* laddr= on each */
+    char gid[32], rid[32];         /* CLIENT ID on each server */
+    char gaddr[160], raddr[160];   /* addr= on each */
+    char gladdr[160], rladdr[160]; /* laddr= on each */
 };
 
 /* A field of a CLIENT LIST line (`line` ends at '\n' or NUL). */
@@ -291,7 +300,7 @@ static void both_call(struct rconn *g, struct rconn *r, int argc, const char *co
 #define BOTH(p, ...)                                                                               \
     do {                                                                                           \
         const char *const argv_[] = {__VA_ARGS__};                                                 \
-        both_call(&(p)->g, &(p)->r, (int)(sizeof argv_ / sizeof argv_[0]), argv_);              \
+        both_call(&(p)->g, &(p)->r, (int)(sizeof argv_ / sizeof argv_[0]), argv_);                 \
     } while (0)
 
 static void learn_identity(struct rconn *c, char *id, char *addr, char *laddr)
@@ -417,7 +426,7 @@ static void multi_client(struct diff_pair *d)
         LIST("CLIENT", "LIST");
         /* The old form: +OK, or an error when nothing matched. */
         const char *og[] = {"CLIENT", "KILL", plain.gaddr};
-        const char *or[] = {"CLIENT", "KILL", plain.raddr};
+        const char * or [] = {"CLIENT", "KILL", plain.raddr};
         check_per_server(d, &d->g, &d->r, 3, og, or, false);
         expect_closed(&plain);
         check_per_server(d, &d->g, &d->r, 3, og, or, false);
@@ -438,9 +447,6 @@ static void multi_client(struct diff_pair *d)
     peer_close(&plain), peer_close(&plain2), peer_close(&named_long), peer_close(&sub2);
     peer_close(&psub2), peer_close(&sub3), peer_close(&db3);
 }
-
-
-
 
 static void nopass_auth(struct diff_pair *d)
 {

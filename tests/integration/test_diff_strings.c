@@ -168,7 +168,6 @@ static void check_va(const char *first, ...)
 /* Like C() but routed through check_argv (KEYS sorted, TTLs tolerant). */
 #define T(...) check_va(__VA_ARGS__, NULL)
 
-
 /* --- directed cases ---------------------------------------------------- */
 
 static void directed_set_family(void)

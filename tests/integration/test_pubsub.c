@@ -160,7 +160,8 @@ static void test_double_delivery(void)
     CHECK_EQ_LL(publish(&pub, "news.1", "hi"), 3);
     EXPECT_REPLY(&sub, fmt_message(false, NULL, "news.1", "hi"));
     char *a = rconn_read_reply(&sub, NULL), *b = rconn_read_reply(&sub, NULL);
-    char *p1 = fmt_message(false, "news.*", "news.1", "hi"), *p2 = fmt_message(false, "*", "news.1", "hi");
+    char *p1 = fmt_message(false, "news.*", "news.1", "hi"),
+         *p2 = fmt_message(false, "*", "news.1", "hi");
     CHECKF((!strcmp(a, p1) && !strcmp(b, p2)) || (!strcmp(a, p2) && !strcmp(b, p1)),
            "pattern deliveries: %s / %s", a, b);
     free(a), free(b), free(p1), free(p2);
@@ -286,8 +287,9 @@ static void test_subscribed_mode(void)
     rconn_send(&sub, "GET", NULL);
     EXPECT_REPLY_STR(&sub, "-ERR wrong number of arguments for 'get' command\r\n");
     rconn_send(&sub, "PUBLISH", "m", "self", NULL);
-    EXPECT_REPLY_STR(&sub, "-ERR Can't execute 'publish': only (P|S)SUBSCRIBE / "
-                           "(P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context\r\n");
+    EXPECT_REPLY_STR(&sub,
+                     "-ERR Can't execute 'publish': only (P|S)SUBSCRIBE / "
+                     "(P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context\r\n");
     rconn_send(&sub, "QUIT", NULL);
     EXPECT_REPLY_STR(&sub, "+OK\r\n");
     CHECK(rconn_wait_closed(&sub, 5000));
@@ -439,8 +441,10 @@ static int compare_strings(const void *a, const void *b)
 /* PUBSUB CHANNELS [pattern] as a sorted, comma-joined list of names. */
 static void check_channels(struct rconn *c, const char *pattern, const char *want)
 {
-    if (pattern) rconn_send(c, "PUBSUB", "CHANNELS", pattern, NULL);
-    else rconn_send(c, "PUBSUB", "CHANNELS", NULL);
+    if (pattern)
+        rconn_send(c, "PUBSUB", "CHANNELS", pattern, NULL);
+    else
+        rconn_send(c, "PUBSUB", "CHANNELS", NULL);
     char *r = rconn_read_reply(c, NULL);
     CHECK(r[0] == '*');
     int n = atoi(r + 1);
@@ -488,7 +492,8 @@ static void test_introspection(void)
     EXPECT_REPLY(&c4, fmt_ack(false, "psubscribe", "p*", 1));
 
     rconn_send(&q, "PUBSUB", "NUMSUB", "x", "y", "zed", "w", NULL);
-    EXPECT_REPLY_STR(&q, "*8\r\n$1\r\nx\r\n:1\r\n$1\r\ny\r\n:2\r\n$3\r\nzed\r\n:1\r\n$1\r\nw\r\n:0\r\n");
+    EXPECT_REPLY_STR(
+        &q, "*8\r\n$1\r\nx\r\n:1\r\n$1\r\ny\r\n:2\r\n$3\r\nzed\r\n:1\r\n$1\r\nw\r\n:0\r\n");
     rconn_send(&q, "PUBSUB", "NUMSUB", NULL);
     EXPECT_REPLY_STR(&q, "*0\r\n");
     CHECK_EQ_LL(numpat(&q), 2);

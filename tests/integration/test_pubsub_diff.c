@@ -55,10 +55,10 @@ static void pair_check_n(struct pair p, int replies, const char *const *argv, in
     for (int i = 0; i < replies; i++) free(pair_same(p, argv[0]));
 }
 
-#define CHECK_N(p, n, ...)                                                   \
-    do {                                                                     \
-        const char *const argv_[] = {__VA_ARGS__};                           \
-        pair_check_n((p), (n), argv_, (int)(sizeof argv_ / sizeof argv_[0])); \
+#define CHECK_N(p, n, ...)                                                                         \
+    do {                                                                                           \
+        const char *const argv_[] = {__VA_ARGS__};                                                 \
+        pair_check_n((p), (n), argv_, (int)(sizeof argv_ / sizeof argv_[0]));                      \
     } while (0)
 
 static int compare_cstr(const void *a, const void *b)
@@ -200,7 +200,8 @@ static void publish_and_compare(struct pair pub, struct pair *subs, int nsubs, c
     size_t lens[] = {7, channel_len, payload_len};
     pair_send(pub, 3, argv, lens);
     char what[160], shown[128];
-    snprintf(what, sizeof what, "PUBLISH '%s'", resp_render(channel, channel_len, shown, sizeof shown));
+    snprintf(what, sizeof what, "PUBLISH '%s'",
+             resp_render(channel, channel_len, shown, sizeof shown));
     free(pair_same(pub, what));
     for (int i = 0; i < nsubs; i++) {
         const char *ping[] = {"PING"};
@@ -463,7 +464,9 @@ static void random_sequence(struct pair *subs, struct model *models, struct pair
         }
         case 8: { /* introspection, or an ordinary command on the subscriber */
             switch (rnd(4)) {
-            case 0: CHECK_N(pub, 1, "PUBSUB", "NUMSUB", channels[rnd(NCH)], channels[rnd(NCH)]); break;
+            case 0:
+                CHECK_N(pub, 1, "PUBSUB", "NUMSUB", channels[rnd(NCH)], channels[rnd(NCH)]);
+                break;
             case 1:
                 CHECK_N(pub, 1, "PUBSUB", "NUMPAT");
                 CHECK_N(pub, 1, "PUBSUB", "SHARDNUMSUB", channels[rnd(NCH)]);
@@ -474,7 +477,9 @@ static void random_sequence(struct pair *subs, struct model *models, struct pair
                 pair_same_array_unordered(pub, "PUBSUB CHANNELS");
                 break;
             }
-            default: CHECK_N(s, 1, "GET", "k"); break;
+            default:
+                CHECK_N(s, 1, "GET", "k");
+                break;
             }
             break;
         }

@@ -2,9 +2,9 @@
  * while another client publishes ~200 MB is unsubscribed and disconnected
  * in the same loop pass, its unsent output discarded (its descriptor and
  * maxclients slot are free before it reads anything); what the kernel had
- * already taken is a gap-free, in-order prefix of the messages, then EOF; the server's resident memory stays bounded; a subscriber that keeps
- * up receives everything in order. A message larger than the FIFO is never
- * delivered in part; raising --unsolicited-output-buffer-bytes lets it
+ * already taken is a gap-free, in-order prefix of the messages, then EOF; the server's resident
+ * memory stays bounded; a subscriber that keeps up receives everything in order. A message larger
+ * than the FIFO is never delivered in part; raising --unsolicited-output-buffer-bytes lets it
  * through. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -37,10 +37,10 @@ static void call(struct goblin_ring *r, const char *expected, int argc, const ch
     expect(r, expected);
 }
 
-#define CALL(r, expected, ...)                                                  \
-    do {                                                                        \
-        const char *argv_[] = {__VA_ARGS__};                                    \
-        call(r, expected, (int)(sizeof argv_ / sizeof argv_[0]), argv_);        \
+#define CALL(r, expected, ...)                                                                     \
+    do {                                                                                           \
+        const char *argv_[] = {__VA_ARGS__};                                                       \
+        call(r, expected, (int)(sizeof argv_ / sizeof argv_[0]), argv_);                           \
     } while (0)
 
 static struct goblin_ring *open_ring(const char *path)
@@ -229,8 +229,8 @@ static void ring_auth(void)
     goblin_ring_close(r);
     test_server_stop(&s);
 
-    const char *const trusted[] = {"--requirepass", "pw", "--no-auth-ring", "--ring", open_path,
-                                   "8k", NULL};
+    const char *const trusted[] = {
+        "--requirepass", "pw", "--no-auth-ring", "--ring", open_path, "8k", NULL};
     test_server_start(&s, TEST_SERVER_GOBLIN, trusted);
     r = open_ring(open_path);
     CALL(r, "$-1\r\n", "GET", "k");
@@ -253,7 +253,8 @@ static void strict_priority(void)
     char first[192], second[192];
     ring_path(first, sizeof first, "first.ring");
     ring_path(second, sizeof second, "second.ring");
-    const char *const extra[] = {"--ring", first, "1m", "--ring", second, "1m", "--enable-debug-command", "local", NULL};
+    const char *const extra[] = {
+        "--ring", first, "1m", "--ring", second, "1m", "--enable-debug-command", "local", NULL};
     struct test_server s;
     test_server_start(&s, TEST_SERVER_GOBLIN, extra);
     struct goblin_ring *r1 = open_ring(first), *r2 = open_ring(second);
@@ -296,8 +297,8 @@ int main(void)
     ring_path(ring, sizeof ring, "main.ring");
     ring_path(tiny, sizeof tiny, "tiny.ring");
     ring_path(pool, sizeof pool, "pool");
-    const char *const extra[] = {"--ring", ring, "64k", "--ring", tiny, "4k",
-                                 "--ring-pool", pool, "2", "16kb", NULL};
+    const char *const extra[] = {"--ring",      ring, "64k", "--ring", tiny, "4k",
+                                 "--ring-pool", pool, "2",   "16kb",   NULL};
     struct test_server s;
     test_server_start(&s, TEST_SERVER_GOBLIN, extra);
     basic_commands(ring);

@@ -100,8 +100,8 @@ static void deep_pipeline(int port)
     buf_init(&out, 0);
     char cmd[128];
     for (int i = 0; i < N; i++) {
-        int n = snprintf(cmd, sizeof cmd, "*3\r\n$3\r\nSET\r\n$6\r\npk%04d\r\n$%d\r\n%d\r\n", i % 10000,
-                         (int)snprintf(NULL, 0, "%d", i), i);
+        int n = snprintf(cmd, sizeof cmd, "*3\r\n$3\r\nSET\r\n$6\r\npk%04d\r\n$%d\r\n%d\r\n",
+                         i % 10000, (int)snprintf(NULL, 0, "%d", i), i);
         buf_append(&out, cmd, (size_t)n);
     }
     struct rconn c;
@@ -140,8 +140,8 @@ static void slow_reader(int port)
     for (int i = 0; i < GETS; i++) {
         size_t len;
         char *r = rconn_read_reply(&c, &len);
-        CHECKF(len == VALUE + 11 && memcmp(r + 9, value, VALUE) == 0, "reply %d corrupt (%zu bytes)",
-               i, len);
+        CHECKF(len == VALUE + 11 && memcmp(r + 9, value, VALUE) == 0,
+               "reply %d corrupt (%zu bytes)", i, len);
         free(r);
     }
     buf_free(&out);

@@ -56,13 +56,9 @@ static ssize_t rec_write(struct conn *c, const void *src, size_t len)
     return -1;
 }
 
-static void rec_set_interest(struct conn *c, bool readable, bool writable)
-{
-}
+static void rec_set_interest(struct conn *c, bool readable, bool writable) {}
 
-static void rec_close(struct conn *c)
-{
-}
+static void rec_close(struct conn *c) {}
 
 static const struct conn_transport recording = {
     .name = "test-frames",
@@ -115,7 +111,8 @@ static void test_one_unit_per_reply(void)
     expect_unit(&r, 0, OUT_REPLY, 1, "+PONG\r\n");
     expect_unit(&r, 1, OUT_REPLY, 2, "+OK\r\n");
     expect_unit(&r, 2, OUT_REPLY, 3, "$5\r\nvalue\r\n");
-    expect_unit(&r, 3, OUT_REPLY, 4, "-ERR unknown command 'NOSUCH', with args beginning with: \r\n");
+    expect_unit(&r, 3, OUT_REPLY, 4,
+                "-ERR unknown command 'NOSUCH', with args beginning with: \r\n");
     conn_close(c, NULL);
     recorder_free(&r);
 }

@@ -35,7 +35,7 @@ static const struct glob_case cases[] = {
     {"h[a-b]llo", "hcllo", false, false},
     {"h\\*llo", "h*llo", false, true},
     {"h\\*llo", "hello", false, false},
-    {"[abc", "a", false, true},  /* unterminated class runs to the end */
+    {"[abc", "a", false, true}, /* unterminated class runs to the end */
     {"[abc", "d", false, false},
     {"[]", "a", false, false},
     {"[\\]]", "]", false, true},
@@ -57,8 +57,8 @@ static void test_table(void)
 {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const struct glob_case *c = &cases[i];
-        bool got = glob_match(c->pattern, strlen(c->pattern), c->subject, strlen(c->subject),
-                              c->nocase);
+        bool got =
+            glob_match(c->pattern, strlen(c->pattern), c->subject, strlen(c->subject), c->nocase);
         CHECKF(got == c->match, "pattern '%s' subject '%s' nocase=%d: got %d", c->pattern,
                c->subject, c->nocase, got);
     }

@@ -15,25 +15,44 @@ static void check_parse_double(const char *s)
     bool ok = num_parse_double(s, strlen(s), &fast);
     char *end;
     double ref = strtod(s, &end);
-    bool ref_ok = *s && *s != ' ' && *end == '\0' && !isnan(ref); /* Redis refuses a leading space */
+    bool ref_ok =
+        *s && *s != ' ' && *end == '\0' && !isnan(ref); /* Redis refuses a leading space */
     CHECKF(ok == ref_ok, "'%s': accepted %d, strtod %d", s, ok, ref_ok);
-    if (ok) CHECKF(memcmp(&fast, &ref, sizeof ref) == 0, "'%s': %.17g vs strtod %.17g", s, fast, ref);
+    if (ok)
+        CHECKF(memcmp(&fast, &ref, sizeof ref) == 0, "'%s': %.17g vs strtod %.17g", s, fast, ref);
 }
 
 static void check_format_double(double v)
 {
     char fast[NUM_DOUBLE_STR_SIZE], ref[64];
     num_format_double(fast, sizeof fast, v);
-    if (isinf(v)) snprintf(ref, sizeof ref, "%s", v > 0 ? "inf" : "-inf");
-    else snprintf(ref, sizeof ref, "%.17g", v);
+    if (isinf(v))
+        snprintf(ref, sizeof ref, "%s", v > 0 ? "inf" : "-inf");
+    else
+        snprintf(ref, sizeof ref, "%.17g", v);
     CHECKF(strcmp(fast, ref) == 0, "%.17g printed '%s', expected '%s'", v, fast, ref);
 }
 
 int main(void)
 {
-    static const char *const cases[] = {"0", "-0", "7", "007", "-12", "123456789012345",
-                                        "-123456789012345", "1234567890123456", "1.5", "-",
-                                        "", "1e3", "+5", " 1", "inf", "-inf", "0x10", "1a"};
+    static const char *const cases[] = {"0",
+                                        "-0",
+                                        "7",
+                                        "007",
+                                        "-12",
+                                        "123456789012345",
+                                        "-123456789012345",
+                                        "1234567890123456",
+                                        "1.5",
+                                        "-",
+                                        "",
+                                        "1e3",
+                                        "+5",
+                                        " 1",
+                                        "inf",
+                                        "-inf",
+                                        "0x10",
+                                        "1a"};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_parse_double(cases[i]);
     srand(12345);
     for (int i = 0; i < 200000; i++) {
@@ -45,9 +64,10 @@ int main(void)
         check_format_double((double)n / 8.0);
         check_format_double((double)n * 1e3);
     }
-    static const double specials[] = {0.0, -0.0, 1.0, -1.0, 1e15, -1e15, 1e15 - 1, 1e16, 1e17,
-                                      0.1, 1.1, 3.0e-5, INFINITY, -INFINITY};
-    for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++) check_format_double(specials[i]);
+    static const double specials[] = {0.0,  -0.0, 1.0, -1.0, 1e15,   -1e15,    1e15 - 1,
+                                      1e16, 1e17, 0.1, 1.1,  3.0e-5, INFINITY, -INFINITY};
+    for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++)
+        check_format_double(specials[i]);
 
     long long v;
     CHECK(num_parse_ll("-9223372036854775808", 20, &v) && v == (-9223372036854775807LL - 1));

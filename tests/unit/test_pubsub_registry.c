@@ -15,10 +15,10 @@
 #define NSUBS 24
 #define MAX_DELIVERIES 64
 
-static const char *const channel_pool[] = {"ch0", "ch1", "ch2", "ch3", "ch10", "ch19", "ch29",
-                                           "news.a", "news.b", "x", "", "c9"};
-static const char *const pattern_pool[] = {"ch1*", "ch?",   "*",   "ch[0-3]", "c*9", "ch29",
-                                           "",     "x*",    "news.*", "n?ws.[ab]", "\\*", "*.b"};
+static const char *const channel_pool[] = {"ch0",  "ch1",    "ch2",    "ch3", "ch10", "ch19",
+                                           "ch29", "news.a", "news.b", "x",   "",     "c9"};
+static const char *const pattern_pool[] = {"ch1*", "ch?", "*",      "ch[0-3]",   "c*9", "ch29",
+                                           "",     "x*",  "news.*", "n?ws.[ab]", "\\*", "*.b"};
 #define NCHANNELS (sizeof channel_pool / sizeof channel_pool[0])
 #define NPATTERNS (sizeof pattern_pool / sizeof pattern_pool[0])
 
@@ -108,7 +108,8 @@ static size_t model_pattern_count(void)
     size_t n = 0;
     for (size_t p = 0; p < NPATTERNS; p++) {
         bool any = false;
-        for (int s = 0; s < NSUBS && !any; s++) any = model_find(&subs[s], PUBSUB_PATTERN, (int)p) >= 0;
+        for (int s = 0; s < NSUBS && !any; s++)
+            any = model_find(&subs[s], PUBSUB_PATTERN, (int)p) >= 0;
         n += any;
     }
     return n;
@@ -348,7 +349,8 @@ static void test_large_fanout(void)
         }
     }
     for (int i = 0; i < FANOUT; i++)
-        CHECK(pubsub_unsubscribe_all(&many[i].sub, PUBSUB_CHANNEL, NULL, NULL) == (on[i] ? 1u : 0u));
+        CHECK(pubsub_unsubscribe_all(&many[i].sub, PUBSUB_CHANNEL, NULL, NULL) ==
+              (on[i] ? 1u : 0u));
     CHECK_EQ_LL(pubsub_channel_count(PUBSUB_CHANNEL), 0);
     CHECK_EQ_LL(pubsub_publish(PUBSUB_CHANNEL, "big", 3, "m", 1), 0);
     free(many);
