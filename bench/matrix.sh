@@ -7,7 +7,8 @@
 # Environment (defaults in brackets):
 #   SERVERS      goblin,redis          servers to measure (goblin; goblin-spin and
 #                                      goblin-block = goblin with --idle-strategy
-#                                      spin / block; redis)
+#                                      spin / block; goblin-base = GOBLIN_BASE_SERVER,
+#                                      an older build, for before/after; redis)
 #   TRANSPORTS   tcp,unix              goblin-bench transports (tcp, unix, ring)
 #   WIRES        resp                  wires (sbe later; redis-server: resp only)
 #   SEND_MODES   (transport default)   send modes, for transports that have them

@@ -5,7 +5,9 @@
 #   server_start KIND CPU DIR [ARGS...]
 #                               KIND is goblin (its default idle strategy),
 #                               goblin-spin / goblin-block (goblin with
-#                               --idle-strategy spin / block), redis or floor
+#                               --idle-strategy spin / block), goblin-base
+#                               (GOBLIN_BASE_SERVER, an older build, default
+#                               flags: before/after comparisons), redis or floor
 #                               (the echo floor). Starts it pinned to CPU (empty = not
 #                               pinned) on an ephemeral 127.0.0.1 port and on
 #                               DIR/server.sock, logging to DIR/server.log;
@@ -16,7 +18,7 @@
 #   pin_command CPU             the command prefix that pins to CPU (taskset,
 #                               or numactl with NUMA_NODE set); empty for "".
 #
-# Binaries: GOBLIN_SERVER, REDIS_SERVER, ECHO_FLOOR (defaults under
+# Binaries: GOBLIN_SERVER, GOBLIN_BASE_SERVER, REDIS_SERVER, ECHO_FLOOR (defaults under
 # BUILD_DIR and on PATH).
 
 : "${BUILD_DIR:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build}"
@@ -60,6 +62,10 @@ server_start() {
         case $kind in
         goblin) cmd=("$GOBLIN_SERVER" --port "$SERVER_PORT" --bind 127.0.0.1
                      --unixsocket "$SERVER_SOCKET" "${extra[@]}") ;;
+        goblin-base)
+            [ -x "${GOBLIN_BASE_SERVER:-}" ] || { echo "server_start: GOBLIN_BASE_SERVER is not set" >&2; return 2; }
+            cmd=("$GOBLIN_BASE_SERVER" --port "$SERVER_PORT" --bind 127.0.0.1
+                 --unixsocket "$SERVER_SOCKET" "${extra[@]}") ;;
         goblin-spin|goblin-block)
             cmd=("$GOBLIN_SERVER" --port "$SERVER_PORT" --bind 127.0.0.1
                  --unixsocket "$SERVER_SOCKET" --idle-strategy "${kind#goblin-}" "${extra[@]}") ;;
@@ -67,7 +73,7 @@ server_start() {
                     --unixsocket "$SERVER_SOCKET" --save '' --appendonly no
                     --daemonize no --dir "$dir") ;;
         floor) cmd=("$ECHO_FLOOR" --port "$SERVER_PORT" --socket "$SERVER_SOCKET") ;;
-        *) echo "server_start: unknown server '$kind' (goblin, goblin-spin, goblin-block, redis, floor)" >&2; return 2 ;;
+        *) echo "server_start: unknown server '$kind' (goblin, goblin-base, goblin-spin, goblin-block, redis, floor)" >&2; return 2 ;;
         esac
         echo "# attempt $attempt: ${pin[*]} ${cmd[*]}" >>"$dir/server.log"
         # exec through the pinning tool: $! is the server's own PID.
