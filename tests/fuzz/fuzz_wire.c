@@ -50,6 +50,7 @@
 #include "util/buf.h"
 
 #define EXPAND_MAX (256 * 1024)
+#define BIG_ARG_CHUNK (16 * 1024) /* CONN_READ_CHUNK */
 
 struct run_config {
     bool auth_required;
@@ -255,6 +256,14 @@ static void model_request(struct conn_model *m, const struct request *req, const
                m->wire->held_bytes(&m->state));
 }
 
+/* conn_big_arg_cap() without the query-buffer limit: room for as much
+ * again as has arrived (at least a read chunk, at most what is missing). */
+static size_t big_arg_cap(size_t have, size_t still_needed)
+{
+    size_t add = have > BIG_ARG_CHUNK ? have : BIG_ARG_CHUNK;
+    return have + (add < still_needed ? add : still_needed);
+}
+
 /* conn_begin_big_arg(): after an incomplete parse of data[0..len). Returns
  * true when the bytes after `at` moved out (the input now ends at `at`). */
 static bool model_begin_big_arg(struct conn_model *m, const char *data, size_t len)
@@ -268,7 +277,7 @@ static bool model_begin_big_arg(struct conn_model *m, const char *data, size_t l
                len);
     FUZZ_CHECK(m->wire->mid_request(&m->state), "big argument outside a request");
     size_t have = len - at;
-    m->big = strbuf_new(data + at, have, have + 1);
+    m->big = strbuf_new(data + at, have, big_arg_cap(have, (size_t)blen + 2 - have));
     m->big_need = (size_t)blen + 2;
     return true;
 }
@@ -294,7 +303,11 @@ static void model_feed(struct conn_model *m, const char *data, size_t len)
     if (m->big) {
         size_t take = m->big_need - m->big->len;
         if (take > len) take = len;
-        if (m->big->cap - m->big->len < take) m->big = strbuf_resize(m->big, m->big->len + take);
+        if (m->big->cap - m->big->len < take) {
+            /* Grown geometrically: one resize per small chunk is quadratic. */
+            size_t cap = big_arg_cap(m->big->len, m->big_need - m->big->len);
+            m->big = strbuf_resize(m->big, cap > m->big->len + take ? cap : m->big->len + take);
+        }
         memcpy(m->big->data + m->big->len, data, take);
         m->big->len += take;
         model_end_big_arg(m);
@@ -359,6 +372,9 @@ static void parse_through_wire(const char *stream, size_t len, const struct run_
     size_t arrived = 0;
     while (arrived < len && !m.closed) {
         size_t chunk = 1 + fuzz_next_random(&seed) % max_chunk;
+        /* Each parse copies the whole input: a long line or bulk held in it
+         * grows by a quarter at least, or tiny chunks would be quadratic. */
+        if (!m.big && chunk < buf_len(&m.in) / 4) chunk = buf_len(&m.in) / 4;
         if (chunk > len - arrived) chunk = len - arrived;
         model_feed(&m, stream + arrived, chunk);
         arrived += chunk;
