@@ -326,6 +326,9 @@ static void conn_run_commands(struct conn *c)
     struct wire_limits limits = {
         .proto_max_bulk_len = config.proto_max_bulk_len,
     };
+    /* A big argument still arriving (conn_feed_input() delivered only part
+     * of it): nothing new to parse, and parsing would begin it again. */
+    if (c->big_arg) return;
     while (buf_len(&c->in) > 0 && !(c->flags & (CONN_CLOSED | CONN_CLOSE_AFTER_REPLY))) {
         if (!conn_may_execute(c)) {
             /* Try to hand the backlog to the peer before running more. */

@@ -47,6 +47,31 @@ seed $h unauth-then-auth '\x03\x01\xff*2\r\n$4\r\nAUTH\r\n$2\r\npw\r\n*11\r\n$1\
 seed $h small-max-bulk '\x10\x01\xff*1\r\n$6\r\nlonger\r\n'
 seed $h incomplete-bulk '\x00\x01\xff*2\r\n$3\r\nGET\r\n$100\r\nabc'
 
+# fuzz_wire: 4 control bytes (limits as above plus bit 5 "take the first
+# external argument", split seed, chunking: bits 0-6 = 1..128 bytes, bit 7
+# x512; expansion: high nibble = mask over bulk headers i%4, low nibble =
+# size step), then the client's bytes. An expanded `$n` becomes
+# n + 32767 + step*1021 bytes: \x49 on header 2 makes SET's value ~41 KiB.
+h=fuzz_wire
+seed $h ping '\x00\x01\xff\x00*1\r\n$4\r\nPING\r\n'
+seed $h set-40k-chunks '\x00\x05\x87\x49*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$8\r\nvalue-40\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\n'
+seed $h set-40k-small-chunks '\x00\x09\x7f\x48*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n'
+seed $h set-40k-taken '\x20\x03\x83\x49*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$8\r\nvalue-40\r\n'
+seed $h mset-two-big '\x00\x07\x85\x40*7\r\n$4\r\nMSET\r\n$1\r\na\r\n$3\r\nxyz\r\n$1\r\nb\r\n$1\r\nc\r\n$1\r\nd\r\n$2\r\npq\r\n'
+seed $h mset-two-big-taken '\x20\x0b\xbf\x43*7\r\n$4\r\nMSET\r\n$1\r\na\r\n$3\r\nxyz\r\n$1\r\nb\r\n$1\r\nc\r\n$1\r\nd\r\n$2\r\npq\r\n'
+seed $h big-then-bad-header '\x00\x05\x81\x40*4\r\n$3\r\nSET\r\n$1\r\nk\r\n$2\r\nvv\r\n:1\r\n'
+seed $h big-then-error-next '\x00\x05\x84\x20*2\r\n$4\r\nECHO\r\n$5\r\nhello\r\n*1\r\n:4\r\nPING\r\n'
+seed $h big-lenient-trailer '\x00\x02\x88\x20*2\r\n$4\r\nECHO\r\n$2\r\nabXY*1\r\n$4\r\nPING\r\n'
+seed $h big-incomplete '\x00\x02\x88\x20*2\r\n$4\r\nECHO\r\n$3\r\nabc'
+seed $h big-unauthenticated '\x01\x01\xff\x20*2\r\n$4\r\nECHO\r\n$3\r\nabc\r\n'
+seed $h big-over-max-bulk '\x18\x01\xff\x20*2\r\n$4\r\nECHO\r\n$3\r\nabc\r\n'
+seed $h handshake '\x00\x01\xff\x00GOBLINS!*1\r\n$4\r\nPING\r\n'
+seed $h handshake-prefix '\x00\x01\xff\x00GOBLINS'
+seed $h handshake-near-miss-last '\x00\x01\xff\x00GOBLINS?\r\n'
+seed $h handshake-near-miss-middle '\x00\x01\xff\x00GOBXINS!\r\n'
+seed $h handshake-lowercase '\x00\x01\xff\x00goblins!\r\n'
+seed $h handshake-twice '\x00\x01\xff\x00GOBLINS!GOBLINS!\r\n'
+
 # fuzz_ring_reader: byte 0 queue size (0 = 256 bytes .. 4 = 4 KiB), byte 1
 # epoch, then operations: \x00 LEN BYTES write, \x01 CAP-1 read,
 # \x02 IDX LEN32 KIND forge, \x03 OFF16 LEN BYTES scribble, \x04 STEP reconnect.

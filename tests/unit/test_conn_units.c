@@ -177,6 +177,34 @@ static void test_protocol_error(void)
     recorder_free(&r);
 }
 
+/* A message transport may deliver a big argument in several messages and
+ * run conn_process_input() after each: the conn must keep receiving into
+ * the argument's buffer, not start it over (that leaked the bytes already
+ * received and misframed the rest). */
+static void test_big_argument_over_messages(void)
+{
+    enum { VALUE = 40 * 1024 };
+    static char value[VALUE];
+    memset(value, 'v', sizeof value);
+    struct recorder r;
+    struct conn *c = framed_conn(&r);
+    const char *head = "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$40960\r\n";
+    conn_feed_input(c, head, strlen(head));
+    conn_feed_input(c, value, 1000);
+    conn_process_input(c);
+    conn_feed_input(c, value + 1000, 10000);
+    conn_process_input(c);
+    conn_feed_input(c, value + 11000, VALUE - 11000);
+    conn_process_input(c);
+    CHECK_EQ_LL(r.count, 0);
+    run(c, "\r\n*2\r\n$6\r\nSTRLEN\r\n$1\r\nk\r\n");
+    CHECK_EQ_LL(r.count, 2);
+    expect_unit(&r, 0, OUT_REPLY, 1, "+OK\r\n");
+    expect_unit(&r, 1, OUT_REPLY, 2, ":40960\r\n");
+    conn_close(c, NULL);
+    recorder_free(&r);
+}
+
 int main(void)
 {
     config_init_defaults();
@@ -188,6 +216,7 @@ int main(void)
     test_no_room_then_in_order();
     test_pushes();
     test_protocol_error();
+    test_big_argument_over_messages();
     conn_reap_closed();
     printf("conn units: ok\n");
     return 0;
