@@ -484,7 +484,12 @@ void conn_feed_input(struct conn *c, const void *data, size_t len)
     if (big) {
         size_t take = c->big_arg_need - big->len;
         if (take > len) take = len;
-        if (big->cap - big->len < take) c->big_arg = big = strbuf_resize(big, big->len + take);
+        if (big->cap - big->len < take) {
+            /* Grow as reads do (doubling with what arrived): many small
+             * messages must not cost a resize each. */
+            size_t cap = conn_big_arg_cap(c, big->len, c->big_arg_need - big->len);
+            c->big_arg = big = strbuf_resize(big, cap > big->len + take ? cap : big->len + take);
+        }
         memcpy(big->data + big->len, data, take);
         big->len += take;
         conn_end_big_arg(c);
