@@ -277,7 +277,7 @@ static bool conn_may_execute(const struct conn *c)
  * bounds). */
 size_t conn_query_bytes(const struct conn *c)
 {
-    size_t n = buf_len(&c->in) + c->wire->held_bytes(&c->wire_state);
+    size_t n = buf_len(&c->in) + c->adopted_bytes;
     return c->big_arg ? n + c->big_arg->len : n;
 }
 
@@ -316,6 +316,7 @@ static bool conn_end_big_arg(struct conn *c)
     if (sb->len < c->big_arg_need) return false;
     c->big_arg = NULL;
     sb->len -= 2; /* the CRLF stays behind the value, unused */
+    c->adopted_bytes += sb->len;
     c->wire->adopt_argument(&c->wire_state, sb);
     return true;
 }
@@ -350,6 +351,7 @@ static void conn_run_commands(struct conn *c)
             break;
         }
         if (st == WIRE_ERROR) {
+            c->adopted_bytes = 0; /* the parser released them */
             if (c->framed) conn_unit_open(c, OUT_REPLY, ++c->requests);
             reply_error_fmt(&c->reply, "ERR %s", req.error);
             if (c->framed) conn_unit_close(c);
@@ -377,8 +379,9 @@ static void conn_run_commands(struct conn *c)
             command_dispatch(&creq);
             if (c->framed) conn_unit_close(c);
             conn_executing = NULL;
-            c->wire->request_done(&c->wire_state);
+            if (req.owned && req.owned->count) c->wire->request_done(&c->wire_state);
         }
+        c->adopted_bytes = 0; /* the request's own buffers are released (or taken) */
         buf_consume(&c->in, req.consumed);
     }
     if (c->flags & CONN_CLOSED) return;
@@ -401,7 +404,8 @@ void conn_process_input(struct conn *c)
 static void conn_make_read_room(struct conn *c)
 {
     size_t len = buf_len(&c->in);
-    size_t want = c->wire->read_hint(&c->wire_state, len);
+    /* Nothing buffered, nothing pending: the common case skips the wire. */
+    size_t want = len ? c->wire->read_hint(&c->wire_state, len) : 0;
     if (want <= CONN_READ_CHUNK) {
         buf_reserve(&c->in, CONN_READ_CHUNK);
         return;
@@ -428,9 +432,7 @@ void conn_on_readable(struct conn *c)
         dst = big->data + big->len;
         room = big->cap - big->len < still ? big->cap - big->len : still;
     } else {
-        if (!c->wire->mid_request(&c->wire_state) && buf_len(&c->in) == 0)
-            c->in.start = c->in.end = 0;
-        conn_make_read_room(c);
+        conn_make_read_room(c); /* (an empty buffer is already at offset 0: buf_consume) */
         dst = buf_tail(&c->in);
         room = buf_room(&c->in);
     }

@@ -157,6 +157,7 @@ struct conn {
     const struct wire *wire;     /* protocol/wire.h; RESP unless SBE is possible and chosen */
     bool framed;                 /* output kept as units: a framed wire on a framed transport */
     uint64_t requests;           /* requests parsed: the correlation of the next reply unit */
+    size_t adopted_bytes;        /* big arguments handed to the wire for the current request */
     size_t unit_open;            /* framed: offset in `out` (from start) of the open unit */
     union wire_state wire_state; /* the wire's parser */
     struct reply reply;          /* sink writing to `out` in the conn's protocol */

@@ -19,7 +19,9 @@
  *   big_argument() / adopt_argument(): a wire whose requests carry large
  *                  byte arguments may receive one into a buffer of its own
  *                  (util/strbuf.h) that a command can keep without a copy;
- *   request_done() releases what parse() lent.
+ *   request_done() releases what parse() lent; called only for a request
+ *                  whose `owned` set is not empty (the hot path makes no
+ *                  call for a request that borrowed nothing).
  *
  * A framed wire (`framed`) answers one frame per request: the conn then
  * keeps its output as units (connection/conn.h, "Framed output") and a
@@ -75,7 +77,7 @@ struct wire {
     void (*request_done)(union wire_state *st);
     /* Bytes the current request still needs beyond len; 0 if unknown. */
     size_t (*read_hint)(const union wire_state *st, size_t len);
-    /* True while a request is partly parsed. */
+    /* True while a request is partly parsed (diagnostics and fuzzing). */
     bool (*mid_request)(const union wire_state *st);
     /* A large argument being awaited: its payload length, and in *at where
      * its bytes start in the buffered input; -1 when there is none. NULL
@@ -84,7 +86,8 @@ struct wire {
     /* The awaited argument arrived whole into sb (ownership moves). */
     void (*adopt_argument)(union wire_state *st, struct strbuf *sb);
     /* Input bytes the wire holds outside the conn's buffer (arguments
-     * received into their own buffers): the query-buffer limit counts them. */
+     * received into their own buffers; the conn keeps its own count for the
+     * query-buffer limit, fuzzing checks this one against it). */
     size_t (*held_bytes)(const union wire_state *st);
 };
 

@@ -103,10 +103,8 @@ bool server_start(void)
     ev_set_spin(strcmp(config.idle_strategy, "spin") == 0);
     if (strcmp(config.idle_strategy, "adaptive") == 0) ev_set_adaptive_spin_us(config.idle_spin_us);
     /* Lock after every startup allocation and mapping exists (the rings in
-     * particular), then start the allocator's purging thread, whose stack
-     * must not be counted against a memory-lock limit. */
+     * particular). */
     placement_lock_memory();
-    allocator_start_background_purge();
 
     struct sigaction sa = {.sa_handler = on_signal};
     sigemptyset(&sa.sa_mask);
@@ -155,6 +153,7 @@ void server_housekeeping(void)
     }
     conn_close_idle();
     transports_housekeeping();
+    allocator_decay();
 }
 
 void server_run(void)

@@ -45,14 +45,11 @@ bool allocator_purge(void)
     return mallctl(name, NULL, NULL, NULL, 0) == 0;
 }
 
-void allocator_start_background_purge(void)
+void allocator_decay(void)
 {
-    bool on = true;
-    int err = mallctl("background_thread", NULL, NULL, &on, sizeof on);
-    if (err != 0)
-        log_warning("jemalloc background_thread refused (%s): freed memory is returned only "
-                    "as the server allocates",
-                    strerror(err));
+    char name[64];
+    snprintf(name, sizeof name, "arena.%u.decay", (unsigned)MALLCTL_ARENAS_ALL);
+    mallctl(name, NULL, NULL, NULL, 0);
 }
 
 #else
@@ -70,5 +67,5 @@ bool allocator_purge(void)
     return true;
 }
 
-void allocator_start_background_purge(void) {}
+void allocator_decay(void) {}
 #endif

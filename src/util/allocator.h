@@ -1,12 +1,16 @@
 /*
  * allocator.h — the process allocator as an operator sees it: its own
  * statistics (INFO memory), returning free pages to the system (MEMORY
- * PURGE) and the background thread that does so continuously.
+ * PURGE) and the periodic decay that does so continuously.
  *
  * The release server links Debian's jemalloc (GOBLIN_JEMALLOC) configured
  * for a server that must give memory back: freed pages are purged after
- * about a second by a background thread, so RSS follows the dataset down
- * after FLUSHALL or a wave of closing connections (issue 9). Sanitizer
+ * about a second, by housekeeping calling allocator_decay(), so RSS follows
+ * the dataset down after FLUSHALL or a wave of closing connections.
+ * No jemalloc background thread: a second thread makes glibc's read(),
+ * write() and epoll_wait() wrappers take their cancellation-point slow path
+ * (measured: ~150 instructions per request more under callgrind), so the
+ * server stays single-threaded. Sanitizer
  * builds use glibc malloc (their runtimes replace it), which keeps no such
  * statistics: allocator_stats_read() says so and INFO falls back to Redis's
  * stand-ins.
@@ -32,10 +36,8 @@ bool allocator_stats_read(struct allocator_stats *out);
 /* Returns every free page to the system now (all arenas); false on error. */
 bool allocator_purge(void);
 
-/* Starts the allocator's background purging thread. Called once, after
- * placement_lock_memory(): a thread created before the lock would have its
- * whole stack counted (and populated) by mlockall(MCL_CURRENT). Logs a
- * warning and carries on (purging then happens on allocation) if refused. */
-void allocator_start_background_purge(void);
+/* Purges the pages whose decay time has passed (housekeeping; cheap when
+ * there are none). */
+void allocator_decay(void);
 
 #endif
