@@ -34,9 +34,10 @@ struct ring_endpoint {
     bool has_partial;                 /* `partial` holds a peeked SQ record */
     struct goblin_ring_view partial;  /* SQ record partly copied into the conn */
     uint32_t partial_offset;
-    bool close_pending; /* the session ended with the CQ full: CLOSE still owed */
-    bool want_read;     /* false while the conn is paused by output backpressure */
-    bool want_write;    /* output is waiting for CQ room */
+    bool close_pending;          /* the session ended with the CQ full: CLOSE still owed */
+    struct log_limiter warnings; /* the client can make these at will */
+    bool want_read;              /* false while the conn is paused by output backpressure */
+    bool want_write;             /* output is waiting for CQ room */
 };
 
 /* A polled target: one ring, or every ring of a pool in index order. */
@@ -67,8 +68,9 @@ static ssize_t ring_read(struct conn *c, void *dst, size_t cap)
         if (!ep->has_partial) {
             if (!goblin_ring_peek(&ep->sq, &ep->partial)) {
                 if (!ep->sq.corrupt) break;
-                log_warning("%s: malformed SQ record at position %llu: session ended", ep->path,
-                            (unsigned long long)ep->sq.pos);
+                log_warning_limited(&ep->warnings,
+                                    "%s: malformed SQ record at position %llu: session ended",
+                                    ep->path, (unsigned long long)ep->sq.pos);
                 errno = EPROTO;
                 return -1;
             }
@@ -79,7 +81,8 @@ static ssize_t ring_read(struct conn *c, void *dst, size_t cap)
         const struct goblin_ring_view *v = &ep->partial;
         if (v->kind != GOBLIN_RING_DATA) { /* CLOSE is CQ only */
             ep->sq.corrupt = true;
-            log_warning("%s: record of kind %u in the SQ: session ended", ep->path, v->kind);
+            log_warning_limited(&ep->warnings, "%s: record of kind %u in the SQ: session ended",
+                                ep->path, v->kind);
             errno = EPROTO;
             return -1;
         }
@@ -106,7 +109,8 @@ static ssize_t ring_write(struct conn *c, const void *src, size_t len)
     size_t n = goblin_ring_write(&ep->cq, src, len);
     if (n == 0 && len > 0) {
         if (ep->cq.corrupt) {
-            log_warning("%s: impossible CQ head from the client: session ended", ep->path);
+            log_warning_limited(&ep->warnings,
+                                "%s: impossible CQ head from the client: session ended", ep->path);
             errno = EPROTO;
             return -1;
         }
@@ -123,9 +127,11 @@ static int ring_send_unit(struct conn *c, const struct out_unit *unit, const cha
 {
     struct ring_endpoint *ep = c->transport_data;
     if (unit->len > goblin_ring_max_payload(&ep->cq)) {
-        log_warning("%s: a %u-byte reply does not fit one record of this ring (largest %llu): "
-                    "session ended; use a larger ring",
-                    ep->path, unit->len, (unsigned long long)goblin_ring_max_payload(&ep->cq));
+        log_warning_limited(
+            &ep->warnings,
+            "%s: a %u-byte reply does not fit one record of this ring (largest %llu): "
+            "session ended; use a larger ring",
+            ep->path, unit->len, (unsigned long long)goblin_ring_max_payload(&ep->cq));
         errno = EMSGSIZE;
         return -1;
     }
@@ -256,7 +262,7 @@ static void session_restart(struct ring_endpoint *ep, uint32_t epoch)
     ep->epoch = epoch;
     const char *refusal = session_refusal(ep, previous, epoch);
     if (refusal) {
-        log_warning("%s: epoch %#x refused: %s", ep->path, epoch, refusal);
+        log_warning_limited(&ep->warnings, "%s: epoch %#x refused: %s", ep->path, epoch, refusal);
         return;
     }
     unsigned char *base = (unsigned char *)ep->hdr;
@@ -310,8 +316,9 @@ static int ring_endpoint_poll(struct ring_endpoint *ep)
             conn_on_readable(c);
             work++;
         } else if (ep->sq.corrupt) {
-            log_warning("%s: malformed SQ record at position %llu: session ended", ep->path,
-                        (unsigned long long)ep->sq.pos);
+            log_warning_limited(&ep->warnings,
+                                "%s: malformed SQ record at position %llu: session ended", ep->path,
+                                (unsigned long long)ep->sq.pos);
             session_end(ep, "malformed ring record");
             work++;
         }

@@ -217,26 +217,17 @@ static void reject_over_limit(int fd)
 }
 
 /* The connection that could not be accepted stays queued, so the listener
- * stays readable: rest it instead of failing again on every pass, and log
- * at most once per ACCEPT_FAILURE_LOG_MS however long the shortage lasts. */
-#define ACCEPT_FAILURE_LOG_MS 10000
-
+ * stays readable: rest it instead of failing again on every pass; the log
+ * gets one line per LOG_LIMIT_INTERVAL_MS however long the shortage lasts. */
 static void listener_pause(struct listener *l, int err)
 {
-    static int64_t last_log_ms = INT64_MIN / 2;
-    static long long unlogged;
-    int64_t now_ms = clock_mono_us() / 1000;
-    unlogged++;
-    if (now_ms - last_log_ms >= ACCEPT_FAILURE_LOG_MS) {
-        log_warning("accept on %s failed: %s (%lld time%s since the last report); pausing "
-                    "accepts for %d ms each time (raise ulimit -n or lower maxclients)",
-                    l->desc, strerror(err), unlogged, unlogged == 1 ? "" : "s",
-                    LISTENER_BACKOFF_MS);
-        last_log_ms = now_ms;
-        unlogged = 0;
-    }
+    static struct log_limiter warnings;
+    log_warning_limited(&warnings,
+                        "accept on %s failed: %s; pausing accepts for %d ms each time (raise "
+                        "ulimit -n or lower maxclients)",
+                        l->desc, strerror(err), LISTENER_BACKOFF_MS);
     ev_remove(l->fd);
-    l->paused_until_ms = now_ms + LISTENER_BACKOFF_MS;
+    l->paused_until_ms = clock_mono_us() / 1000 + LISTENER_BACKOFF_MS;
 }
 
 static void socket_housekeeping(void)

@@ -28,3 +28,26 @@ void log_msg(enum log_level level, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "%d:M %s %c %s\n", (int)getpid(), when, marks[level], msg);
 }
+
+void log_warning_limited(struct log_limiter *l, const char *fmt, ...)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    long long now_ms = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    if (l->last_ms && now_ms - l->last_ms < LOG_LIMIT_INTERVAL_MS) {
+        l->dropped++;
+        return;
+    }
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (l->dropped)
+        log_warning("%s (%lld more like it in the last %d s not logged)", msg, l->dropped,
+                    LOG_LIMIT_INTERVAL_MS / 1000);
+    else
+        log_warning("%s", msg);
+    l->last_ms = now_ms;
+    l->dropped = 0;
+}
