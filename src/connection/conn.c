@@ -324,7 +324,7 @@ static bool conn_end_big_arg(struct conn *c)
 /* Runs the complete requests in c's input (see conn_process_input). */
 static void conn_run_commands(struct conn *c)
 {
-    struct wire_limits limits = {
+    struct request_limits limits = {
         .proto_max_bulk_len = config.proto_max_bulk_len,
     };
     /* A big argument still arriving (conn_feed_input() delivered only part

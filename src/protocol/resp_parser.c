@@ -272,7 +272,7 @@ static long long find_line_end(const char *data, size_t len, size_t from)
 }
 
 static enum resp_status parse_multibulk(struct resp_parser *p, const char *data, size_t len,
-                                        const struct resp_limits *lim)
+                                        const struct request_limits *lim)
 {
     if (p->multibulk_left < 0) {
         long long count;
@@ -354,7 +354,7 @@ save:
 }
 
 enum resp_status resp_parse(struct resp_parser *p, const char *data, size_t len,
-                            const struct resp_limits *limits)
+                            const struct request_limits *limits)
 {
     if (len == 0) return RESP_INCOMPLETE;
     if (p->pos == 0 && p->multibulk_left < 0) {

@@ -49,7 +49,8 @@ enum resp_status {
     RESP_ERROR,      /* protocol error: reply `error`, then close */
 };
 
-struct resp_limits {
+/* What every wire's parser enforces on a request (also used by wire.h). */
+struct request_limits {
     long long proto_max_bulk_len;
     bool auth_required; /* applies the unauthenticated bounds */
 };
@@ -88,7 +89,7 @@ void resp_parser_free(struct resp_parser *p);
  * command. After RESP_COMMAND or RESP_EMPTY the caller consumes `consumed`
  * bytes; the parser is then ready for the next command. */
 enum resp_status resp_parse(struct resp_parser *p, const char *data, size_t len,
-                            const struct resp_limits *limits);
+                            const struct request_limits *limits);
 
 /* Bytes the current bulk argument still needs beyond len (for buffer sizing); 0 if unknown. */
 size_t resp_parser_pending_bulk(const struct resp_parser *p, size_t len);

@@ -28,12 +28,10 @@ static void resp_wire_free(union wire_state *st)
 }
 
 static enum wire_status resp_wire_parse(union wire_state *st, const char *data, size_t len,
-                                        const struct wire_limits *lim, struct request *req)
+                                        const struct request_limits *lim, struct request *req)
 {
     struct resp_parser *p = &st->resp;
-    struct resp_limits limits = {.proto_max_bulk_len = lim->proto_max_bulk_len,
-                                 .auth_required = lim->auth_required};
-    switch (resp_parse(p, data, len, &limits)) {
+    switch (resp_parse(p, data, len, lim)) {
     case RESP_INCOMPLETE:
         return WIRE_INCOMPLETE;
     case RESP_ERROR:

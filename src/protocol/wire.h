@@ -47,11 +47,6 @@ enum wire_status {
     WIRE_ERROR,      /* protocol error: reply `error`, then close */
 };
 
-struct wire_limits {
-    long long proto_max_bulk_len;
-    bool auth_required; /* the unauthenticated bounds apply */
-};
-
 struct request {
     int argc;
     const char **argv;
@@ -73,7 +68,7 @@ struct wire {
     void (*init)(union wire_state *st);
     void (*free)(union wire_state *st);
     enum wire_status (*parse)(union wire_state *st, const char *data, size_t len,
-                              const struct wire_limits *lim, struct request *req);
+                              const struct request_limits *lim, struct request *req);
     void (*request_done)(union wire_state *st);
     /* Bytes the current request still needs beyond len; 0 if unknown. */
     size_t (*read_hint)(const union wire_state *st, size_t len);

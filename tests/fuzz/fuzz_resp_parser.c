@@ -45,7 +45,7 @@ static void transcript_u64(struct buf *t, uint64_t v)
 /* Checks one RESP_COMMAND / RESP_EMPTY / RESP_ERROR result for the command
  * starting at cmd[0] (len bytes available) and appends it to the transcript. */
 static void check_and_record(struct buf *t, const struct resp_parser *p, enum resp_status st,
-                             const char *cmd, size_t len, const struct resp_limits *lim)
+                             const char *cmd, size_t len, const struct request_limits *lim)
 {
     if (st == RESP_ERROR) {
         FUZZ_CHECK(p->error != NULL, "RESP_ERROR without a message");
@@ -102,7 +102,7 @@ static enum resp_status parse_available(struct resp_parser *p, struct buf *t, co
                                         unsigned *command_index, size_t *consumed)
 {
     for (;;) {
-        struct resp_limits lim = {
+        struct request_limits lim = {
             .proto_max_bulk_len = cfg->max_bulk,
             .auth_required = auth_for(cfg, *command_index),
         };

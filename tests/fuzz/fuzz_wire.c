@@ -165,8 +165,8 @@ static void parse_whole(const char *stream, size_t len, const struct run_config 
     unsigned index = 0;
     enum resp_status st;
     for (;;) {
-        struct resp_limits lim = {.proto_max_bulk_len = cfg->max_bulk,
-                                  .auth_required = auth_for(cfg, index)};
+        struct request_limits lim = {.proto_max_bulk_len = cfg->max_bulk,
+                                     .auth_required = auth_for(cfg, index)};
         st = resp_parse(&p, cmd, left, &lim);
         if (st == RESP_INCOMPLETE) break;
         if (st == RESP_ERROR) {
@@ -203,7 +203,7 @@ struct conn_model {
 /* Checks a WIRE_REQUEST in data[0..len) and records it; then, as a command
  * would, takes an external argument or leaves them all to request_done(). */
 static void model_request(struct conn_model *m, const struct request *req, const char *data,
-                          size_t len, const struct wire_limits *lim)
+                          size_t len, const struct request_limits *lim)
 {
     const struct strbuf_set *owned = req->owned;
     FUZZ_CHECK(req->argc > 0, "request with argc %d", req->argc);
@@ -325,8 +325,8 @@ static void model_process(struct conn_model *m)
     char *copy = fuzz_exact_copy(buf_head(&m->in), len);
     while (done < len) {
         const char *data = copy + done;
-        struct wire_limits lim = {.proto_max_bulk_len = m->cfg->max_bulk,
-                                  .auth_required = auth_for(m->cfg, m->index)};
+        struct request_limits lim = {.proto_max_bulk_len = m->cfg->max_bulk,
+                                     .auth_required = auth_for(m->cfg, m->index)};
         struct request req;
         enum wire_status st = m->wire->parse(&m->state, data, len - done, &lim, &req);
         if (st == WIRE_INCOMPLETE) {

@@ -8,7 +8,7 @@
 #include "protocol/resp_parser.h"
 #include "util/buf.h"
 
-static const struct resp_limits limits = {.proto_max_bulk_len = 512LL * 1024 * 1024};
+static const struct request_limits limits = {.proto_max_bulk_len = 512LL * 1024 * 1024};
 
 struct parsed {
     int commands;
@@ -18,7 +18,7 @@ struct parsed {
 /* Feeds `input` to a fresh parser in pieces split at each offset of `splits`
  * (like reads arriving), consuming as a connection would. */
 static enum resp_status feed(const char *input, size_t len, const size_t *splits, int nsplits,
-                             struct parsed *out, const struct resp_limits *lim)
+                             struct parsed *out, const struct request_limits *lim)
 {
     struct resp_parser p;
     resp_parser_init(&p);
@@ -88,7 +88,7 @@ static void expect_parse(const char *input, const char *expected_text, int expec
 }
 
 static void expect_error(const char *input, size_t len, const char *error,
-                         const struct resp_limits *lim)
+                         const struct request_limits *lim)
 {
     struct parsed out;
     enum resp_status st = feed(input, len, NULL, 0, &out, lim);
@@ -297,7 +297,7 @@ static void test_malformed(void)
     expect_error("ECHO 'a\r\n", 9, "Protocol error: unbalanced quotes in request", &limits);
 
     /* Unauthenticated limits. */
-    struct resp_limits unauth = limits;
+    struct request_limits unauth = limits;
     unauth.auth_required = true;
     expect_error("*11\r\n", 5, "Protocol error: unauthenticated multibulk length", &unauth);
     expect_error("*1\r\n$16385\r\n", 12, "Protocol error: unauthenticated bulk length", &unauth);
