@@ -95,11 +95,6 @@ void ev_add_polled(const struct poll_target *target, int order)
     polled[at].order = order;
 }
 
-int ev_polled_count(void)
-{
-    return polled_count;
-}
-
 void ev_set_socket_poll_interval_us(long long us)
 {
     socket_poll_interval_us = us;

@@ -65,7 +65,6 @@ struct poll_target {
  * loop polls in ascending order as strict priority, whatever transport
  * registered a target and whenever. */
 void ev_add_polled(const struct poll_target *target, int order);
-int ev_polled_count(void);
 
 /* Minimum interval between kernel-socket passes while busy-polling. */
 void ev_set_socket_poll_interval_us(long long us);

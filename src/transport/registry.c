@@ -54,13 +54,3 @@ size_t transports_lock_memory(size_t budget, size_t *total)
     }
     return locked;
 }
-
-int transport_count(void)
-{
-    return REGISTRY_COUNT;
-}
-
-const struct transport *transport_at(int i)
-{
-    return i >= 0 && i < REGISTRY_COUNT ? registry[i] : NULL;
-}

@@ -68,8 +68,5 @@ void transports_stop(void);
  * lock_memory); returns the bytes locked, *total what they map. */
 size_t transports_lock_memory(size_t budget, size_t *total);
 
-/* Visits the registry (INFO, diagnostics). */
-int transport_count(void);
-const struct transport *transport_at(int i);
 
 #endif
