@@ -12,43 +12,12 @@ GOBLIN_SERVER=${GOBLIN_SERVER:?GOBLIN_SERVER is not set}
 DIR=$(mktemp -d /tmp/goblin-clients-XXXXXX)
 SOCK=$DIR/goblin.sock
 LOG=$DIR/server.log
-PID=
-PORT=
+# shellcheck source=tests/lib/testlib.sh
+source "$(dirname "$0")/../lib/testlib.sh"
 
-fail() {
-    echo "test_clients: FAIL: $*" >&2
-    if [ -f "$LOG" ]; then
-        echo "--- server log ---" >&2
-        cat "$LOG" >&2
-    fi
-    [ -n "$PID" ] && kill -KILL "$PID" 2>/dev/null
-    rm -rf "$DIR"
-    exit 1
-}
-
-# Starts goblin-core on a random free-looking port; retries when the port
-# turns out to be taken (the server exits) or the server never answers.
-start_server() {
-    for attempt in 1 2 3 4 5 6 7 8 9 10; do
-        PORT=$((20000 + RANDOM % 40000))
-        "$GOBLIN_SERVER" --port "$PORT" --unixsocket "$SOCK" >"$LOG" 2>&1 &
-        PID=$!
-        for _ in $(seq 1 200); do
-            if ! kill -0 "$PID" 2>/dev/null; then
-                wait "$PID" 2>/dev/null
-                PID=
-                break
-            fi
-            if [ "$(timeout 5 redis-cli -p "$PORT" PING 2>/dev/null)" = "PONG" ]; then
-                return 0
-            fi
-            sleep 0.05
-        done
-        if [ -n "$PID" ]; then
-            fail "server did not answer PING on port $PORT"
-        fi
-    done
-    fail "could not start the server"
+launch_server() {
+    "$GOBLIN_SERVER" --port "$PORT" --unixsocket "$SOCK" >"$LOG" 2>&1 &
+    PID=$!
 }
 
 # expect <what> <expected output> <redis-cli args...>
@@ -113,7 +82,7 @@ check_benchmark() {
 command -v redis-cli >/dev/null || fail "redis-cli is not installed"
 command -v redis-benchmark >/dev/null || fail "redis-benchmark is not installed"
 
-start_server
+start_server launch_server
 cli_round "tcp" -p "$PORT"
 cli_round "unix" -s "$SOCK"
 check_benchmark "tcp" -p "$PORT"

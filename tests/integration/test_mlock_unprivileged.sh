@@ -15,18 +15,8 @@ GOBLIN_SERVER=${GOBLIN_SERVER:?GOBLIN_SERVER is not set}
 KEYS=200000
 DIR=$(mktemp -d /tmp/goblin-mlock-XXXXXX)
 LOG=$DIR/server.log
-PID=
-
-fail() {
-    echo "test_mlock_unprivileged: FAIL: $*" >&2
-    if [ -f "$LOG" ]; then
-        echo "--- server log ---" >&2
-        cat "$LOG" >&2
-    fi
-    [ -n "$PID" ] && kill -KILL "$PID" 2>/dev/null
-    rm -rf "$DIR"
-    exit 1
-}
+# shellcheck source=tests/lib/testlib.sh
+source "$(dirname "$0")/../lib/testlib.sh"
 
 skip() {
     echo "test_mlock_unprivileged: SKIP: $*"
@@ -51,30 +41,15 @@ fi
 cp "$GOBLIN_SERVER" "$DIR/goblin-core" || fail "cannot copy $GOBLIN_SERVER"
 chmod 755 "$DIR" "$DIR/goblin-core"
 
-start_server() {
-    for _ in 1 2 3 4 5 6 7 8 9 10; do
-        PORT=$((20000 + RANDOM % 40000))
-        (
-            ulimit -l 8192 || exit 1
-            exec "${as_user[@]}" "$DIR/goblin-core" --port "$PORT"
-        ) >"$LOG" 2>&1 &
-        PID=$!
-        for _ in $(seq 1 200); do
-            if ! kill -0 "$PID" 2>/dev/null; then
-                wait "$PID" 2>/dev/null
-                PID=
-                break
-            fi
-            [ "$(timeout 5 redis-cli -p "$PORT" PING 2>/dev/null)" = "PONG" ] && return 0
-            sleep 0.05
-        done
-        [ -n "$PID" ] && fail "server did not answer PING on port $PORT"
-        grep -q "Address already in use" "$LOG" || fail "the server exited at startup"
-    done
-    fail "could not start the server"
+launch_server() {
+    (
+        ulimit -l 8192 || exit 1
+        exec "${as_user[@]}" "$DIR/goblin-core" --port "$PORT"
+    ) >"$LOG" 2>&1 &
+    PID=$!
 }
 
-start_server
+start_server launch_server
 
 # The server really runs unprivileged, under the 8 MiB limit.
 uid=$(awk '/^Uid:/{print $3}' "/proc/$PID/status")
