@@ -68,5 +68,4 @@ void transports_stop(void);
  * lock_memory); returns the bytes locked, *total what they map. */
 size_t transports_lock_memory(size_t budget, size_t *total);
 
-
 #endif
