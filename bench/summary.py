@@ -322,7 +322,32 @@ def readme(docs):
 
     out.append("### Pub/Sub\n")
     out += pubsub_lines(adaptive, docs)
+    out += later_runs(bench)
     return "\n".join(out) + "\n", adaptive
+
+
+def later_runs(bench):
+    """A row for every run directory after the ones summarized above: its
+    report's title and command, read from the report.md its own report
+    script generated (so a new run is listed without touching this file)."""
+    known = (ADAPTIVE, BLOCK, RING_FINAL, FANOUT, RAW)
+    rows = []
+    for name in sorted(os.listdir(bench)):
+        page = os.path.join(bench, name, "report.md")
+        if name in known or not os.path.isfile(page):
+            continue
+        with open(page) as f:
+            lines = f.read().splitlines()
+        title = next((ln[2:] for ln in lines if ln.startswith("# ")), name)
+        command = next((m.group(1) for ln in lines
+                        for m in [re.search(r"[Cc]ommand:\s*(`[^`]+`)", ln)] if m), "—")
+        rows.append([f"[`{name}/`]({name}/report.md)", title, command])
+    if not rows:
+        return []
+    return ["## Later runs\n",
+            "Each directory holds its raw data and the report its script regenerates from it; "
+            "the numbers are in the reports.\n",
+            table(["directory", "what", "command"], rows) + "\n"]
 
 
 def latest(adaptive):
