@@ -6,7 +6,7 @@
 # missing ones (as root, or through sudo).
 DEPS := build-essential cmake pkg-config libhiredis-dev libsodium-dev libxxhash-dev \
         libnuma-dev libjemalloc-dev redis-server redis-tools gnuplot-nox python3 strace \
-        clang-format \
+        clang-format nutcracker iproute2 \
         clang libclang-rt-14-dev
 BUILD ?= build
 JOBS ?= $(shell nproc)

@@ -8,6 +8,7 @@
 #   fanout.out                       bench/report_fanout.py     (report.md)
 #   runs/*/aggregate.csv             bench/report_interleaved.py (report.md)
 #   raw/*.csv + metadata.txt         bench/report_redis_benchmark.py (report.md)
+#     ("report: twemproxy" in it)    bench/report_twemproxy.py (report.md)
 #   (all of them)                    bench/summary.py           (the two summaries)
 #
 # PNGs are not redrawn (their bytes depend on the gnuplot/cairo build): run
@@ -44,6 +45,8 @@ for dir in "$DOCS"/benchmarks/*/; do
         python3 "$ROOT/bench/report_fanout.py" "$dir"
     elif [ -d "$dir/runs" ]; then
         python3 "$ROOT/bench/report_interleaved.py" "$dir"
+    elif [ -d "$dir/raw" ] && grep -q '^report: twemproxy' "$dir/metadata.txt" 2>/dev/null; then
+        python3 "$ROOT/bench/report_twemproxy.py" "$dir"
     elif [ -d "$dir/raw" ] && [ -f "$dir/metadata.txt" ]; then
         python3 "$ROOT/bench/report_redis_benchmark.py" "$dir"
     else
