@@ -103,23 +103,10 @@ bool zset_reply_member(const char *member, size_t len, double score, void *arg)
 
 void zset_store_result(struct cmd_ctx *ctx, int dst_i, struct zset *result)
 {
-    const char *key = ctx->argv[dst_i];
-    size_t key_len = ctx->argv_len[dst_i];
-    struct kv *old = db_lookup_write(ctx->db, key, key_len);
     size_t n = zset_len(result);
-    if (n == 0) {
-        zset_free(result);
-        if (old) db_delete_kv(ctx->db, old);
-        reply_int(ctx->reply, 0);
-        return;
-    }
-    struct kv *fresh = kv_new_container(
-        key, key_len, OBJ_ZSET, zset_is_compact(result) ? ENC_LISTPACK : ENC_SKIPLIST, result);
-    if (old)
-        db_replace(ctx->db, old, fresh, false);
-    else
-        db_add(ctx->db, fresh);
-    reply_int(ctx->reply, (long long)n);
+    enum obj_encoding enc = zset_is_compact(result) ? ENC_LISTPACK : ENC_SKIPLIST;
+    if (n == 0) zset_free(result);
+    store_container_result(ctx, dst_i, OBJ_ZSET, enc, result, n);
 }
 
 /* --- ZADD / ZINCRBY -------------------------------------------------------------- */

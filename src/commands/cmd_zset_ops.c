@@ -32,12 +32,17 @@ static void combine_generic(struct cmd_ctx *ctx, enum zset_combine_op op, enum c
     struct zset_input *in = n <= COMBINE_STACK_INPUTS ? stack : xmalloc(n * sizeof *in);
     int j = numkeys_i + 1;
     for (size_t i = 0; i < n; i++, j++) {
-        bool replied;
         /* Redis reads the inputs of a STORE as writes (no hit/miss counted). */
-        struct kv *kv = mode == MODE_STORE ? lookup_write_typed(ctx, j, OBJ_ZSET, &replied)
-                                           : lookup_read_typed(ctx, j, OBJ_ZSET, &replied);
-        if (replied) goto done;
-        in[i] = (struct zset_input){kv ? zset_of(kv) : NULL, 1.0};
+        struct kv *kv = mode == MODE_STORE
+                            ? db_lookup_write(ctx->db, ctx->argv[j], ctx->argv_len[j])
+                            : db_lookup_read(ctx->db, ctx->argv[j], ctx->argv_len[j]);
+        if (kv && kv->type != OBJ_ZSET && kv->type != OBJ_SET) {
+            reply_error_wrongtype(ctx->reply);
+            goto done;
+        }
+        in[i] = (struct zset_input){NULL, NULL, 1.0};
+        if (kv && kv->type == OBJ_ZSET) in[i].set = zset_of(kv);
+        if (kv && kv->type == OBJ_SET) in[i].plain = kv->v.ptr;
     }
     enum zset_aggregate aggregate = ZSET_AGGREGATE_SUM;
     bool with_scores = false;

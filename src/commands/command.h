@@ -153,5 +153,6 @@ extern struct command pubsub_commands[];
 extern struct command hash_commands[];
 extern struct command zset_commands[];
 extern struct command object_commands[];
+extern struct command set_commands[];
 
 #endif

@@ -31,6 +31,25 @@ struct kv *lookup_write_typed(struct cmd_ctx *ctx, int i, enum obj_type type, bo
     return check_type(ctx, db_lookup_write(ctx->db, ctx->argv[i], ctx->argv_len[i]), type, replied);
 }
 
+void store_container_result(struct cmd_ctx *ctx, int dst_i, enum obj_type type,
+                            enum obj_encoding encoding, void *value, size_t n)
+{
+    const char *key = ctx->argv[dst_i];
+    size_t key_len = ctx->argv_len[dst_i];
+    struct kv *old = db_lookup_write(ctx->db, key, key_len);
+    if (n == 0) {
+        if (old) db_delete_kv(ctx->db, old);
+        reply_int(ctx->reply, 0);
+        return;
+    }
+    struct kv *fresh = kv_new_container(key, key_len, type, encoding, value);
+    if (old)
+        db_replace(ctx->db, old, fresh, false);
+    else
+        db_add(ctx->db, fresh);
+    reply_int(ctx->reply, (long long)n);
+}
+
 bool random_count_args(struct cmd_ctx *ctx, const char *with_word, long long *count, bool *with)
 {
     if (!arg_to_ll(ctx, 2, count)) return false;

@@ -20,6 +20,13 @@ struct kv *lookup_read_typed(struct cmd_ctx *ctx, int i, enum obj_type type, boo
 /* Same for writing. */
 struct kv *lookup_write_typed(struct cmd_ctx *ctx, int i, enum obj_type type, bool *replied);
 
+/* Stores a new container value of `n` elements under argv[dst_i]
+ * (replacing any value, dropping its TTL) and replies n; when n is 0 the
+ * key is deleted instead (the caller frees the empty value) and 0 replied.
+ * The *STORE commands of every container family end here. */
+void store_container_result(struct cmd_ctx *ctx, int dst_i, enum obj_type type,
+                            enum obj_encoding encoding, void *value, size_t n);
+
 /* HRANDFIELD / ZRANDMEMBER: `count` at argv[2] and the optional word
  * (WITHVALUES / WITHSCORES) at argv[3], with Redis's errors and checking
  * order. Replies and returns false on error. */

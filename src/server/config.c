@@ -14,6 +14,7 @@
 #include "server/event_loop.h"
 #include "server/version.h"
 #include "store/hash.h"
+#include "store/set.h"
 #include "store/zset.h"
 #include "util/glob.h"
 #include "util/log.h"
@@ -155,6 +156,8 @@ static const struct config_param params[] = {
     {"zset-max-listpack-value", "zset-max-ziplist-value", CFG_MEMORY,
      &zset_limits.max_listpack_value, 0, LLONG_MAX, 0, "BYTES",
      "sorted sets with a longer member use the indexed encoding (default 64)", NULL, NULL},
+    {"set-max-intset-entries", NULL, CFG_INT, &set_limits.max_intset_entries, 0, LLONG_MAX, 0, "N",
+     "sets of integers with more members use a hash table (default 512)", NULL, NULL},
     /* Read by redis-benchmark and common clients; goblin-core keeps no
      * persistence, evicts nothing, replicates nothing. */
     {"save", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "", "persistence: always off", const_empty,

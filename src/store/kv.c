@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "store/hash.h"
+#include "store/set.h"
 #include "store/zset.h"
 #include "util/xmalloc.h"
 
@@ -101,6 +102,9 @@ static void kv_free_value(struct kv *kv)
         break;
     case OBJ_ZSET:
         zset_free(kv->v.ptr);
+        break;
+    case OBJ_SET:
+        set_free(kv->v.ptr);
         break;
     default:
         break;
@@ -231,6 +235,8 @@ const char *kv_type_name(const struct kv *kv)
         return "hash";
     case OBJ_ZSET:
         return "zset";
+    case OBJ_SET:
+        return "set";
     default:
         return "none";
     }
@@ -241,6 +247,7 @@ const char *kv_encoding_name(const struct kv *kv)
     /* Containers change encoding inside the store; ask them. */
     if (kv->type == OBJ_HASH) return hash_is_compact(kv->v.ptr) ? "listpack" : "hashtable";
     if (kv->type == OBJ_ZSET) return zset_is_compact(kv->v.ptr) ? "listpack" : "skiplist";
+    if (kv->type == OBJ_SET) return set_is_intset(kv->v.ptr) ? "intset" : "hashtable";
     switch (kv->encoding) {
     case ENC_EMBSTR:
         return "embstr";
@@ -254,6 +261,8 @@ const char *kv_encoding_name(const struct kv *kv)
         return "hashtable";
     case ENC_SKIPLIST:
         return "skiplist";
+    case ENC_INTSET:
+        return "intset";
     default:
         return "unknown";
     }
@@ -265,5 +274,6 @@ size_t kv_memory_usage(const struct kv *kv, long long samples)
     if (kv->type == OBJ_STRING && kv->encoding == ENC_RAW) n += xmalloc_usable_size(kv->v.raw);
     if (kv->type == OBJ_HASH) n += hash_memory_usage(kv->v.ptr, (size_t)samples);
     if (kv->type == OBJ_ZSET) n += zset_memory_usage(kv->v.ptr, (size_t)samples);
+    if (kv->type == OBJ_SET) n += set_memory_usage(kv->v.ptr, (size_t)samples);
     return n;
 }

@@ -26,7 +26,19 @@ static void aggregate_into(double *target, double value, enum zset_aggregate agg
 
 static size_t input_len(const struct zset_input *in)
 {
-    return in->set ? zset_len(in->set) : 0;
+    return in->set ? zset_len(in->set) : in->plain ? set_len(in->plain) : 0;
+}
+
+static bool input_score(const struct zset_input *in, const char *m, size_t len, double *score)
+{
+    if (in->set) return zset_score(in->set, m, len, score);
+    *score = 1.0;
+    return in->plain && set_contains(in->plain, m, len);
+}
+
+static bool input_same(const struct zset_input *a, const struct zset_input *b)
+{
+    return a->set ? a->set == b->set : a->plain && a->plain == b->plain;
 }
 
 /* Stable insertion sort by size (Redis's qsort is glibc's merge sort). */
@@ -43,9 +55,25 @@ static void sort_by_size(struct zset_input *in, size_t n)
     }
 }
 
-static void visit_all(struct zset *z, zset_visit_fn *fn, void *arg)
+struct plain_bridge {
+    zset_visit_fn *fn;
+    void *arg;
+};
+
+static bool plain_visit(const char *m, size_t len, void *arg)
 {
-    zset_visit_ranks(z, 0, zset_len(z), false, fn, arg);
+    struct plain_bridge *b = arg;
+    return b->fn(m, len, 1.0, b->arg);
+}
+
+static void visit_all(const struct zset_input *in, zset_visit_fn *fn, void *arg)
+{
+    if (in->set) {
+        zset_visit_ranks(in->set, 0, zset_len(in->set), false, fn, arg);
+    } else if (in->plain) {
+        struct plain_bridge b = {fn, arg};
+        set_foreach(in->plain, plain_visit, &b);
+    }
 }
 
 static double weighted(double score, double weight)
@@ -114,7 +142,7 @@ static void zset_union_into(struct zset *result, struct zset_input *in, size_t n
     for (size_t i = 0; i < n; i++) {
         if (!input_len(&in[i])) continue;
         st.weight = in[i].weight;
-        visit_all(in[i].set, union_visit, &st);
+        visit_all(&in[i], union_visit, &st);
     }
     for (size_t i = 0; i < st.used; i++) {
         double out;
@@ -138,9 +166,9 @@ static bool inter_visit(const char *m, size_t len, double score, void *arg)
     double acc = weighted(score, st->in[0].weight);
     for (size_t j = 1; j < st->n; j++) {
         double s;
-        if (st->in[j].set == st->in[0].set)
+        if (input_same(&st->in[j], &st->in[0]))
             s = score;
-        else if (!zset_score(st->in[j].set, m, len, &s))
+        else if (!input_score(&st->in[j], m, len, &s))
             return true;
         aggregate_into(&acc, s * st->in[j].weight, st->agg);
     }
@@ -163,7 +191,7 @@ static bool diff_visit(const char *m, size_t len, double score, void *arg)
     struct diff_state *st = arg;
     double s;
     for (size_t j = 1; j < st->n; j++)
-        if (st->in[j].set && zset_score(st->in[j].set, m, len, &s)) return true;
+        if (input_score(&st->in[j], m, len, &s)) return true;
     zset_add(st->result, m, len, score, 0, &s);
     return true;
 }
@@ -176,14 +204,14 @@ struct zset *zset_combine(enum zset_combine_op op, struct zset_input *in, size_t
     struct zset *result = zset_new_sized(SIZE_MAX);
     if (op == ZSET_DIFF) {
         struct diff_state st = {in, n, result};
-        if (in[0].set) visit_all(in[0].set, diff_visit, &st);
+        visit_all(&in[0], diff_visit, &st);
     } else if (op == ZSET_UNION) {
         sort_by_size(in, n);
         zset_union_into(result, in, n, aggregate);
     } else {
         sort_by_size(in, n);
         struct inter_state st = {in, n, aggregate, result, 0, 0};
-        if (input_len(&in[0]) > 0) visit_all(in[0].set, inter_visit, &st);
+        if (input_len(&in[0]) > 0) visit_all(&in[0], inter_visit, &st);
     }
     return result;
 }
@@ -194,6 +222,6 @@ size_t zset_inter_card(struct zset_input *in, size_t n, size_t limit)
     if (input_len(&in[0]) == 0) return 0;
     struct inter_state st = {in, n, ZSET_AGGREGATE_SUM, NULL, 0, limit};
     for (size_t i = 0; i < n; i++) in[i].weight = 1;
-    visit_all(in[0].set, inter_visit, &st);
+    visit_all(&in[0], inter_visit, &st);
     return st.count;
 }
