@@ -150,8 +150,7 @@ static void reply_as_union(struct reply *r, struct set *s);
 static void spop_with_count(struct cmd_ctx *ctx)
 {
     long long count;
-    if (!arg_to_ll(ctx, 2, &count)) return;
-    if (count < 0) {
+    if (!num_parse_ll(ctx->argv[2], ctx->argv_len[2], &count) || count < 0) {
         reply_error(ctx->reply, "ERR value is out of range, must be positive");
         return;
     }
@@ -529,8 +528,7 @@ static void cmd_sinterstore(struct cmd_ctx *ctx)
 static void cmd_sintercard(struct cmd_ctx *ctx)
 {
     long long numkeys, limit = 0;
-    if (!arg_to_ll(ctx, 1, &numkeys)) return;
-    if (numkeys < 1) {
+    if (!num_parse_ll(ctx->argv[1], ctx->argv_len[1], &numkeys) || numkeys < 1) {
         reply_error(ctx->reply, "ERR numkeys should be greater than 0");
         return;
     }

@@ -91,6 +91,7 @@ struct union_entry {
     const char *member;
     size_t len;
     double score;
+    bool owned; /* member copied (a plain set prints integers into a temporary) */
 };
 
 static uint64_t union_entry_hash(const struct dict_node *n)
@@ -113,6 +114,7 @@ struct union_state {
     size_t used;
     double weight;
     enum zset_aggregate agg;
+    bool copy; /* the input being visited hands out temporary members */
 };
 
 static bool union_visit(const char *m, size_t len, double score, void *arg)
@@ -126,7 +128,12 @@ static bool union_visit(const char *m, size_t len, double score, void *arg)
         return true;
     }
     struct union_entry *e = &st->entries[st->used++];
-    *e = (struct union_entry){.member = m, .len = len, .score = v};
+    *e = (struct union_entry){.member = m, .len = len, .score = v, .owned = st->copy};
+    if (st->copy) {
+        char *copy = xmalloc(len ? len : 1);
+        memcpy(copy, m, len);
+        e->member = copy;
+    }
     dict_insert(&st->acc, &e->node, h);
     return true;
 }
@@ -142,11 +149,13 @@ static void zset_union_into(struct zset *result, struct zset_input *in, size_t n
     for (size_t i = 0; i < n; i++) {
         if (!input_len(&in[i])) continue;
         st.weight = in[i].weight;
+        st.copy = in[i].plain && set_is_intset(in[i].plain);
         visit_all(&in[i], union_visit, &st);
     }
     for (size_t i = 0; i < st.used; i++) {
         double out;
         zset_add(result, st.entries[i].member, st.entries[i].len, st.entries[i].score, 0, &out);
+        if (st.entries[i].owned) xfree((void *)st.entries[i].member);
     }
     dict_release(&st.acc, NULL, NULL);
     xfree(st.entries);

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "diff.h"
+#include "resp_value.h"
 #include "util/rand.h"
 
 static struct diff_pair d;
@@ -35,61 +36,6 @@ static size_t pick(size_t n)
 
 #define C(...) diff_check(&d, __VA_ARGS__, NULL)
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-
-/* --- a small RESP value parser (for checks by meaning) ------------------ */
-
-struct rv {
-    char type;         /* '+', '-', ':', '$', '*', '%', ',', '_', ... */
-    long long integer; /* ':' value; '$' '*' '%' length (-1 nil) */
-    const char *str;   /* '+', '-', '$', ',' bytes */
-    size_t len;
-    struct rv *elems; /* '*', '%' (a map has 2n elements) */
-    size_t count;
-};
-
-static const char *rv_parse(const char *p, struct rv *v)
-{
-    memset(v, 0, sizeof *v);
-    v->type = *p++;
-    const char *eol = strstr(p, "\r\n");
-    CHECK(eol);
-    switch (v->type) {
-    case '$':
-    case '=':
-        v->integer = strtoll(p, NULL, 10);
-        if (v->integer < 0) return eol + 2;
-        v->str = eol + 2;
-        v->len = (size_t)v->integer;
-        return v->str + v->len + 2;
-    case '*':
-    case '%':
-    case '~':
-        v->integer = strtoll(p, NULL, 10);
-        if (v->integer < 0) return eol + 2;
-        v->count = (size_t)v->integer * (v->type == '%' ? 2 : 1);
-        v->elems = calloc(v->count + 1, sizeof *v->elems);
-        p = eol + 2;
-        for (size_t i = 0; i < v->count; i++) p = rv_parse(p, &v->elems[i]);
-        return p;
-    case ':':
-        v->integer = strtoll(p, NULL, 10); /* fallthrough */
-    default:
-        v->str = p;
-        v->len = (size_t)(eol - p);
-        return eol + 2;
-    }
-}
-
-static void rv_free(struct rv *v)
-{
-    for (size_t i = 0; i < v->count; i++) rv_free(&v->elems[i]);
-    free(v->elems);
-}
-
-static bool rv_is_nil(const struct rv *v)
-{
-    return v->type == '_' || ((v->type == '$' || v->type == '*') && v->integer < 0);
-}
 
 /* --- sending ------------------------------------------------------------- */
 
@@ -137,55 +83,6 @@ static char *call_one(struct rconn *c, int argc, const char *const *argv, const 
 }
 
 /* --- checks by meaning --------------------------------------------------------- */
-
-struct bytes {
-    const char *p;
-    size_t n;
-};
-
-static int bytes_cmp(const void *a, const void *b)
-{
-    const struct bytes *x = a, *y = b;
-    size_t n = x->n < y->n ? x->n : y->n;
-    int c = memcmp(x->p, y->p, n);
-    return c ? c : (x->n > y->n) - (x->n < y->n);
-}
-
-/* Pairs (or single elements) of an aggregate as sorted, comparable units. */
-static struct bytes *sorted_units(const struct rv *v, size_t unit, size_t *n_out, char **arena)
-{
-    size_t n = v->count / unit;
-    struct bytes *u = calloc(n + 1, sizeof *u);
-    size_t total = 0;
-    for (size_t i = 0; i < v->count; i++) total += v->elems[i].len + 24;
-    char *a = malloc(total + 1), *w = a;
-    for (size_t i = 0; i < n; i++) {
-        u[i].p = w;
-        for (size_t k = 0; k < unit; k++) {
-            const struct rv *e = &v->elems[i * unit + k];
-            w += sprintf(w, "%c%zu:", e->type, e->len);
-            memcpy(w, e->str, e->len);
-            w += e->len;
-        }
-        u[i].n = (size_t)(w - u[i].p);
-    }
-    qsort(u, n, sizeof *u, bytes_cmp);
-    *n_out = n;
-    *arena = a;
-    return u;
-}
-
-static bool same_multiset(const struct rv *a, const struct rv *b, size_t unit)
-{
-    if (a->type != b->type || a->count != b->count) return false;
-    size_t na, nb;
-    char *aa, *ab;
-    struct bytes *ua = sorted_units(a, unit, &na, &aa), *ub = sorted_units(b, unit, &nb, &ab);
-    bool same = na == nb;
-    for (size_t i = 0; same && i < na; i++) same = bytes_cmp(&ua[i], &ub[i]) == 0;
-    free(ua), free(ub), free(aa), free(ab);
-    return same;
-}
 
 /* HGETALL/HKEYS/HVALS: exact when both are byte-equal, else as multisets. */
 static void check_unordered(int argc, const char *const *argv, const size_t *lens, size_t unit)
