@@ -154,5 +154,6 @@ extern struct command hash_commands[];
 extern struct command zset_commands[];
 extern struct command object_commands[];
 extern struct command set_commands[];
+extern struct command bitmap_commands[];
 
 #endif
