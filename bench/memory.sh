@@ -5,6 +5,8 @@
 #   zset    one sorted set of N members   (ZADD z <random score> <16-byte member>)
 #   hash    one hash of N fields          (HSET h <16-byte field> <16-byte value>)
 #   string  N keys                        (SET <16-byte key> <16-byte value>)
+#   set-int one set of N integers         (SADD s <integer 0..N-1, spread>)
+#   set-str one set of N short strings    (SADD s <16-byte member>)
 #
 # For every workload and server a fresh server process is started, its
 # VmRSS read from /proc/<pid>/status when idle, the workload loaded through
@@ -13,6 +15,7 @@
 # process per cell keeps one workload's freed-but-kept heap out of the next.
 #
 # Usage: bench/memory.sh [N]         (default 1000000; a smoke run: 100000)
+# WORKLOADS="set-int set-str" measures only those (default: all).
 # Output: stdout and results/<timestamp>-memory/{memory.out,metadata.txt}
 # (RESULTS_ROOT overrides results/).
 # Binaries: GOBLIN_SERVER (default build/goblin-core), REDIS_SERVER,
@@ -52,6 +55,11 @@ generate() {
             if (kind == "zset") {
                 score = sprintf("%d", int(rand() * 1000000000))
                 printf "*4\r\n$4\r\nZADD\r\n$1\r\nz\r\n$%d\r\n%s\r\n$16\r\nm%015d\r\n", length(score), score, i
+            } else if (kind == "set-int") {
+                v = sprintf("%d", (i * 7919) % 100000007)
+                printf "*3\r\n$4\r\nSADD\r\n$1\r\ns\r\n$%d\r\n%s\r\n", length(v), v
+            } else if (kind == "set-str") {
+                printf "*3\r\n$4\r\nSADD\r\n$1\r\ns\r\n$16\r\nm%015d\r\n", i
             } else if (kind == "hash") {
                 printf "*4\r\n$4\r\nHSET\r\n$1\r\nh\r\n$16\r\nf%015d\r\n$16\r\nv%015d\r\n", i, i
             } else {
@@ -66,6 +74,7 @@ count_of() {
     zset) "$REDIS_CLI" -p "$SERVER_PORT" ZCARD z ;;
     hash) "$REDIS_CLI" -p "$SERVER_PORT" HLEN h ;;
     string) "$REDIS_CLI" -p "$SERVER_PORT" DBSIZE ;;
+    set-*) "$REDIS_CLI" -p "$SERVER_PORT" SCARD s ;;
     esac
 }
 
@@ -89,7 +98,7 @@ measure() {
 
 emit echo "memory.sh: N=$N, goblin-core $GOBLIN_SERVER, redis-server $("$REDIS_SERVER" --version | awk '{ sub("v=", "", $3); print $3 }')"
 emit printf '%-8s %12s %12s %8s\n' workload goblin-core redis-server ratio
-for workload in zset hash string; do
+for workload in ${WORKLOADS:-zset hash string set-int set-str}; do
     generate "$workload" >"$WORK/$workload.resp"
     g=$(measure goblin "$workload")
     r=$(measure redis "$workload")
@@ -104,6 +113,6 @@ emit echo "(resident bytes per element; ratio = goblin-core / redis-server, lowe
     echo "kernel: $(uname -srvm)"
     echo "cpu_model: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//' || echo unknown)"
     echo "cpus_online: $(nproc)"
-    echo "command: bash bench/memory.sh $N"
+    echo "command: ${WORKLOADS:+WORKLOADS=\"$WORKLOADS\" }bash bench/memory.sh $N"
 } >"$OUT/metadata.txt"
 echo "memory.sh: results in $OUT" >&2

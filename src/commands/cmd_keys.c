@@ -340,21 +340,28 @@ static void cmd_renamenx(struct cmd_ctx *ctx)
     rename_generic(ctx, true);
 }
 
-static void cmd_move(struct cmd_ctx *ctx)
+/* The database numbered by argv[i] (MOVE, COPY DB), with Redis's errors. */
+static struct db *db_index_arg(struct cmd_ctx *ctx, int i)
 {
     long long id;
-    if (!arg_to_ll(ctx, 2, &id)) return;
+    if (!arg_to_ll(ctx, i, &id)) return NULL;
     if (id < INT_MIN || id > INT_MAX) {
         /* Redis's getIntFromObjectOrReply() text, grammar included. */
         reply_error(ctx->reply,
                     "ERR value is out of range, value must between -2147483648 and 2147483647");
-        return;
+        return NULL;
     }
     if (id < 0 || id >= keyspace.count) {
         reply_error(ctx->reply, "ERR DB index is out of range");
-        return;
+        return NULL;
     }
-    struct db *dst = keyspace_db((int)id);
+    return keyspace_db((int)id);
+}
+
+static void cmd_move(struct cmd_ctx *ctx)
+{
+    struct db *dst = db_index_arg(ctx, 2);
+    if (!dst) return;
     if (dst == ctx->db) {
         reply_error(ctx->reply, "ERR source and destination objects are the same");
         return;
@@ -365,6 +372,50 @@ static void cmd_move(struct cmd_ctx *ctx)
         return;
     }
     db_move(ctx->db, dst, kv);
+    reply_int(ctx->reply, 1);
+}
+
+/* COPY source destination [DB destination-db] [REPLACE] */
+static void cmd_copy(struct cmd_ctx *ctx)
+{
+    struct db *dst = ctx->db;
+    bool replace = false;
+    for (int j = 3; j < ctx->argc; j++) {
+        if (arg_equals(ctx, j, "replace")) {
+            replace = true;
+        } else if (arg_equals(ctx, j, "db") && j + 1 < ctx->argc) {
+            if (!(dst = db_index_arg(ctx, ++j))) return;
+        } else {
+            reply_error_syntax(ctx->reply);
+            return;
+        }
+    }
+    const char *key = ctx->argv[1], *newkey = ctx->argv[2];
+    size_t key_len = ctx->argv_len[1], newkey_len = ctx->argv_len[2];
+    if (dst == ctx->db && key_len == newkey_len && memcmp(key, newkey, key_len) == 0) {
+        reply_error(ctx->reply, "ERR source and destination objects are the same");
+        return;
+    }
+    struct kv *kv = db_lookup_read(ctx->db, key, key_len);
+    if (!kv) {
+        reply_int(ctx->reply, 0);
+        return;
+    }
+    struct kv *old = db_lookup_write(dst, newkey, newkey_len);
+    if (old && !replace) {
+        reply_int(ctx->reply, 0);
+        return;
+    }
+    struct kv *fresh = kv_dup(kv, newkey, newkey_len);
+    if (!fresh) {
+        reply_error(ctx->reply, "ERR COPY of this type is not supported yet");
+        return;
+    }
+    int64_t expire_ms = kv->expire_ms;
+    if (old) db_delete_kv(dst, old);
+    db_add(dst, fresh);
+    if (expire_ms) db_set_expire(dst, fresh, expire_ms);
+    keyspace.stats.dirty++;
     reply_int(ctx->reply, 1);
 }
 
@@ -495,5 +546,17 @@ struct command key_commands[] = {
      .complexity = "O(1)"},
     KEY_CMD("move", 3, CMD_WRITE | CMD_FAST, cmd_move, "Moves a key to another database.", "1.0.0",
             "O(1)"),
+    {.name = "copy",
+     .arity = -3,
+     .flags = CMD_WRITE | CMD_DENYOOM,
+     .fn = cmd_copy,
+     .first_key = 1,
+     .last_key = 2,
+     .key_step = 1,
+     .summary = "Copies the value of a key to a new key.",
+     .since = "6.2.0",
+     .group = "generic",
+     .complexity = "O(N) worst case for collections, where N is the number of nested items. O(1) "
+                   "for string values."},
     COMMAND_END,
 };

@@ -117,6 +117,29 @@ struct hash *hash_new(void)
     return h;
 }
 
+static bool dup_field(struct dict_node *n, void *arg)
+{
+    const struct hash_field *f = (const struct hash_field *)n;
+    dict_insert(arg, &field_new(f->data, f->field_len, f->data + f->field_len, f->value_len)->node,
+                hash_bytes(f->data, f->field_len));
+    return true;
+}
+
+struct hash *hash_dup(const struct hash *h)
+{
+    struct hash *c = xmalloc(sizeof *c);
+    c->lp = NULL;
+    c->table = NULL;
+    if (h->lp) {
+        c->lp = packed_dup(h->lp);
+        return c;
+    }
+    c->table = xmalloc(sizeof *c->table);
+    dict_init(c->table, &field_dict_type);
+    dict_foreach(h->table, dup_field, c->table);
+    return c;
+}
+
 void hash_free(struct hash *h)
 {
     if (h->lp) {

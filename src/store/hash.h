@@ -49,6 +49,9 @@ struct hash_field {
 struct hash *hash_new(void);
 void hash_free(struct hash *h);
 
+/* A deep copy in the same encoding (COPY). */
+struct hash *hash_dup(const struct hash *h);
+
 size_t hash_len(const struct hash *h);
 
 static inline bool hash_is_compact(const struct hash *h)

@@ -91,6 +91,29 @@ struct kv *kv_rekey(struct kv *old, const char *key, size_t key_len)
     return kv;
 }
 
+struct kv *kv_dup(struct kv *kv, const char *key, size_t key_len)
+{
+    switch (kv->type) {
+    case OBJ_STRING:
+        switch (kv->encoding) {
+        case ENC_INT:
+            return kv_new_int(key, key_len, kv->v.integer);
+        case ENC_RAW:
+            return kv_new_string(key, key_len, kv->v.raw->data, kv->v.raw->len, KV_STR_RAW);
+        default:
+            return kv_new_string(key, key_len, kv_embedded_value(kv), kv->v.emb_len, KV_STR_PLAIN);
+        }
+    case OBJ_HASH:
+        return kv_new_container(key, key_len, OBJ_HASH, kv->encoding, hash_dup(kv->v.ptr));
+    case OBJ_ZSET:
+        return kv_new_container(key, key_len, OBJ_ZSET, kv->encoding, zset_dup(kv->v.ptr));
+    case OBJ_SET:
+        return kv_new_container(key, key_len, OBJ_SET, kv->encoding, set_dup(kv->v.ptr));
+    default:
+        return NULL; /* a type without a copy yet (the caller answers) */
+    }
+}
+
 static void kv_free_value(struct kv *kv)
 {
     switch (kv->type) {

@@ -90,6 +90,10 @@ struct kv *kv_new_container(const char *key, size_t key_len, enum obj_type type,
 /* Same value under another key (RENAME/MOVE); the old kv keeps nothing. */
 struct kv *kv_rekey(struct kv *old, const char *key, size_t key_len);
 
+/* A deep copy of kv's value, in the same encoding, under `key` (COPY); no
+ * TTL. */
+struct kv *kv_dup(struct kv *kv, const char *key, size_t key_len);
+
 /* Frees the kv and the value it owns. */
 void kv_free(struct kv *kv);
 

@@ -42,6 +42,14 @@ struct packed *packed_new(void)
     return p;
 }
 
+struct packed *packed_dup(const struct packed *p)
+{
+    struct packed *c = xmalloc(sizeof *c + p->used);
+    memcpy(c, p, sizeof *c + p->used);
+    c->cap = (uint32_t)(xmalloc_usable_size(c) - sizeof *c);
+    return c;
+}
+
 void packed_free(struct packed *p)
 {
     xfree(p);

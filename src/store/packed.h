@@ -75,6 +75,9 @@ static inline size_t packed_skip(const struct packed *p, size_t off)
     return packed_read(p, off, &ptr, &len);
 }
 
+/* An exact copy (COPY). */
+struct packed *packed_dup(const struct packed *p);
+
 /* Inserts an entry before offset `off` (off == used appends). */
 void packed_insert(struct packed **pp, size_t off, const void *bytes, size_t len);
 

@@ -253,6 +253,30 @@ struct set *set_new_for(const char *first, size_t len)
     return s;
 }
 
+static bool dup_node(struct dict_node *n, void *arg)
+{
+    size_t len;
+    const unsigned char *p = member_bytes(n, &len);
+    dict_insert(arg, member_new((const char *)p, len), hash_bytes(p, len));
+    return true;
+}
+
+struct set *set_dup(const struct set *s)
+{
+    struct set *c = xmalloc(sizeof *c);
+    c->is = NULL;
+    c->table = NULL;
+    if (s->is) {
+        size_t bytes = sizeof *s->is + (size_t)s->is->len * s->is->width;
+        c->is = xmalloc(bytes);
+        memcpy(c->is, s->is, bytes);
+        return c;
+    }
+    c->table = table_new();
+    dict_foreach(s->table, dup_node, c->table);
+    return c;
+}
+
 void set_free(struct set *s)
 {
     if (s->is) {

@@ -55,6 +55,9 @@ struct set *set_new_for(const char *first, size_t len);
 struct set *set_new_intset(void);
 void set_free(struct set *s);
 
+/* A deep copy in the same encoding (COPY). */
+struct set *set_dup(const struct set *s);
+
 size_t set_len(const struct set *s);
 
 static inline bool set_is_intset(const struct set *s)

@@ -208,6 +208,26 @@ struct zset *zset_new_sized(size_t expected)
     return z;
 }
 
+static bool dup_member(const char *m, size_t len, double score, void *arg)
+{
+    double out;
+    zset_add(arg, m, len, score, 0, &out);
+    return true;
+}
+
+struct zset *zset_dup(struct zset *z)
+{
+    if (z->lp) {
+        struct zset *c = zset_new();
+        packed_free(c->lp);
+        c->lp = packed_dup(z->lp);
+        return c;
+    }
+    struct zset *c = zset_new_sized(SIZE_MAX);
+    zset_visit_ranks(z, 0, zset_len(z), false, dup_member, c);
+    return c;
+}
+
 void zset_free(struct zset *z)
 {
     if (z->lp)

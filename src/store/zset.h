@@ -59,6 +59,9 @@ struct zset *zset_new_sized(size_t expected);
 void zset_compact_if_small(struct zset *z);
 void zset_free(struct zset *z);
 
+/* A deep copy in the same encoding (COPY). */
+struct zset *zset_dup(struct zset *z);
+
 size_t zset_len(const struct zset *z);
 
 static inline bool zset_is_compact(const struct zset *z)

@@ -369,6 +369,58 @@ static void directed(void)
     C("OBJECT", "ENCODING", "zd");
     C("ZUNION", "2", "j", "str");
     C("MEMORY", "USAGE", "nokey");
+    /* COPY: every type keeps its encoding; DB, REPLACE, TTL, errors. */
+    C("FLUSHALL");
+    C("SADD", "ci", "1", "2", "3");
+    C("SADD", "ch", "a", "1");
+    C("ZADD", "cz", "1", "a", "2", "b");
+    C("HSET", "chash", "f", "v");
+    C("SET", "cint", "123");
+    C("SET", "cemb", "hello");
+    C("SET", "craw", "x");
+    C("APPEND", "craw", "y");
+    C("EXPIRE", "ci", "1000");
+    const char *const copied[] = {"ci", "ch", "cz", "chash", "cint", "cemb", "craw"};
+    for (size_t i = 0; i < ARRAY_LEN(copied); i++) {
+        C("COPY", copied[i], "dst");
+        C("OBJECT", "ENCODING", "dst");
+        C("TYPE", "dst");
+        C("TTL", "dst");
+        C("COPY", copied[i], "dst");
+        C("COPY", copied[i], "dst", "DB", "1", "REPLACE");
+        C("DEL", "dst");
+    }
+    C("SELECT", "1");
+    C("OBJECT", "ENCODING", "dst");
+    C("SMEMBERS", "dst");
+    C("SELECT", "0");
+    C("SADD", "big", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "a");
+    C("COPY", "big", "big2");
+    C("OBJECT", "ENCODING", "big2");
+    C("SCARD", "big2");
+    C("SINTERCARD", "2", "big", "big2");
+    C("COPY", "ci", "ci");
+    C("COPY", "ci", "ci", "DB", "0");
+    C("COPY", "ci", "ci", "DB", "1");
+    C("COPY", "ci", "x", "DB");
+    C("COPY", "ci", "x", "DB", "16");
+    C("COPY", "ci", "x", "DB", "-1");
+    C("COPY", "ci", "x", "DB", "9999999999");
+    C("COPY", "ci", "x", "REPLACE", "FOO");
+    C("COPY", "nokey", "x");
+    C("CONFIG", "SET", "hash-max-listpack-entries", "1");
+    C("CONFIG", "SET", "zset-max-listpack-entries", "1");
+    C("HSET", "hh", "a", "1", "b", "2");
+    C("ZADD", "zz", "1", "a", "2", "b", "-0", "c");
+    C("COPY", "hh", "hh2");
+    C("COPY", "zz", "zz2");
+    C("OBJECT", "ENCODING", "hh2");
+    C("OBJECT", "ENCODING", "zz2");
+    C("HMGET", "hh2", "a", "b", "c");
+    C("ZRANGE", "zz2", "0", "-1", "WITHSCORES");
+    C("CONFIG", "SET", "hash-max-listpack-entries", "512");
+    C("CONFIG", "SET", "zset-max-listpack-entries", "128");
+    C("FLUSHALL");
 }
 
 /* --- random stream ---------------------------------------------------------- */
@@ -417,7 +469,7 @@ static void random_command(void)
 {
     struct cmd c = {0};
     static char numbuf[8];
-    switch (pick(22)) {
+    switch (pick(23)) {
     case 0:
     case 1:
     case 2:
@@ -521,6 +573,12 @@ static void random_command(void)
         add(&c, "z0");
         add(&c, counts[1 + pick(4)]);
         add(&c, member());
+        break;
+    case 21:
+        add(&c, "COPY");
+        add(&c, set_key());
+        add(&c, set_key());
+        if (pick(2)) add(&c, "REPLACE");
         break;
     default:
         add(&c, pick(4) ? "EXISTS" : "DEL");
