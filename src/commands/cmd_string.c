@@ -14,6 +14,7 @@
 
 #include "commands/command.h"
 #include "server/config.h"
+#include "util/xmalloc.h"
 
 static void reply_string_kv(struct cmd_ctx *ctx, const struct kv *kv)
 {
@@ -478,6 +479,136 @@ static void cmd_setrange(struct cmd_ctx *ctx)
     reply_int(ctx->reply, (long long)sb->len);
 }
 
+/* --- LCS ------------------------------------------------------------------- */
+
+/* LCS key1 key2 [LEN] [IDX] [MINMATCHLEN n] [WITHMATCHLEN]: the classic
+ * dynamic programme, walked back from the end preferring to drop a byte of
+ * key2 on ties, as Redis does, so IDX lists the same ranges, last first. */
+static void cmd_lcs(struct cmd_ctx *ctx)
+{
+    struct kv *ka = db_lookup_read(ctx->db, ctx->argv[1], ctx->argv_len[1]);
+    struct kv *kb = db_lookup_read(ctx->db, ctx->argv[2], ctx->argv_len[2]);
+    if ((ka && ka->type != OBJ_STRING) || (kb && kb->type != OBJ_STRING)) {
+        reply_error(ctx->reply, "ERR The specified keys must contain string values");
+        return;
+    }
+    bool getlen = false, getidx = false, withmatchlen = false;
+    long long minmatchlen = 0;
+    for (int j = 3; j < ctx->argc; j++) {
+        if (arg_equals(ctx, j, "idx")) {
+            getidx = true;
+        } else if (arg_equals(ctx, j, "len")) {
+            getlen = true;
+        } else if (arg_equals(ctx, j, "withmatchlen")) {
+            withmatchlen = true;
+        } else if (arg_equals(ctx, j, "minmatchlen") && j + 1 < ctx->argc) {
+            if (!arg_to_ll(ctx, ++j, &minmatchlen)) return;
+            if (minmatchlen < 0) minmatchlen = 0;
+        } else {
+            reply_error_syntax(ctx->reply);
+            return;
+        }
+    }
+    if (getidx && getlen) {
+        reply_error(ctx->reply,
+                    "ERR If you want both the length and indexes, please just use IDX.");
+        return;
+    }
+    struct strview va = {.ptr = "", .len = 0}, vb = {.ptr = "", .len = 0};
+    if (ka) kv_string_view(ka, &va);
+    if (kb) kv_string_view(kb, &vb);
+    size_t alen = va.len, blen = vb.len;
+    if (alen >= UINT32_MAX - 1 || blen >= UINT32_MAX - 1) {
+        reply_error(ctx->reply, "ERR String too long for LCS");
+        return;
+    }
+    unsigned long long cells = (unsigned long long)(alen + 1) * (blen + 1);
+    if (cells > (unsigned long long)config.proto_max_bulk_len / sizeof(uint32_t)) {
+        reply_error(ctx->reply, "ERR Insufficient memory, transient memory for LCS exceeds "
+                                "proto-max-bulk-len");
+        return;
+    }
+    const unsigned char *a = (const unsigned char *)va.ptr, *b = (const unsigned char *)vb.ptr;
+    uint32_t *dp = xmalloc((size_t)cells * sizeof *dp);
+#define LCS_AT(i, j) dp[(size_t)(i) * (blen + 1) + (j)]
+    for (size_t i = 0; i <= alen; i++) {
+        for (size_t j = 0; j <= blen; j++) {
+            if (i == 0 || j == 0)
+                LCS_AT(i, j) = 0;
+            else if (a[i - 1] == b[j - 1])
+                LCS_AT(i, j) = LCS_AT(i - 1, j - 1) + 1;
+            else
+                LCS_AT(i, j) =
+                    LCS_AT(i - 1, j) > LCS_AT(i, j - 1) ? LCS_AT(i - 1, j) : LCS_AT(i, j - 1);
+        }
+    }
+    uint32_t total = LCS_AT(alen, blen);
+    if (getlen) {
+        reply_int(ctx->reply, total);
+        xfree(dp);
+        return;
+    }
+    char *result = xmalloc(total ? total : 1);
+    reply_mark mark = 0;
+    long long ranges = 0;
+    if (getidx) {
+        reply_map_len(ctx->reply, 2);
+        reply_bulk_cstr(ctx->reply, "matches");
+        mark = reply_defer(ctx->reply);
+    }
+    /* The current run of matches, [a_start, a_end] x [b_start, ...]; open
+     * when a_open. A run ends at a mismatch or at the start of a string. */
+    size_t i = alen, j = blen, k = total;
+    size_t a_start = 0, a_end = 0, b_start = 0, b_end = 0;
+    bool open = false;
+    while (i > 0 && j > 0) {
+        bool emit = false;
+        if (a[i - 1] == b[j - 1]) {
+            result[--k] = (char)a[i - 1];
+            if (!open) {
+                open = true;
+                a_start = a_end = i - 1;
+                b_start = b_end = j - 1;
+            } else {
+                a_start--, b_start--; /* a diagonal step extends the run */
+            }
+            if (a_start == 0 || b_start == 0) emit = true;
+            i--, j--;
+        } else {
+            if (LCS_AT(i - 1, j) > LCS_AT(i, j - 1))
+                i--;
+            else
+                j--;
+            emit = open;
+        }
+        if (emit) {
+            long long len = (long long)(a_end - a_start + 1);
+            if (getidx && (minmatchlen == 0 || len >= minmatchlen)) {
+                reply_array_len(ctx->reply, withmatchlen ? 3 : 2);
+                reply_array_len(ctx->reply, 2);
+                reply_int(ctx->reply, (long long)a_start);
+                reply_int(ctx->reply, (long long)a_end);
+                reply_array_len(ctx->reply, 2);
+                reply_int(ctx->reply, (long long)b_start);
+                reply_int(ctx->reply, (long long)b_end);
+                if (withmatchlen) reply_int(ctx->reply, len);
+                ranges++;
+            }
+            open = false;
+        }
+    }
+#undef LCS_AT
+    if (getidx) {
+        reply_defer_array(ctx->reply, mark, ranges);
+        reply_bulk_cstr(ctx->reply, "len");
+        reply_int(ctx->reply, total);
+    } else {
+        reply_bulk(ctx->reply, result, total);
+    }
+    xfree(result);
+    xfree(dp);
+}
+
 #define STRING_CMD(n, a, f, fn_, sum, since_, cx)                                                  \
     {                                                                                              \
         .name = n, .arity = a, .flags = f, .fn = fn_, .first_key = 1, .last_key = 1,               \
@@ -577,5 +708,16 @@ struct command string_commands[] = {
                "Overwrites a part of a string value with another by an offset. Creates the key "
                "if it doesn't exist.",
                "2.2.0", "O(1), not counting the time taken to copy the new string in place."),
+    {.name = "lcs",
+     .arity = -3,
+     .flags = CMD_READONLY,
+     .fn = cmd_lcs,
+     .first_key = 1,
+     .last_key = 2,
+     .key_step = 1,
+     .summary = "Finds the longest common substring.",
+     .since = "7.0.0",
+     .group = "string",
+     .complexity = "O(N*M) where N and M are the lengths of s1 and s2, respectively"},
     COMMAND_END,
 };

@@ -1,6 +1,6 @@
 /*
  * Differential test of the bitmap commands (SETBIT, GETBIT, BITCOUNT,
- * BITPOS, BITOP, BITFIELD, BITFIELD_RO) against redis-server, byte for
+ * BITPOS, BITOP, BITFIELD, BITFIELD_RO) and LCS against redis-server, byte for
  * byte: directed edge cases (limits, errors, overflow modes, encodings),
  * then a seeded random stream over a few keys holding short strings,
  * integers and other types, in RESP2 and RESP3.
@@ -138,6 +138,17 @@ static void directed(void)
     C("SETBIT", "big", "8388607", "1");
     C("STRLEN", "big");
     C("CONFIG", "SET", "proto-max-bulk-len", "512mb");
+    C("MSET", "key1", "ohmytext", "key2", "mynewtext");
+    C("LCS", "key1", "key2");
+    C("LCS", "key1", "key2", "LEN");
+    C("LCS", "key1", "key2", "IDX");
+    C("LCS", "key1", "key2", "IDX", "MINMATCHLEN", "4", "WITHMATCHLEN");
+    C("LCS", "key1", "key2", "IDX", "LEN");
+    C("LCS", "key1", "nokey", "IDX");
+    C("LCS", "key1", "h");
+    C("LCS", "key1", "key2", "MINMATCHLEN");
+    C("LCS", "key1", "key2", "MINMATCHLEN", "x");
+    C("LCS", "key1", "key2", "FOO");
 }
 
 static const char *const keys[] = {"k0", "k1", "k2", "n", "h", "none"};
@@ -194,7 +205,7 @@ static void random_command(void)
     int argc = 0;
 #define A(x) (argv[argc] = (x), lens[argc] = strlen(argv[argc]), argc++)
     const char *key = keys[pick(ARRAY_LEN(keys))];
-    switch (pick(12)) {
+    switch (pick(13)) {
     case 0:
     case 1:
         A("SETBIT"), A(key), A(offsets[pick(ARRAY_LEN(offsets))]), A(pick(8) ? "1" : "0");
@@ -258,6 +269,13 @@ static void random_command(void)
         else
             A("OBJECT"), A("ENCODING"), A(key);
         break;
+    case 11: {
+        static const char *const opts[] = {"LEN", "IDX", "WITHMATCHLEN", "MINMATCHLEN", "2",
+                                           "-1",  "x",   "IDX"};
+        A("LCS"), A(key), A(keys[pick(ARRAY_LEN(keys))]);
+        for (size_t i = 0, n = pick(4); i < n; i++) A(opts[pick(ARRAY_LEN(opts))]);
+        break;
+    }
     default:
         A(pick(5) ? "STRLEN" : "DEL"), A(key);
         break;
