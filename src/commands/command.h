@@ -155,5 +155,6 @@ extern struct command zset_commands[];
 extern struct command object_commands[];
 extern struct command set_commands[];
 extern struct command bitmap_commands[];
+extern struct command sort_commands[];
 
 #endif

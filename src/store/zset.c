@@ -173,8 +173,9 @@ static void big_free(struct zset_big *b)
     xfree(b);
 }
 
-static void zset_convert_to_index(struct zset *z)
+void zset_convert_to_index(struct zset *z)
 {
+    if (!z->lp) return;
     struct zset_big *b = big_new();
     /* Pairs come in order, so the index fills leaves by append splits. */
     for (size_t off = 0; off < z->lp->used;) {

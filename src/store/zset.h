@@ -57,6 +57,10 @@ struct zset *zset_new_sized(size_t expected);
 /* Turns an indexed set that fits the compact limits compact (results of
  * ZUNIONSTORE, ZINTERSTORE, ZDIFFSTORE, built indexed as in Redis). */
 void zset_compact_if_small(struct zset *z);
+
+/* Converts a compact set to the indexed encoding (no-op when indexed):
+ * SORT does this to its input, as Redis 7.0 does. */
+void zset_convert_to_index(struct zset *z);
 void zset_free(struct zset *z);
 
 /* A deep copy in the same encoding (COPY). */

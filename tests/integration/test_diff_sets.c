@@ -229,6 +229,8 @@ static void check_scan(int argc, const char **argv)
     free(r);
 }
 
+static void directed_sort(void);
+
 /* --- directed cases ------------------------------------------------------------ */
 
 static void directed(void)
@@ -420,6 +422,61 @@ static void directed(void)
     C("ZRANGE", "zz2", "0", "-1", "WITHSCORES");
     C("CONFIG", "SET", "hash-max-listpack-entries", "512");
     C("CONFIG", "SET", "zset-max-listpack-entries", "128");
+    C("FLUSHALL");
+    directed_sort();
+}
+
+/* SORT / SORT_RO over sets and sorted sets (lists and STORE come with the
+ * list type): only orders that are deterministic on both servers (sorted
+ * results, intsets, sorted sets in their own order). */
+static void directed_sort(void)
+{
+    C("SADD", "is", "3", "1", "2", "10", "-4");
+    C("SADD", "hs", "b", "a", "c", "10", "9", "d e");
+    C("ZADD", "zs", "1", "b", "2", "a", "0", "c", "2", "d");
+    C("MSET", "w_1", "30", "w_2", "20", "w_3", "10", "w_10", "5", "w_-4", "7", "w_a", "3");
+    C("MSET", "w_b", "2.5", "w_c", "-1", "w_d", "1e3", "x_1", "z", "x_2", "y", "x_3", "x");
+    C("HSET", "h_1", "f", "5", "g", "x");
+    C("HSET", "h_2", "f", "-5");
+    C("HSET", "h_a", "f", "1");
+    const char *const sources[] = {"is", "zs", "hs", "nokey"};
+    for (size_t i = 0; i < ARRAY_LEN(sources); i++) {
+        const char *k = sources[i];
+        C("SORT", k);
+        C("SORT", k, "ALPHA");
+        C("SORT", k, "ALPHA", "DESC");
+        C("SORT_RO", k, "ALPHA", "LIMIT", "1", "2");
+        C("SORT", k, "ALPHA", "LIMIT", "-1", "2");
+        C("SORT", k, "ALPHA", "LIMIT", "2", "-1");
+        C("SORT", k, "ALPHA", "LIMIT", "10", "2");
+        C("SORT", k, "ALPHA", "LIMIT", "0", "0");
+        C("SORT", k, "BY", "w_*");
+        C("SORT", k, "BY", "w_*", "DESC", "LIMIT", "1", "3");
+        C("SORT", k, "BY", "h_*->f", "GET", "#", "GET", "w_*", "GET", "h_*->f", "GET", "h_*->g");
+        C("SORT", k, "BY", "x_*", "ALPHA", "GET", "x_*");
+        C("SORT_RO", k, "ALPHA", "GET", "nostar", "GET", "h_*->", "GET", "#");
+    }
+    C("SORT", "is", "BY", "nosort");
+    C("SORT", "is", "BY", "nosort", "DESC", "LIMIT", "1", "2");
+    C("SORT", "zs", "BY", "nosort");
+    C("SORT", "zs", "BY", "nosort", "DESC");
+    C("SORT", "zs", "BY", "nosort", "LIMIT", "1", "2");
+    C("SORT", "zs", "BY", "nosort", "DESC", "LIMIT", "1", "5");
+    C("SORT", "zs", "BY", "nosort", "DESC", "LIMIT", "3", "5", "GET", "w_*");
+    C("OBJECT", "ENCODING", "zs");
+    C("SORT", "hs");
+    C("SORT", "is", "LIMIT", "x", "1");
+    C("SORT", "is", "LIMIT", "1");
+    C("SORT", "is", "FOO");
+    C("SORT", "is", "BY");
+    C("SORT", "is", "GET");
+    C("SORT_RO", "is", "STORE", "dst");
+    C("SET", "str", "1");
+    C("SORT", "str");
+    C("SORT", "str", "FOO");
+    C("SORT", "nokey", "FOO");
+    C("HSET", "hash", "a", "1");
+    C("SORT_RO", "hash");
     C("FLUSHALL");
 }
 
