@@ -311,18 +311,6 @@ void hash_random_with_repeats(struct hash *h, size_t count, hash_visit_fn *fn, v
         visit_node(dict_random_node(h->table, rand_source), &b);
 }
 
-struct node_array {
-    struct dict_node **nodes;
-    size_t n;
-};
-
-static bool collect_node(struct dict_node *n, void *arg)
-{
-    struct node_array *a = arg;
-    a->nodes[a->n++] = n;
-    return true;
-}
-
 void hash_random_distinct(struct hash *h, size_t count, hash_visit_fn *fn, void *arg)
 {
     size_t len = hash_len(h);
@@ -339,54 +327,14 @@ void hash_random_distinct(struct hash *h, size_t count, hash_visit_fn *fn, void 
         return;
     }
     struct visit_bridge b = {fn, arg, false, 0};
-    if (count * 3 > len) {
-        /* A large share: shuffle the first `count` of all nodes. */
-        struct node_array a = {xmalloc(sizeof(struct dict_node *) * len), 0};
-        dict_foreach(h->table, collect_node, &a);
-        for (size_t i = 0; i < count && !b.stopped; i++) {
-            size_t j = i + rand_below(a.n - i);
-            struct dict_node *tmp = a.nodes[i];
-            a.nodes[i] = a.nodes[j];
-            a.nodes[j] = tmp;
-            visit_node(a.nodes[i], &b);
-        }
-        xfree(a.nodes);
-        return;
-    }
-    /* A small share: draw random nodes, skipping ones already drawn. */
-    struct ptr_set seen;
-    ptr_set_init(&seen, count);
-    for (size_t got = 0; got < count && !b.stopped;) {
-        struct dict_node *n = dict_random_node(h->table, rand_source);
-        if (!ptr_set_add(&seen, n)) continue;
-        got++;
-        visit_node(n, &b);
-    }
-    ptr_set_free(&seen);
+    dict_sample_distinct(h->table, count, visit_node, &b);
 }
 
 /* --- memory ----------------------------------------------------------------- */
-
-struct size_sample {
-    size_t bytes, seen, limit;
-};
-
-static bool sample_node(struct dict_node *n, void *arg)
-{
-    struct size_sample *s = arg;
-    s->bytes += xmalloc_usable_size(n);
-    return ++s->seen < s->limit;
-}
 
 size_t hash_memory_usage(const struct hash *h, size_t samples)
 {
     size_t total = xmalloc_usable_size(h);
     if (h->lp) return total + packed_alloc_size(h->lp);
-    struct dict *d = h->table;
-    total += xmalloc_usable_size(d) + dict_bucket_count(d) * sizeof(struct dict_node *);
-    size_t n = dict_size(d);
-    if (n == 0) return total;
-    struct size_sample s = {0, 0, samples ? samples : (size_t)-1};
-    dict_foreach(d, sample_node, &s);
-    return total + (size_t)((double)s.bytes / (double)s.seen * (double)n);
+    return total + xmalloc_usable_size(h->table) + dict_sampled_bytes(h->table, samples);
 }

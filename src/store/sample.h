@@ -43,4 +43,17 @@ static inline bool ptr_set_add(struct ptr_set *s, const void *p)
     return true;
 }
 
+struct dict;
+struct dict_node;
+
+/* Visits `count` distinct random nodes of d (count < dict_size(d)): a large
+ * share by shuffling all nodes, a small one by redrawing repeats. visit
+ * returns false to stop. Shared by the hash and set types. */
+void dict_sample_distinct(struct dict *d, size_t count,
+                          bool (*visit)(struct dict_node *n, void *arg), void *arg);
+
+/* Bytes of d's bucket arrays plus its nodes (allocator's view), measured
+ * on `samples` nodes and extrapolated (0 = all). */
+size_t dict_sampled_bytes(struct dict *d, size_t samples);
+
 #endif

@@ -423,18 +423,6 @@ void set_random_with_repeats(struct set *s, size_t count, set_visit_fn *fn, void
     }
 }
 
-struct node_array {
-    struct dict_node **nodes;
-    size_t n;
-};
-
-static bool collect_node(struct dict_node *n, void *arg)
-{
-    struct node_array *a = arg;
-    a->nodes[a->n++] = n;
-    return true;
-}
-
 void set_random_distinct(struct set *s, size_t count, set_visit_fn *fn, void *arg)
 {
     size_t len = set_len(s);
@@ -449,30 +437,7 @@ void set_random_distinct(struct set *s, size_t count, set_visit_fn *fn, void *ar
         return;
     }
     struct visit_bridge b = {fn, arg, false, 0};
-    if (count * 3 > len) {
-        /* A large share: shuffle the first `count` of all nodes. */
-        struct node_array a = {xmalloc(sizeof(struct dict_node *) * len), 0};
-        dict_foreach(s->table, collect_node, &a);
-        for (size_t i = 0; i < count && !b.stopped; i++) {
-            size_t j = i + rand_below(a.n - i);
-            struct dict_node *tmp = a.nodes[i];
-            a.nodes[i] = a.nodes[j];
-            a.nodes[j] = tmp;
-            visit_node(a.nodes[i], &b);
-        }
-        xfree(a.nodes);
-        return;
-    }
-    /* A small share: draw random nodes, skipping ones already drawn. */
-    struct ptr_set seen;
-    ptr_set_init(&seen, count);
-    for (size_t got = 0; got < count && !b.stopped;) {
-        struct dict_node *n = dict_random_node(s->table, rand_source);
-        if (!ptr_set_add(&seen, n)) continue;
-        got++;
-        visit_node(n, &b);
-    }
-    ptr_set_free(&seen);
+    dict_sample_distinct(s->table, count, visit_node, &b);
 }
 
 void set_pop_rebuild(struct set *s, size_t keep, struct set **rest)
@@ -503,26 +468,9 @@ void set_pop_rebuild(struct set *s, size_t keep, struct set **rest)
 
 /* --- memory ---------------------------------------------------------------- */
 
-struct size_sample {
-    size_t bytes, seen, limit;
-};
-
-static bool sample_node(struct dict_node *n, void *arg)
-{
-    struct size_sample *sm = arg;
-    sm->bytes += xmalloc_usable_size(n);
-    return ++sm->seen < sm->limit;
-}
-
 size_t set_memory_usage(const struct set *s, size_t samples)
 {
     size_t total = xmalloc_usable_size((void *)s);
     if (s->is) return total + xmalloc_usable_size(s->is);
-    struct dict *d = s->table;
-    total += xmalloc_usable_size(d) + dict_bucket_count(d) * sizeof(struct dict_node *);
-    size_t n = dict_size(d);
-    if (n == 0) return total;
-    struct size_sample sm = {0, 0, samples ? samples : (size_t)-1};
-    dict_foreach(d, sample_node, &sm);
-    return total + (size_t)((double)sm.bytes / (double)sm.seen * (double)n);
+    return total + xmalloc_usable_size(s->table) + dict_sampled_bytes(s->table, samples);
 }

@@ -1,0 +1,56 @@
+#!/ usr / bin / env python3
+""
+        "report_memory.py RUN_DIR — report.md of one bench/memory.sh run.
+
+        Reads RUN_DIR /
+        memory.out(the table bench / memory.sh prints
+                   : a header line, "workload goblin redis ratio" rows, a closing note) and
+    RUN_DIR / metadata.txt;
+writes RUN_DIR/report.md, stating each ratio against the 0.8x target of the
+issue that asked for the measurement. Python standard library only.
+"""
+
+import os
+import sys
+
+TARGET = 0.8  # goblin-core / redis-server resident bytes per element
+
+
+def parse(run):
+    head, rows = "", []
+    with open(os.path.join(run, "memory.out")) as f:
+        for line in f:
+            parts = line.split()
+            if line.startswith("memory.sh:"):
+                head = line.strip()
+            elif len(parts) == 4 and parts[0] != "workload":
+                rows.append((parts[0], float(parts[1]), float(parts[2]), float(parts[3])))
+    return head, rows
+
+
+def main(run):
+    head, rows = parse(run)
+    meta = {}
+    with open(os.path.join(run, "metadata.txt")) as f:
+        meta = dict(line.rstrip("\n").split(": ", 1) for line in f if ": " in line)
+    out = ["# Resident bytes per element: goblin-core vs redis-server", "",
+           f"Command: `{meta.get('command', '?')}` (commit {meta.get('commit', '?')}, "
+           f"{meta.get('date_utc', '?')}, {meta.get('cpus_online', '?')} CPUs, "
+           f"{meta.get('cpu_model', '?')}).", "",
+           f"{head}", "",
+           "| workload | goblin-core B/elem | redis-server B/elem | ratio | target <= 0.8 |",
+           "|---|---|---|---|---|"]
+    for name, g, r, ratio in rows:
+        out.append(f"| {name} | {g:.1f} | {r:.1f} | {ratio:.2f} | "
+                   f"{'met' if ratio <= TARGET else 'missed'} |")
+    out += ["", "Each cell is a fresh server process: VmRSS after loading N elements through "
+            "`redis-cli --pipe`, minus VmRSS before, divided by N (see bench/memory.sh). "
+            "Both servers use their default encodings (for sets of this size: a hash table).", ""]
+    with open(os.path.join(run, "report.md"), "w") as f:
+        f.write("\n".join(out))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: report_memory.py RUN_DIR")
+    main(sys.argv[1])
