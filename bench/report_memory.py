@@ -1,11 +1,8 @@
-#!/ usr / bin / env python3
-""
-        "report_memory.py RUN_DIR — report.md of one bench/memory.sh run.
+#!/usr/bin/env python3
+"""report_memory.py RUN_DIR — report.md of one bench/memory.sh run.
 
-        Reads RUN_DIR /
-        memory.out(the table bench / memory.sh prints
-                   : a header line, "workload goblin redis ratio" rows, a closing note) and
-    RUN_DIR / metadata.txt;
+Reads RUN_DIR/memory.out (the table bench/memory.sh prints: a header line,
+"workload goblin redis ratio" rows, a closing note) and RUN_DIR/metadata.txt;
 writes RUN_DIR/report.md, stating each ratio against the 0.8x target of the
 issue that asked for the measurement. Python standard library only.
 """
@@ -30,14 +27,13 @@ def parse(run):
 
 def main(run):
     head, rows = parse(run)
-    meta = {}
     with open(os.path.join(run, "metadata.txt")) as f:
         meta = dict(line.rstrip("\n").split(": ", 1) for line in f if ": " in line)
     out = ["# Resident bytes per element: goblin-core vs redis-server", "",
            f"Command: `{meta.get('command', '?')}` (commit {meta.get('commit', '?')}, "
            f"{meta.get('date_utc', '?')}, {meta.get('cpus_online', '?')} CPUs, "
            f"{meta.get('cpu_model', '?')}).", "",
-           f"{head}", "",
+           head, "",
            "| workload | goblin-core B/elem | redis-server B/elem | ratio | target <= 0.8 |",
            "|---|---|---|---|---|"]
     for name, g, r, ratio in rows:
