@@ -42,6 +42,10 @@ static void reply_categories(struct reply *r, const struct command *cmd)
         cats[n++] = "@hash";
     else if (strcmp(group, "sorted_set") == 0)
         cats[n++] = "@sortedset";
+    else if (strcmp(group, "set") == 0)
+        cats[n++] = "@set";
+    else if (strcmp(group, "bitmap") == 0)
+        cats[n++] = "@bitmap";
     else if (strcmp(group, "generic") == 0)
         cats[n++] = "@keyspace";
     else if (strcmp(group, "pubsub") == 0)
