@@ -12,7 +12,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 ARGS ?=
 
-.PHONY: all deps configure build run test clean format
+.PHONY: all deps configure build run test clean format sbe
 
 all: build
 
@@ -43,6 +43,12 @@ test: build
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
+
+# Regenerates the SBE codec after a schema change (docs/sbe.md); the tests
+# fail while the checked-in header differs from this output.
+sbe:
+	python3 tools/sbe_gen.py schema/goblin_sbe.xml > include/goblin/sbe_codec.h
+	clang-format -i include/goblin/sbe_codec.h
 
 clean:
 	rm -rf $(BUILD)
