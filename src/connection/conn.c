@@ -31,7 +31,17 @@ struct conn *conn_executing;
 bool conn_starts_authenticated(const struct conn *c)
 {
     const struct transport *owner = c->transport->owner;
+    /* SBE has no AUTH: it is spoken only where it is trusted (conn_detect_wire). */
+    if (c->wire == &sbe_wire) return true;
     return !auth_required() || (owner && owner->skips_auth && owner->skips_auth());
+}
+
+/* Whether c may speak SBE at all: a transport that carries it, with
+ * --enable-sbe. Which peers may is decided at detection (conn_detect_wire). */
+static bool conn_may_speak_sbe(const struct conn *c)
+{
+    const struct transport *owner = c->transport->owner;
+    return config.enable_sbe && owner && (owner->flags & TRANSPORT_CARRIES_SBE);
 }
 
 /* Client ids: 1, 2, ... in order of creation, never reused (Redis). */
@@ -46,9 +56,10 @@ struct conn *conn_create(const struct conn_transport *transport, int fd, void *t
     c->transport_data = transport_data;
     buf_init(&c->in, CONN_READ_CHUNK);
     buf_init(&c->out, CONN_BUF_KEEP);
-    /* Without SBE on this conn, every first byte means RESP: no detection. */
+    /* Without SBE on this conn, every first byte means RESP: no detection.
+     * Otherwise the wire stays NULL until the first bytes choose it. */
     c->unit_open = SIZE_MAX;
-    conn_set_wire(c, &resp_wire);
+    if (!conn_may_speak_sbe(c)) conn_set_wire(c, &resp_wire);
     reply_init(&c->reply, &c->out, PROTO_RESP2);
     c->authenticated = conn_starts_authenticated(c);
     conn_pubsub_init(c);
@@ -321,6 +332,44 @@ static bool conn_end_big_arg(struct conn *c)
     return true;
 }
 
+/* Chooses c's wire from its first bytes (protocol/wire.h: wire_detect);
+ * false while they are still a prefix of the handshake. SBE from a peer
+ * that is not local (Unix socket, ring, loopback TCP) needs
+ * --sbe-allow-remote: such a peer gets an error and is closed. */
+static bool conn_detect_wire(struct conn *c)
+{
+    size_t handshake;
+    const struct wire *w = wire_detect(buf_head(&c->in), buf_len(&c->in), &sbe_wire, &handshake);
+    if (!w) return false;
+    if (w == &sbe_wire && !conn_is_local(c) && !config.sbe_allow_remote) {
+        conn_set_wire(c, &resp_wire);
+        buf_consume(&c->in, buf_len(&c->in));
+        reply_error(&c->reply, "ERR SBE from a non-local peer needs --sbe-allow-remote");
+        c->flags |= CONN_CLOSE_AFTER_REPLY;
+        log_verbose("refused SBE from client id=%llu addr=%s (not local)",
+                    (unsigned long long)c->id, c->addr);
+        return false;
+    }
+    conn_set_wire(c, w);
+    buf_consume(&c->in, handshake);
+    if (w == &sbe_wire) {
+        reply_set_protocol(&c->reply, PROTO_SBE);
+        c->authenticated = true; /* trusted transport: SBE has no AUTH */
+    }
+    return true;
+}
+
+/* Answers a request the wire refused or could not parse: one reply (a
+ * frame of its own on a framed wire) carrying `error`. */
+static void conn_reply_wire_error(struct conn *c, const struct request *req)
+{
+    if (c->framed) conn_unit_open(c, OUT_REPLY, ++c->requests);
+    reply_frame_begin(&c->reply, req->correlation);
+    reply_error_fmt(&c->reply, "%s", req->error);
+    reply_frame_end(&c->reply);
+    if (c->framed) conn_unit_close(c);
+}
+
 /* Runs the complete requests in c's input (see conn_process_input). */
 static void conn_run_commands(struct conn *c)
 {
@@ -330,6 +379,7 @@ static void conn_run_commands(struct conn *c)
     /* A big argument still arriving (conn_feed_input() delivered only part
      * of it): nothing new to parse, and parsing would begin it again. */
     if (c->big_arg) return;
+    if (!c->wire && !conn_detect_wire(c)) return;
     while (buf_len(&c->in) > 0 && !(c->flags & (CONN_CLOSED | CONN_CLOSE_AFTER_REPLY))) {
         if (!conn_may_execute(c)) {
             /* Try to hand the backlog to the peer before running more. */
@@ -350,11 +400,19 @@ static void conn_run_commands(struct conn *c)
             conn_begin_big_arg(c);
             break;
         }
+        if (st == WIRE_REJECTED) {
+            /* A well-framed request the wire refused: answer, go on. */
+            conn_reply_wire_error(c, &req);
+            buf_consume(&c->in, req.consumed);
+            continue;
+        }
         if (st == WIRE_ERROR) {
             c->adopted_bytes = 0; /* the parser released them */
-            if (c->framed) conn_unit_open(c, OUT_REPLY, ++c->requests);
-            reply_error_fmt(&c->reply, "ERR %s", req.error);
-            if (c->framed) conn_unit_close(c);
+            char text[512];
+            snprintf(text, sizeof text, "ERR %s", req.error);
+            req.error = text;
+            req.correlation = 0;
+            conn_reply_wire_error(c, &req);
             c->flags |= CONN_CLOSE_AFTER_REPLY;
             stats.protocol_error_disconnections++;
             log_verbose("protocol error from client id=%llu addr=%s: %s", (unsigned long long)c->id,
@@ -376,7 +434,9 @@ static void conn_run_commands(struct conn *c)
             };
             conn_executing = c;
             if (c->framed) conn_unit_open(c, OUT_REPLY, ++c->requests);
+            reply_frame_begin(&c->reply, req.correlation);
             command_dispatch(&creq);
+            reply_frame_end(&c->reply);
             if (c->framed) conn_unit_close(c);
             conn_executing = NULL;
             if (req.owned && req.owned->count) c->wire->request_done(&c->wire_state);
@@ -405,7 +465,7 @@ static void conn_make_read_room(struct conn *c)
 {
     size_t len = buf_len(&c->in);
     /* Nothing buffered, nothing pending: the common case skips the wire. */
-    size_t want = len ? c->wire->read_hint(&c->wire_state, len) : 0;
+    size_t want = len && c->wire ? c->wire->read_hint(&c->wire_state, len) : 0;
     if (want <= CONN_READ_CHUNK) {
         buf_reserve(&c->in, CONN_READ_CHUNK);
         return;

@@ -13,8 +13,8 @@
 /* Encodings of the message being fanned out, one per protocol, so N
  * subscribers cost one encoding and N copies (pubsub_message.id says when
  * the cached bytes are stale). Index: enum proto. */
-#define PUSH_CACHE_PROTOS 4
-_Static_assert(PROTO_RESP3 < PUSH_CACHE_PROTOS, "every protocol needs a push cache slot");
+#define PUSH_CACHE_PROTOS 5
+_Static_assert(PROTO_SBE < PUSH_CACHE_PROTOS, "every protocol needs a push cache slot");
 /* A cache buffer grown past this by a large message is shrunk back after
  * the publish (smaller ones are kept: no allocation per publish). */
 #define PUSH_CACHE_KEEP (64 * 1024)
@@ -71,7 +71,9 @@ static const struct buf *push_encoded(const struct pubsub_message *m, enum proto
         b->start = b->end = 0;
         struct reply r;
         reply_init(&r, b, proto);
+        reply_frame_begin(&r, 0); /* a push answers no request */
         push_encode(&r, m);
+        reply_frame_end(&r);
         push_cache.valid[proto] = true;
     }
     return b;
@@ -96,15 +98,19 @@ static bool conn_deliver(struct pubsub_subscriber *s, const struct pubsub_messag
         /* Published by c's own command: the push goes before that
          * command's reply, in `out` (wire order, see conn.h); framed, it is
          * a unit of its own between the parts of the reply unit. */
+        uint64_t correlation = reply_frame_end(&c->reply);
         if (c->framed) {
             conn_unit_close(c);
             conn_unit_open(c, OUT_PUSH, 0);
         }
+        reply_frame_begin(&c->reply, 0);
         push_encode(&c->reply, m);
+        reply_frame_end(&c->reply);
         if (c->framed) {
             conn_unit_close(c);
             conn_unit_open(c, OUT_REPLY, c->requests);
         }
+        reply_frame_begin(&c->reply, correlation);
         return true;
     }
     const struct buf *enc = push_encoded(m, reply_protocol(&c->reply));

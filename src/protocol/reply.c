@@ -6,6 +6,7 @@
 #include "protocol/reply.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,11 +17,20 @@ long long reply_error_count;
 void reply_init(struct reply *r, struct buf *out, enum proto p)
 {
     r->out = out;
+    r->enc = NULL;
+    r->frame_at = SIZE_MAX;
+    r->correlation = 0;
     reply_set_protocol(r, p);
 }
 
 void reply_set_protocol(struct reply *r, enum proto p)
 {
+    if (p == PROTO_SBE) {
+        r->enc = &reply_sbe;
+        r->frame_at = SIZE_MAX;
+        return;
+    }
+    if (r->enc == &reply_sbe) return;
     r->enc = p == PROTO_RESP3 ? &reply_resp3 : &reply_resp2;
 }
 

@@ -52,20 +52,20 @@
  * Statistics (reply_error_count) are kept here, in front of the table, so
  * every wire counts the same way.
  *
- * Later wires (SBE): a table plugs in the same way, selected by
- * reply_set_protocol(). SBE sends one frame per reply; the table carries no
- * begin/end-of-reply rows yet, deliberately: nothing would call them today,
- * and a frame needs its caller (the dispatcher and the Pub/Sub push path)
- * to say where a reply starts and ends, which is part of the SBE work. The
- * shape does not preclude them: rows receive the whole sink, so per-reply
- * state (a frame's start mark, a nesting depth) can live in struct reply
- * next to `enc`, and adding rows leaves every caller unchanged.
+ * Framed wires (SBE, reply_sbe.c) send one frame per reply, so the
+ * table has two optional rows the caller brackets every reply with:
+ * frame_begin(correlation) before the command runs and frame_end() after
+ * (reply_frame_begin / reply_frame_end; no-ops for RESP, whose rows are
+ * NULL). The frame's state (where it starts, how many values it holds)
+ * lives in struct reply next to `enc`. A frame is written lazily, at its
+ * first value, so a reply that writes nothing sends nothing.
  */
 #ifndef GOBLIN_REPLY_H
 #define GOBLIN_REPLY_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "util/buf.h"
@@ -73,6 +73,7 @@
 enum proto {
     PROTO_RESP2 = 2,
     PROTO_RESP3 = 3,
+    PROTO_SBE = 4, /* the binary wire (RESP3's value types); HELLO does not change it */
 };
 
 typedef size_t reply_mark;
@@ -101,14 +102,24 @@ struct reply_encoder {
     void (*defer_array)(struct reply *r, reply_mark m, long long n);
     void (*defer_map)(struct reply *r, reply_mark m, long long n);
     void (*defer_set)(struct reply *r, reply_mark m, long long n);
+    /* Framed wires only (NULL otherwise): see "Framed wires" above. */
+    void (*frame_begin)(struct reply *r, uint64_t correlation);
+    void (*frame_end)(struct reply *r);
 };
 
 extern const struct reply_encoder reply_resp2;
 extern const struct reply_encoder reply_resp3;
+extern const struct reply_encoder reply_sbe;
 
 struct reply {
     struct buf *out;
     const struct reply_encoder *enc; /* set through reply_init / reply_set_protocol */
+    /* Framed wires: the frame being written (reply_sbe.c). */
+    uint64_t correlation; /* what the open frame answers (0: a push) */
+    size_t frame_at;      /* offset from out's head of its length prefix; SIZE_MAX: none yet */
+    size_t group_at;      /* a values frame: offset of its group dimension */
+    uint32_t values;      /* a values frame: entries so far */
+    uint16_t template_id; /* of the open frame */
 };
 
 /* Counters for INFO stats (total_error_replies). */
@@ -116,12 +127,25 @@ extern long long reply_error_count;
 
 /* The sink writes to `out` in protocol p. */
 void reply_init(struct reply *r, struct buf *out, enum proto p);
-/* Switches the sink's wire (HELLO, RESET); takes effect with the next call. */
+/* Switches the sink's wire (HELLO, RESET); takes effect with the next call.
+ * A sink speaking SBE keeps it (HELLO 2/3 change nothing on the binary wire). */
 void reply_set_protocol(struct reply *r, enum proto p);
 
 static inline enum proto reply_protocol(const struct reply *r)
 {
     return r->enc->proto;
+}
+
+/* Brackets one reply (or one push) on a framed wire; no-ops for RESP.
+ * reply_frame_end returns the correlation the frame answered. */
+static inline void reply_frame_begin(struct reply *r, uint64_t correlation)
+{
+    if (r->enc->frame_begin) r->enc->frame_begin(r, correlation);
+}
+static inline uint64_t reply_frame_end(struct reply *r)
+{
+    if (r->enc->frame_end) r->enc->frame_end(r);
+    return r->correlation;
 }
 
 /* +<status>; inline so a literal's length is known at compile time. */

@@ -48,6 +48,7 @@ static enum wire_status resp_wire_parse(union wire_state *st, const char *data, 
     req->argv_len = p->argv_len;
     req->owned = &p->external;
     req->typed = NULL;
+    req->correlation = 0;
     req->consumed = p->consumed;
     return WIRE_REQUEST;
 }

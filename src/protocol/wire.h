@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include "protocol/resp_parser.h"
+#include "protocol/sbe_wire.h"
 #include "util/strbuf.h"
 
 enum wire_status {
@@ -45,6 +46,7 @@ enum wire_status {
     WIRE_REQUEST,    /* `request` holds a command */
     WIRE_EMPTY,      /* an empty request was consumed */
     WIRE_ERROR,      /* protocol error: reply `error`, then close */
+    WIRE_REJECTED,   /* a well-framed request refused: reply `error`, consume, go on */
 };
 
 struct request {
@@ -53,6 +55,7 @@ struct request {
     const size_t *argv_len;
     struct strbuf_set *owned; /* arguments in buffers of their own (may be adopted) */
     const void *typed;        /* a binary wire's typed arguments, or NULL */
+    uint64_t correlation;     /* what the reply echoes (binary wires); 0 for RESP */
     size_t consumed;          /* bytes of input the request took */
     const char *error;        /* WIRE_ERROR: Redis-style text without "ERR " */
 };
@@ -60,6 +63,7 @@ struct request {
 /* Per-connection parser state of every wire; the conn embeds one. */
 union wire_state {
     struct resp_parser resp;
+    struct sbe_parser sbe;
 };
 
 struct wire {
@@ -87,6 +91,7 @@ struct wire {
 };
 
 extern const struct wire resp_wire;
+extern const struct wire sbe_wire; /* protocol/sbe_wire.c */
 
 /* The SBE handshake a connection opens with (DESIGN §3). */
 #define WIRE_SBE_HANDSHAKE "GOBLINS!"

@@ -114,6 +114,13 @@ static const struct config_param params[] = {
      "COUNT rings in DIR that clients claim and release; repeatable", NULL, NULL},
     {"no-auth-ring", NULL, CFG_FLAG, &config.no_auth_ring, 0, 0, CFG_IMMUTABLE, "",
      "RESP over rings needs no AUTH (trust the ring file's permissions)", NULL, NULL},
+    {"enable-sbe", NULL, CFG_FLAG, &config.enable_sbe, 0, 0, CFG_IMMUTABLE, "",
+     "accept the binary SBE wire (a connection opening with GOBLINS!) on rings, Unix sockets and "
+     "loopback TCP; SBE has NO AUTHENTICATION (docs/sbe.md)",
+     NULL, NULL},
+    {"sbe-allow-remote", NULL, CFG_FLAG, &config.sbe_allow_remote, 0, 0, CFG_IMMUTABLE, "",
+     "with --enable-sbe, accept SBE from non-loopback TCP peers too (a trusted network only)", NULL,
+     NULL},
     {"enable-debug-command", NULL, CFG_ENUM, &config.enable_debug_command, 0, 0, CFG_IMMUTABLE,
      "no|yes|local",
      "allow DEBUG: never, from any client, or only from local ones (loopback, Unix socket, "

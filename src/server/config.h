@@ -60,8 +60,10 @@ struct config {
     struct polled_spec *polled;
     int polled_count;
     bool no_auth_ring;
-    long long cpu;  /* -1 = not pinned */
-    long long numa; /* -1 = no binding */
+    bool enable_sbe;       /* SBE wire on trusted transports (docs/sbe.md) */
+    bool sbe_allow_remote; /* ... and from non-loopback TCP peers */
+    long long cpu;         /* -1 = not pinned */
+    long long numa;        /* -1 = no binding */
     bool mlockall;
     long long socket_poll_interval_us;
     char *idle_strategy; /* "block", "adaptive" or "spin" */

@@ -1,0 +1,39 @@
+/*
+ * sbe_wire.h — the SBE wire's parser state (docs/sbe.md; the wire's table
+ * is `sbe_wire` in wire.h).
+ *
+ * Hazard: SBE carries no authentication. A conn speaks it only where the
+ * transport is trusted (connection/conn.c: rings, Unix sockets and
+ * loopback TCP with --enable-sbe, other TCP peers only with
+ * --sbe-allow-remote), and an SBE conn is authenticated from its first
+ * frame.
+ *
+ * Framing: a uint32 little-endian length, then one SBE message (standard
+ * header, block, groups, var-data; include/goblin/sbe_codec.h). Frames
+ * accumulate in the conn's input like RESP (a ring delivers one per
+ * record). A frame whose length is trustworthy but whose content is not
+ * (unknown template or schema, short block, var-data or a group past the
+ * frame) is answered with an error and skipped (WIRE_REJECTED); a length
+ * that is not (shorter than a header, longer than SBE_MAX_FRAME) ends the
+ * connection after an error (WIRE_ERROR).
+ */
+#ifndef GOBLIN_SBE_WIRE_H
+#define GOBLIN_SBE_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The longest frame accepted: var-data is at most 1 GiB by the schema,
+ * and the query-buffer limit bounds what a conn may hold anyway. */
+#define SBE_MAX_FRAME (1024u * 1024u * 1024u + 64u * 1024u)
+
+struct sbe_parser {
+    const char **argv; /* arguments of the current request, into the input */
+    size_t *argv_len;
+    size_t argv_cap;
+    size_t pending_frame; /* bytes of the incomplete frame at the head (0: none) */
+    char numbers[2][32];  /* typed fields lowered to text (typed templates) */
+    char error[192];
+};
+
+#endif
