@@ -3,7 +3,12 @@
  * Goblin Core's shared-memory rings.
  *
  *   goblin-cli [-h host] [-p port] [-s socket] [--ring PATH | --ring-pool DIR]
- *              [-a password] [--user name] [-n db] [-3] [--raw|--no-raw] [command args...]
+ *              [-a password] [--user name] [-n db] [-3] [--sbe] [--raw|--no-raw]
+ *              [command args...]
+ *
+ * --sbe speaks the binary SBE wire (docs/sbe.md; the server needs
+ * --enable-sbe): commands travel as the generic template and replies print
+ * as their RESP3 equivalents would.
  *
  * With a command: runs it once and prints the reply. Without one: reads
  * commands line by line (an interactive prompt when stdin is a terminal).
@@ -15,6 +20,7 @@
 #include <errno.h>
 #include <goblin/resp_reader.h>
 #include <goblin/ring_client.h>
+#include <goblin/sbe_client.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -35,6 +41,7 @@ static const char *print_end;
 struct cli {
     int fd;
     struct goblin_ring *ring;
+    struct goblin_sbe *sbe; /* --sbe: the connection, whatever its transport */
     struct buf rx;
     bool raw;
 };
@@ -75,6 +82,11 @@ static void connect_socket(struct cli *c, const char *host, const char *port, co
 
 static void send_command(struct cli *c, int argc, const char *const *argv, const size_t *lens)
 {
+    if (c->sbe) {
+        int64_t rc = goblin_sbe_command(c->sbe, argc, argv, lens);
+        if (rc < 0) die("SBE send failed: %s", strerror((int)-rc));
+        return;
+    }
     if (c->ring) {
         int rc = goblin_ring_send_command(c->ring, argc, argv, lens);
         if (rc) die("ring send failed: %s", strerror(-rc));
@@ -100,6 +112,23 @@ static void send_command(struct cli *c, int argc, const char *const *argv, const
 /* Returns a malloc'd copy of the next complete reply (length in *len). */
 static char *read_reply(struct cli *c, size_t *len)
 {
+    if (c->sbe) {
+        struct goblin_sbe_reply r;
+        int rc = goblin_sbe_read_reply(c->sbe, &r, -1);
+        if (rc == -EPIPE) die("%s", "Error: Server closed the connection");
+        if (rc) die("SBE read failed: %s", strerror(-rc));
+        char *out = NULL;
+        size_t cap = 0;
+        *len = 0;
+        /* Every top-level value (SUBSCRIBE a b answers one per channel). */
+        for (size_t i = 0; i < r.count;) {
+            i = goblin_sbe_to_resp3(&r, i, &out, len, &cap);
+            if (i == (size_t)-1) die("%s", "out of memory");
+        }
+        goblin_sbe_reply_free(&r);
+        print_end = out + *len;
+        return out;
+    }
     if (c->ring) {
         const char *reply;
         ssize_t n = goblin_ring_read_reply(c->ring, &reply, -1);
@@ -271,6 +300,12 @@ static size_t print_value(const char *p, bool raw, int indent)
     }
 }
 
+/* Prints every reply in reply[0..len) (one, except an SBE reply of several values). */
+static void print_replies(const char *reply, size_t len, bool raw)
+{
+    for (size_t off = 0; off < len;) off += print_value(reply + off, raw, 0);
+}
+
 static bool run_line(struct cli *c, const char *line, size_t len)
 {
     struct buf args;
@@ -291,7 +326,7 @@ static bool run_line(struct cli *c, const char *line, size_t len)
         send_command(c, argc, argv, lens);
         size_t rlen;
         char *reply = read_reply(c, &rlen);
-        print_value(reply, c->raw, 0);
+        print_replies(reply, rlen, c->raw);
         free(reply);
         free(argv);
         if (quit) {
@@ -324,8 +359,8 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: goblin-cli [-h host] [-p port] [-s socket] [--ring PATH | --ring-pool DIR]\n"
-            "                  [-a password] [--user name] [-n db] [-3] [--raw|--no-raw] [cmd "
-            "args...]\n");
+            "                  [-a password] [--user name] [-n db] [-3] [--sbe] [--raw|--no-raw]\n"
+            "                  [cmd args...]\n");
     exit(2);
 }
 
@@ -333,7 +368,7 @@ int main(int argc, char **argv)
 {
     const char *host = "127.0.0.1", *port = "6379", *unix_path = NULL, *ring = NULL, *pool = NULL;
     const char *password = NULL, *user = NULL, *db = NULL;
-    bool resp3 = false;
+    bool resp3 = false, sbe = false;
     int raw = -1;
     int i = 1;
     for (; i < argc; i++) {
@@ -357,6 +392,8 @@ int main(int argc, char **argv)
             db = argv[++i];
         else if (strcmp(a, "-3") == 0)
             resp3 = true;
+        else if (strcmp(a, "--sbe") == 0)
+            sbe = true;
         else if (strcmp(a, "--raw") == 0)
             raw = 1;
         else if (strcmp(a, "--no-raw") == 0)
@@ -370,7 +407,16 @@ int main(int argc, char **argv)
     }
     struct cli c = {.fd = -1};
     buf_init(&c.rx, 0);
-    if (ring || pool) {
+    if (sbe) {
+        int rc = ring        ? goblin_sbe_open_ring(ring, 2000, &c.sbe)
+                 : unix_path ? goblin_sbe_connect_unix(unix_path, &c.sbe)
+                             : goblin_sbe_connect_tcp(host, atoi(port), &c.sbe);
+        if (rc || pool) {
+            fprintf(stderr, "Could not open an SBE connection: %s\n",
+                    pool ? "--ring-pool is not supported with --sbe" : strerror(-rc));
+            return 1;
+        }
+    } else if (ring || pool) {
         int rc = ring ? goblin_ring_open(ring, 2000, &c.ring)
                       : goblin_ring_open_pool(pool, 2000, &c.ring);
         if (rc) {
@@ -399,7 +445,7 @@ int main(int argc, char **argv)
         size_t *lens = malloc(sizeof *lens * (size_t)(argc - i));
         for (int k = i; k < argc; k++) lens[k - i] = strlen(argv[k]);
         send_command(&c, argc - i, (const char *const *)argv + i, lens);
-        if (strcasecmp(argv[i], "shutdown") == 0 && !c.ring) {
+        if (strcasecmp(argv[i], "shutdown") == 0 && !c.ring && !c.sbe) {
             /* Success is the server closing the connection, as with redis-cli. */
             char byte;
             if (read(c.fd, &byte, 1) <= 0) return 0;
@@ -408,7 +454,7 @@ int main(int argc, char **argv)
         }
         size_t len;
         char *reply = read_reply(&c, &len);
-        print_value(reply, c.raw, 0);
+        print_replies(reply, len, c.raw);
         free(reply);
         free(lens);
     } else {
@@ -416,7 +462,9 @@ int main(int argc, char **argv)
         size_t cap = 0;
         for (;;) {
             if (interactive) {
-                if (ring || pool)
+                if (ring && c.sbe)
+                    printf("ring:%s> ", ring);
+                else if (ring || pool)
                     printf("ring:%s> ", goblin_ring_path(c.ring));
                 else if (unix_path)
                     printf("%s> ", unix_path);
@@ -431,6 +479,7 @@ int main(int argc, char **argv)
         }
         free(line);
     }
+    goblin_sbe_close(c.sbe);
     if (c.ring) goblin_ring_close(c.ring);
     if (c.fd >= 0) close(c.fd);
     buf_free(&c.rx);
