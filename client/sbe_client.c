@@ -470,6 +470,11 @@ int goblin_sbe_read_push(struct goblin_sbe *s, struct goblin_sbe_reply *out, lon
     return sbe_read(s, true, out, timeout_us);
 }
 
+bool goblin_sbe_pushes_queued(const struct goblin_sbe *s)
+{
+    return bytes_len(&s->pushes) > 0;
+}
+
 void goblin_sbe_reply_free(struct goblin_sbe_reply *r)
 {
     free(r->values);

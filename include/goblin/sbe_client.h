@@ -111,6 +111,10 @@ int goblin_sbe_read_reply(struct goblin_sbe *s, struct goblin_sbe_reply *out, lo
 int goblin_sbe_read_push(struct goblin_sbe *s, struct goblin_sbe_reply *out, long long timeout_us);
 void goblin_sbe_reply_free(struct goblin_sbe_reply *r);
 
+/* Whether pushes that arrived ahead of a reply are queued (wire order
+ * checks: a self-published message precedes its PUBLISH's reply). */
+bool goblin_sbe_pushes_queued(const struct goblin_sbe *s);
+
 /* Decodes one frame (its length prefix included) into a reply that points
  * into `frame` (not copied; r->frame stays NULL; an ErrorReply's code and
  * message are joined in place). 0 or -EPROTO. */

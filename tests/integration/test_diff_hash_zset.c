@@ -44,10 +44,7 @@ static bool resp3; /* both connections speak RESP3 */
 static void send_both(int argc, const char *const *argv, const size_t *lens, char **g, char **r,
                       size_t *glen, size_t *rlen)
 {
-    rconn_send_argv(&d.g, argc, argv, lens);
-    rconn_send_argv(&d.r, argc, argv, lens);
-    *g = rconn_read_reply(&d.g, glen);
-    *r = rconn_read_reply(&d.r, rlen);
+    diff_exchange(&d, argc, argv, lens, g, glen, r, rlen);
 }
 
 static void describe(int argc, const char *const *argv, const size_t *lens, char *out, size_t cap)

@@ -51,10 +51,7 @@ static void fail_pair(const char *what, const char *cmd, const char *g, size_t g
 static void send_both(int argc, const char *const *argv, const size_t *lens, char **g, size_t *glen,
                       char **r, size_t *rlen)
 {
-    rconn_send_argv(&d.g, argc, argv, lens);
-    rconn_send_argv(&d.r, argc, argv, lens);
-    *g = rconn_read_reply(&d.g, glen);
-    *r = rconn_read_reply(&d.r, rlen);
+    diff_exchange(&d, argc, argv, lens, g, glen, r, rlen);
 }
 
 struct bulk {

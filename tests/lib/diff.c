@@ -1,6 +1,7 @@
 /* diff.c — goblin-core vs redis-server, reply by reply; see diff.h. */
 #include "diff.h"
 
+#include <goblin/sbe_client.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,14 @@ void diff_start(struct diff_pair *d, const char *name, unsigned long long seed,
     memset(d, 0, sizeof *d);
     d->name = name;
     d->seed = seed;
-    test_server_start(&d->goblin, TEST_SERVER_GOBLIN, goblin_extra);
+    const char *wire = getenv("GOBLIN_DIFF_WIRE");
+    d->sbe_wanted = wire && strcmp(wire, "sbe") == 0;
+    const char *extra[64];
+    int n = 0;
+    for (; goblin_extra && goblin_extra[n] && n < 62; n++) extra[n] = goblin_extra[n];
+    if (d->sbe_wanted) extra[n++] = "--enable-sbe";
+    extra[n] = NULL;
+    test_server_start(&d->goblin, TEST_SERVER_GOBLIN, extra);
     test_server_start(&d->redis, TEST_SERVER_REDIS, redis_extra);
     rconn_open_tcp(&d->g, d->goblin.port);
     rconn_open_tcp(&d->r, d->redis.port);
@@ -52,11 +60,13 @@ void diff_reconnect_unix(struct diff_pair *d)
 
 void diff_stop(struct diff_pair *d)
 {
+    goblin_sbe_close(d->sbe);
     rconn_close(&d->g);
     rconn_close(&d->r);
     test_server_stop(&d->goblin);
     test_server_stop(&d->redis);
-    fprintf(stderr, "%s: %lld commands matched redis-server\n", d->name, d->commands);
+    fprintf(stderr, "%s: %lld commands matched redis-server%s\n", d->name, d->commands,
+            d->sbe ? " (RESP3 ones over SBE)" : "");
 }
 
 static void describe_command(int argc, const char *const *argv, const size_t *lens, char *out,
@@ -73,8 +83,32 @@ static void describe_command(int argc, const char *const *argv, const size_t *le
     }
 }
 
+/* goblin's reply over SBE, rendered as RESP3 (malloc'd, length in *len);
+ * NULL when none came. */
+static char *sbe_call(struct diff_pair *d, int argc, const char *const *argv, const size_t *lens,
+                      size_t *len)
+{
+    CHECK(goblin_sbe_command(d->sbe, argc, argv, lens) > 0);
+    struct goblin_sbe_reply r;
+    if (goblin_sbe_read_reply(d->sbe, &r, 10000000) != 0) return NULL;
+    char *out = NULL;
+    size_t cap = 0;
+    *len = 0;
+    for (size_t i = 0; i < r.count;) i = goblin_sbe_to_resp3(&r, i, &out, len, &cap);
+    goblin_sbe_reply_free(&r);
+    return out ? out : calloc(1, 1);
+}
+
 char *diff_send_both(struct diff_pair *d, int argc, const char *const *argv, const size_t *lens)
 {
+    if (d->sbe) {
+        size_t len;
+        rconn_send_argv(&d->r, argc, argv, lens);
+        free(rconn_read_reply(&d->r, NULL));
+        char *g = sbe_call(d, argc, argv, lens, &len);
+        CHECK(g != NULL);
+        return g;
+    }
     rconn_send_argv(&d->g, argc, argv, lens);
     rconn_send_argv(&d->r, argc, argv, lens);
     char *rr = rconn_read_reply(&d->r, NULL);
@@ -82,12 +116,31 @@ char *diff_send_both(struct diff_pair *d, int argc, const char *const *argv, con
     return rconn_read_reply(&d->g, NULL);
 }
 
+void diff_exchange(struct diff_pair *d, int argc, const char *const *argv, const size_t *lens,
+                   char **g, size_t *glen, char **r, size_t *rlen)
+{
+    if (d->sbe) {
+        *g = sbe_call(d, argc, argv, lens, glen);
+        CHECK(*g != NULL);
+    } else {
+        rconn_send_argv(&d->g, argc, argv, lens);
+    }
+    rconn_send_argv(&d->r, argc, argv, lens);
+    if (!d->sbe) *g = rconn_read_reply(&d->g, glen);
+    *r = rconn_read_reply(&d->r, rlen);
+}
+
 void diff_check_argv(struct diff_pair *d, int argc, const char *const *argv, const size_t *lens)
 {
-    rconn_send_argv(&d->g, argc, argv, lens);
-    rconn_send_argv(&d->r, argc, argv, lens);
     size_t glen, rlen;
-    char *gr = rconn_try_read_reply(&d->g, &glen, 10000);
+    char *gr;
+    if (d->sbe) {
+        gr = sbe_call(d, argc, argv, lens, &glen);
+    } else {
+        rconn_send_argv(&d->g, argc, argv, lens);
+        gr = rconn_try_read_reply(&d->g, &glen, 10000);
+    }
+    rconn_send_argv(&d->r, argc, argv, lens);
     char *rr = rconn_read_reply(&d->r, &rlen);
     if (!gr || glen != rlen || memcmp(gr, rr, glen) != 0) {
         char cmd[2048], gtext[4096], rtext[4096];
@@ -129,6 +182,11 @@ void diff_hello3(struct diff_pair *d)
            gr[0], rr[0]);
     free(gr);
     free(rr);
+    if (d->sbe_wanted) {
+        int rc = d->unix_socket ? goblin_sbe_connect_unix(d->goblin.unix_path, &d->sbe)
+                                : goblin_sbe_connect_tcp("127.0.0.1", d->goblin.port, &d->sbe);
+        CHECKF(rc == 0, "SBE connection to goblin-core: %s", strerror(-rc));
+    }
 }
 
 void diff_open_extra(struct diff_pair *d, struct rconn *g, struct rconn *r)

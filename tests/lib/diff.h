@@ -6,6 +6,13 @@
  * protocol (RESP2, or RESP3 after diff_hello3()). Replies are compared as raw
  * bytes: Redis is the judge of compatibility, byte for byte. On a mismatch
  * the command, both replies and the seed are printed and the test exits 1.
+ *
+ * Two wires, one store: with GOBLIN_DIFF_WIRE=sbe in the environment,
+ * goblin-core runs with --enable-sbe and, from diff_hello3() on, every
+ * compared command goes to it over the SBE wire instead (a connection of
+ * its own, same store); its typed reply, rendered as RESP3
+ * (goblin_sbe_to_resp3), must equal redis-server's RESP3 bytes. CTest runs
+ * each test_diff_* suite once more that way (sbe.integration.*).
  */
 #ifndef GOBLIN_DIFF_H
 #define GOBLIN_DIFF_H
@@ -21,7 +28,9 @@ struct diff_pair {
     unsigned long long seed;
     long long commands; /* compared so far */
     const char *name;
-    bool unix_socket; /* connections (and extra ones) over the Unix sockets */
+    bool unix_socket;       /* connections (and extra ones) over the Unix sockets */
+    bool sbe_wanted;        /* GOBLIN_DIFF_WIRE=sbe */
+    struct goblin_sbe *sbe; /* goblin's SBE connection once RESP3 comparisons start */
 };
 
 /* The reference: every expected reply in these tests is redis-server 7.0.15's. */
@@ -53,6 +62,11 @@ void diff_check(struct diff_pair *d, ...);
 /* Sends argv to both and returns goblin's raw reply (caller frees) without
  * comparing — for commands whose replies legitimately differ (INFO, TIME). */
 char *diff_send_both(struct diff_pair *d, int argc, const char *const *argv, const size_t *lens);
+
+/* Sends argv to both and returns both raw replies (caller frees), goblin's
+ * over SBE once that is on: for suites that compare replies their own way. */
+void diff_exchange(struct diff_pair *d, int argc, const char *const *argv, const size_t *lens,
+                   char **g, size_t *glen, char **r, size_t *rlen);
 
 /* Switches both connections to RESP3 (HELLO 3); the replies are compared too. */
 void diff_hello3(struct diff_pair *d);

@@ -1,0 +1,469 @@
+/* Integration: the SBE wire against a real server — the handshake and
+ * RESP fallback, trust flags, every typed template and the generic one over
+ * TCP, Unix sockets and a ring, pipelining, malformed frames (answered and
+ * skipped, or closing the connection), oversized replies, and Pub/Sub with
+ * pushes on each transport. The differential suites run over SBE too
+ * (sbe.integration.test_diff_*, tests/lib/diff.h). */
+#include <errno.h>
+#include <goblin/sbe_client.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+static struct goblin_sbe_reply reply(struct goblin_sbe *s, int64_t correlation)
+{
+    struct goblin_sbe_reply r;
+    int rc = goblin_sbe_read_reply(s, &r, 10 * 1000000LL);
+    CHECKF(rc == 0, "read_reply: %s", strerror(-rc));
+    CHECK_EQ_LL(r.correlation, correlation);
+    CHECK(r.count >= 1);
+    return r;
+}
+
+static char *render(const struct goblin_sbe_reply *r)
+{
+    char *out = NULL;
+    size_t len = 0, cap = 0;
+    for (size_t i = 0; i < r->count;) i = goblin_sbe_to_resp3(r, i, &out, &len, &cap);
+    return out ? out : calloc(1, 1);
+}
+
+/* The reply to `correlation`, rendered as RESP3, must be `resp3`. */
+static void expect(struct goblin_sbe *s, int64_t correlation, const char *resp3)
+{
+    CHECKF(correlation > 0, "request failed: %lld", (long long)correlation);
+    struct goblin_sbe_reply r = reply(s, correlation);
+    char *out = render(&r);
+    CHECKF(strcmp(out, resp3) == 0, "got %s, want %s", out, resp3);
+    free(out);
+    goblin_sbe_reply_free(&r);
+}
+
+#define ARGS(...)                                                                                  \
+    (const char *[])                                                                               \
+    {                                                                                              \
+        __VA_ARGS__                                                                                \
+    }
+#define NARGS(...) (int)(sizeof(ARGS(__VA_ARGS__)) / sizeof(const char *))
+#define CMD(s, ...) goblin_sbe_command(s, NARGS(__VA_ARGS__), ARGS(__VA_ARGS__), NULL)
+
+static void typed_and_generic(struct goblin_sbe *s)
+{
+    expect(s, CMD(s, "FLUSHALL"), "+OK\r\n");
+    expect(s, goblin_sbe_ping(s), "+PONG\r\n");
+    expect(s, goblin_sbe_set(s, "k", 1, "v1", 2, 0, GOBLIN_SBE_EXPIRE_KIND_NONE, 0), "+OK\r\n");
+    expect(s, goblin_sbe_get(s, "k", 1), "$2\r\nv1\r\n");
+    expect(s, goblin_sbe_set(s, "k", 1, "v2", 2, GOBLIN_SBE_SET_FLAGS_NX, 0, 0), "_\r\n");
+    expect(s,
+           goblin_sbe_set(s, "k", 1, "v3", 2, GOBLIN_SBE_SET_FLAGS_XX | GOBLIN_SBE_SET_FLAGS_GET,
+                          GOBLIN_SBE_EXPIRE_KIND_EX, 1000),
+           "$2\r\nv1\r\n");
+    expect(s, CMD(s, "TTL", "k"), ":1000\r\n");
+    expect(s, goblin_sbe_set(s, "k", 1, "v4", 2, 0, GOBLIN_SBE_EXPIRE_KIND_KEEPTTL, 0), "+OK\r\n");
+    expect(s, CMD(s, "TTL", "k"), ":1000\r\n");
+    /* Redis's own errors, through the typed path. */
+    expect(s, goblin_sbe_set(s, "k", 1, "v", 1, 0, GOBLIN_SBE_EXPIRE_KIND_EX, 0),
+           "-ERR invalid expire time in 'set' command\r\n");
+    expect(s, goblin_sbe_set(s, "k", 1, "v", 1, 0, 9, 0), "-ERR SBE Set: unknown expireKind 9\r\n");
+    expect(s, goblin_sbe_incr(s, "n", 1), ":1\r\n");
+    expect(s, goblin_sbe_incrby(s, "n", 1, -43), ":-42\r\n");
+    expect(s, goblin_sbe_incr(s, "k", 1), "-ERR value is not an integer or out of range\r\n");
+    expect(s, goblin_sbe_hset(s, "h", 1, "f", 1, "x", 1), ":1\r\n");
+    expect(s, goblin_sbe_hset(s, "h", 1, "f", 1, "y", 1), ":0\r\n");
+    expect(s, goblin_sbe_hget(s, "h", 1, "f", 1), "$1\r\ny\r\n");
+    expect(s, goblin_sbe_hget(s, "h", 1, "g", 1), "_\r\n");
+    expect(s, goblin_sbe_hget(s, "k", 1, "g", 1),
+           "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n");
+    expect(s, goblin_sbe_zadd(s, "z", 1, 0, 1.5, "m", 1), ":1\r\n");
+    expect(s,
+           goblin_sbe_zadd(s, "z", 1, GOBLIN_SBE_ZADD_FLAGS_GT | GOBLIN_SBE_ZADD_FLAGS_CH, 1.0, "m",
+                           1),
+           ":0\r\n");
+    expect(s, goblin_sbe_zadd(s, "z", 1, GOBLIN_SBE_ZADD_FLAGS_INCR, 0.25, "m", 1), ",1.75\r\n");
+    expect(
+        s,
+        goblin_sbe_zadd(s, "z", 1, GOBLIN_SBE_ZADD_FLAGS_NX | GOBLIN_SBE_ZADD_FLAGS_XX, 1, "m", 1),
+        "-ERR XX and NX options at the same time are not compatible\r\n");
+    expect(s, goblin_sbe_zscore(s, "z", 1, "m", 1), ",1.75\r\n");
+    expect(s, goblin_sbe_zscore(s, "z", 1, "nope", 4), "_\r\n");
+    expect(s, goblin_sbe_del(s, 3, ARGS("k", "n", "absent"), NULL), ":2\r\n");
+    /* Every reply shape through the generic template. */
+    expect(s, CMD(s, "HGETALL", "h"), "%1\r\n$1\r\nf\r\n$1\r\ny\r\n");
+    expect(s, CMD(s, "ZRANGE", "z", "0", "-1", "WITHSCORES"), "*1\r\n*2\r\n$1\r\nm\r\n,1.75\r\n");
+    expect(s, CMD(s, "HSET", "h", "a", "1", "b", "2"), ":2\r\n");
+    expect(s, CMD(s, "HRANDFIELD", "nokey", "-5", "WITHVALUES"), "*0\r\n");
+    expect(s, CMD(s, "EXISTS", "h", "z"), ":2\r\n");
+    expect(s, CMD(s, "nosuch", "x"),
+           "-ERR unknown command 'nosuch', with args beginning with: 'x' \r\n");
+    expect(s, CMD(s, "GET"), "-ERR wrong number of arguments for 'get' command\r\n");
+    /* A binary-safe value with CR/LF and NUL. */
+    expect(s, goblin_sbe_set(s, "bin", 3, "a\r\n\0b", 5, 0, 0, 0), "+OK\r\n");
+    int64_t c = goblin_sbe_get(s, "bin", 3);
+    struct goblin_sbe_reply r = reply(s, c);
+    CHECK(r.count == 1 && r.values[0].len == 5 && memcmp(r.values[0].data, "a\r\n\0b", 5) == 0);
+    goblin_sbe_reply_free(&r);
+    /* HELLO does not switch an SBE conn to RESP. */
+    c = CMD(s, "HELLO", "2");
+    r = reply(s, c);
+    CHECK_EQ_LL(r.values[0].kind, GOBLIN_SBE_VALUE_KIND_MAP);
+    goblin_sbe_reply_free(&r);
+    expect(s, CMD(s, "HGET", "h", "a"), "$1\r\n1\r\n");
+}
+
+/* 2000 requests queued before the first read: replies come in order. */
+static void pipelining(struct goblin_sbe *s)
+{
+    enum { N = 2000 };
+    static int64_t ids[N];
+    for (int i = 0; i < N; i++) {
+        char v[16];
+        int n = snprintf(v, sizeof v, "%d", i);
+        ids[i] =
+            i % 2 ? goblin_sbe_get(s, "p", 1) : goblin_sbe_set(s, "p", 1, v, (size_t)n, 0, 0, 0);
+        CHECK(ids[i] > 0);
+    }
+    for (int i = 0; i < N; i++) {
+        struct goblin_sbe_reply r = reply(s, ids[i]);
+        if (i % 2) {
+            char v[16];
+            int n = snprintf(v, sizeof v, "%d", i - 1);
+            CHECK(r.values[0].len == (uint32_t)n && memcmp(r.values[0].data, v, (size_t)n) == 0);
+        }
+        goblin_sbe_reply_free(&r);
+    }
+}
+
+/* A frame built by hand: header fields as given, then `body`. */
+static size_t raw_frame(uint8_t *out, uint16_t block_length, uint16_t template_id,
+                        uint16_t schema_id, uint16_t version, const void *body, size_t body_len)
+{
+    goblin_sbe_put_u32(out, (uint32_t)(GOBLIN_SBE_HEADER_LENGTH + body_len));
+    goblin_sbe_put_u16(out + 4, block_length);
+    goblin_sbe_put_u16(out + 6, template_id);
+    goblin_sbe_put_u16(out + 8, schema_id);
+    goblin_sbe_put_u16(out + 10, version);
+    memcpy(out + 12, body, body_len);
+    return 12 + body_len;
+}
+
+static void expect_error_frame(struct goblin_sbe *s, uint64_t correlation, const char *text)
+{
+    struct goblin_sbe_reply r;
+    int rc = goblin_sbe_read_reply(s, &r, 10 * 1000000LL);
+    CHECKF(rc == 0, "read_reply: %s", strerror(-rc));
+    CHECK_EQ_LL(r.template_id, GOBLIN_SBE_ERROR_REPLY_TEMPLATE_ID);
+    CHECK_EQ_LL(r.correlation, correlation);
+    char *out = render(&r);
+    CHECKF(strstr(out, text) != NULL, "error %s lacks %s", out, text);
+    free(out);
+    goblin_sbe_reply_free(&r);
+}
+
+static void malformed(struct goblin_sbe *s)
+{
+    uint8_t f[256], body[64] = {0};
+    goblin_sbe_put_u64(body, 77); /* correlation id */
+    /* Well framed, refused, connection kept. */
+    size_t n = raw_frame(f, 8, 999, GOBLIN_SBE_SCHEMA_ID, 1, body, 8);
+    CHECK(goblin_sbe_send_raw(s, f, n) == 0);
+    expect_error_frame(s, 77, "unknown SBE template 999");
+    n = raw_frame(f, 8, GOBLIN_SBE_INT_REPLY_TEMPLATE_ID, GOBLIN_SBE_SCHEMA_ID, 1, body, 16);
+    CHECK(goblin_sbe_send_raw(s, f, n) == 0);
+    expect_error_frame(s, 77, "(IntReply) is not a request");
+    n = raw_frame(f, 8, GOBLIN_SBE_GET_TEMPLATE_ID, GOBLIN_SBE_SCHEMA_ID, 2, body, 8);
+    CHECK(goblin_sbe_send_raw(s, f, n) == 0);
+    expect_error_frame(s, 77, "unsupported SBE schema 7447 version 2");
+    n = raw_frame(f, 8, GOBLIN_SBE_GET_TEMPLATE_ID, 1234, 1, body, 8);
+    CHECK(goblin_sbe_send_raw(s, f, n) == 0);
+    expect_error_frame(s, 77, "unsupported SBE schema 1234");
+    n = raw_frame(f, 4, GOBLIN_SBE_GET_TEMPLATE_ID, GOBLIN_SBE_SCHEMA_ID, 1, body, 8);
+    CHECK(goblin_sbe_send_raw(s, f, n) == 0);
+    expect_error_frame(s, 0, "blockLength is shorter");
+    /* Get whose key length runs past the frame. */
+    goblin_sbe_put_u32(body + 8, 100);
+    n = raw_frame(f, 8, GOBLIN_SBE_GET_TEMPLATE_ID, GOBLIN_SBE_SCHEMA_ID, 1, body, 14);
+    CHECK(goblin_sbe_send_raw(s, f, n) == 0);
+    expect_error_frame(s, 77, "var-data runs past the frame");
+    /* Command whose group claims 65535 arguments in 12 bytes. */
+    goblin_sbe_put_u16(body + 8, 0);
+    goblin_sbe_put_u16(body + 10, 65535);
+    n = raw_frame(f, 8, GOBLIN_SBE_COMMAND_TEMPLATE_ID, GOBLIN_SBE_SCHEMA_ID, 1, body, 12);
+    CHECK(goblin_sbe_send_raw(s, f, n) == 0);
+    expect_error_frame(s, 77, "repeating group runs past the frame");
+    /* A Command with no arguments. */
+    goblin_sbe_put_u16(body + 10, 0);
+    n = raw_frame(f, 8, GOBLIN_SBE_COMMAND_TEMPLATE_ID, GOBLIN_SBE_SCHEMA_ID, 1, body, 12);
+    CHECK(goblin_sbe_send_raw(s, f, n) == 0);
+    expect_error_frame(s, 77, "without a command name");
+    /* Still in step. */
+    expect(s, goblin_sbe_ping(s), "+PONG\r\n");
+}
+
+/* A frame length that cannot be trusted: an error, then the close. */
+static void untrustworthy_length(struct test_server *srv, uint32_t length)
+{
+    struct goblin_sbe *s;
+    CHECK(goblin_sbe_connect_tcp("127.0.0.1", srv->port, &s) == 0);
+    uint8_t f[16] = {0};
+    goblin_sbe_put_u32(f, length);
+    CHECK(goblin_sbe_send_raw(s, f, sizeof f) == 0);
+    expect_error_frame(s, 0, "Protocol error: SBE frame length");
+    struct goblin_sbe_reply r;
+    CHECK_EQ_LL(goblin_sbe_read_reply(s, &r, 10 * 1000000LL), -EPIPE);
+    goblin_sbe_close(s);
+}
+
+/* A reply of more values than a group can count is an error, not a cut. */
+static void oversized_reply(struct goblin_sbe *s)
+{
+    /* A hash of 40000 fields (two HSETs of 20000), whose HGETALL is
+     * 1 + 80000 values. */
+    enum { FIELDS = 20000 };
+    const char **argv = malloc(sizeof *argv * (2 + 2 * FIELDS));
+    char *names = malloc((size_t)FIELDS * 2 * 16);
+    for (int half = 0; half < 2; half++) {
+        argv[0] = "HSET";
+        argv[1] = "bigh";
+        for (int i = 0; i < FIELDS; i++) {
+            char *f = names + (size_t)(half * FIELDS + i) * 16;
+            snprintf(f, 16, "f%d", half * FIELDS + i);
+            argv[2 + 2 * i] = f;
+            argv[3 + 2 * i] = "v";
+        }
+        expect(s, goblin_sbe_command(s, 2 + 2 * FIELDS, argv, NULL), ":20000\r\n");
+    }
+    free(argv);
+    free(names);
+    int64_t c = CMD(s, "HGETALL", "bigh");
+    expect_error_frame(s, (uint64_t)c, "exceeds an SBE frame");
+    /* The connection stays usable. */
+    expect(s, CMD(s, "HLEN", "bigh"), ":40000\r\n");
+    expect(s, CMD(s, "DEL", "bigh"), ":1\r\n");
+}
+
+static void expect_push(struct goblin_sbe *s, uint8_t kind, const char *resp3)
+{
+    struct goblin_sbe_reply r;
+    int rc = goblin_sbe_read_push(s, &r, 10 * 1000000LL);
+    CHECKF(rc == 0, "read_push: %s", strerror(-rc));
+    CHECK_EQ_LL(r.correlation, 0);
+    CHECK_EQ_LL(r.template_id, GOBLIN_SBE_PUSH_TEMPLATE_ID);
+    CHECK_EQ_LL(r.push_kind, kind);
+    char *out = render(&r);
+    CHECKF(strcmp(out, resp3) == 0, "push %s, want %s", out, resp3);
+    free(out);
+    goblin_sbe_reply_free(&r);
+}
+
+/* Subscriber and publisher on two SBE conns of one transport. */
+static void pubsub(struct goblin_sbe *sub, struct goblin_sbe *pub)
+{
+    int64_t c =
+        goblin_sbe_subscribe(sub, GOBLIN_SBE_SUBSCRIBE_TEMPLATE_ID, 2, ARGS("ch", "other"), NULL);
+    struct goblin_sbe_reply r = reply(sub, c);
+    CHECK_EQ_LL(r.template_id, GOBLIN_SBE_PUSH_TEMPLATE_ID);
+    CHECK_EQ_LL(r.push_kind, GOBLIN_SBE_PUSH_KIND_SUBSCRIBE);
+    char *out = render(&r);
+    CHECK_STR(out, ">3\r\n$9\r\nsubscribe\r\n$2\r\nch\r\n:1\r\n"
+                   ">3\r\n$9\r\nsubscribe\r\n$5\r\nother\r\n:2\r\n");
+    free(out);
+    goblin_sbe_reply_free(&r);
+    expect(sub, goblin_sbe_subscribe(sub, GOBLIN_SBE_PSUBSCRIBE_TEMPLATE_ID, 1, ARGS("c*"), NULL),
+           ">3\r\n$10\r\npsubscribe\r\n$2\r\nc*\r\n:3\r\n");
+    expect(pub, goblin_sbe_publish(pub, "ch", 2, "hello", 5), ":2\r\n");
+    expect_push(sub, GOBLIN_SBE_PUSH_KIND_MESSAGE,
+                ">3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$5\r\nhello\r\n");
+    expect_push(sub, GOBLIN_SBE_PUSH_KIND_PMESSAGE,
+                ">4\r\n$8\r\npmessage\r\n$2\r\nc*\r\n$2\r\nch\r\n$5\r\nhello\r\n");
+    /* A subscriber may run any command (RESP3 rules) ... */
+    expect(sub, goblin_sbe_ping(sub), "+PONG\r\n");
+    /* ... and a message it publishes to itself precedes the PUBLISH reply. */
+    CHECK(!goblin_sbe_pushes_queued(sub));
+    expect(sub, goblin_sbe_publish(sub, "other", 5, "self", 4), ":1\r\n");
+    CHECK(goblin_sbe_pushes_queued(sub));
+    expect_push(sub, GOBLIN_SBE_PUSH_KIND_MESSAGE,
+                ">3\r\n$7\r\nmessage\r\n$5\r\nother\r\n$4\r\nself\r\n");
+    /* Many messages, pipelined, arrive whole and in order. */
+    for (int i = 0; i < 300; i++) {
+        char m[16];
+        int n = snprintf(m, sizeof m, "m%d", i);
+        CHECK(goblin_sbe_publish(pub, "other", 5, m, (size_t)n) > 0);
+    }
+    CHECK(goblin_sbe_flush(pub) == 0);
+    for (int i = 0; i < 300; i++) {
+        struct goblin_sbe_reply p;
+        CHECK(goblin_sbe_read_push(sub, &p, 10 * 1000000LL) == 0);
+        char m[16];
+        int n = snprintf(m, sizeof m, "m%d", i);
+        CHECK(p.count == 4 && p.values[3].len == (uint32_t)n &&
+              memcmp(p.values[3].data, m, (size_t)n) == 0);
+        goblin_sbe_reply_free(&p);
+        CHECK(goblin_sbe_read_reply(pub, &p, 10 * 1000000LL) == 0);
+        goblin_sbe_reply_free(&p);
+    }
+    expect(
+        sub,
+        goblin_sbe_subscribe(sub, GOBLIN_SBE_UNSUBSCRIBE_TEMPLATE_ID, 2, ARGS("ch", "other"), NULL),
+        ">3\r\n$11\r\nunsubscribe\r\n$2\r\nch\r\n:2\r\n"
+        ">3\r\n$11\r\nunsubscribe\r\n$5\r\nother\r\n:1\r\n");
+    expect(sub, goblin_sbe_subscribe(sub, GOBLIN_SBE_PUNSUBSCRIBE_TEMPLATE_ID, 0, NULL, NULL),
+           ">3\r\n$12\r\npunsubscribe\r\n$2\r\nc*\r\n:0\r\n");
+}
+
+/* Reads raw bytes from fd until `want` bytes arrived or it closes. */
+static size_t read_raw(int fd, char *buf, size_t want)
+{
+    size_t got = 0;
+    while (got < want) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 10000) <= 0) break;
+        ssize_t n = read(fd, buf + got, want - got);
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    return got;
+}
+
+static void write_all(int fd, const void *p, size_t n)
+{
+    CHECK(write(fd, p, n) == (ssize_t)n);
+}
+
+/* Handshake detection and RESP fallback. */
+static void handshake(struct test_server *srv)
+{
+    struct rconn c;
+    char buf[256];
+    /* A prefix of the handshake that diverges is RESP, decided at once. */
+    rconn_open_tcp(&c, srv->port);
+    write_all(c.fd, "GOBLIN\r\n", 8);
+    size_t n = read_raw(c.fd, buf, 44);
+    buf[n] = '\0';
+    CHECKF(strstr(buf, "-ERR unknown command 'GOBLIN'") == buf, "got %s", buf);
+    rconn_close(&c);
+    /* A short inline PING is never stalled waiting for 8 bytes. */
+    rconn_open_tcp(&c, srv->port);
+    write_all(c.fd, "PING\r\n", 6);
+    n = read_raw(c.fd, buf, 7);
+    CHECK(n == 7 && memcmp(buf, "+PONG\r\n", 7) == 0);
+    rconn_close(&c);
+    /* The handshake split across writes still selects SBE. */
+    rconn_open_tcp(&c, srv->port);
+    write_all(c.fd, "GOBL", 4);
+    usleep(20000);
+    uint8_t f[64], body[8] = {0};
+    goblin_sbe_put_u64(body, 5);
+    size_t fl = raw_frame(f, 8, GOBLIN_SBE_PING_TEMPLATE_ID, GOBLIN_SBE_SCHEMA_ID, 1, body, 8);
+    char msg[80];
+    memcpy(msg, "INS!", 4);
+    memcpy(msg + 4, f, fl);
+    write_all(c.fd, msg, 2);
+    usleep(20000);
+    write_all(c.fd, msg + 2, 4 + fl - 2);
+    n = read_raw(c.fd, buf, 4 + 8 + 8 + 4 + 4);
+    CHECK_EQ_LL(n, 28);
+    CHECK_EQ_LL(goblin_sbe_get_u16((uint8_t *)buf + 6), GOBLIN_SBE_STATUS_REPLY_TEMPLATE_ID);
+    CHECK_EQ_LL(goblin_sbe_get_u64((uint8_t *)buf + 12), 5);
+    CHECK(memcmp(buf + 24, "PONG", 4) == 0);
+    rconn_close(&c);
+}
+
+/* SBE from a peer that is not local (127.0.0.2 is not loopback's
+ * 127.0.0.1 to conn_is_local, as in Redis) needs --sbe-allow-remote. */
+static void remote_peer(struct test_server *srv, bool allowed)
+{
+    struct rconn c;
+    rconn_open_tcp_from(&c, srv->port, "127.0.0.2");
+    uint8_t f[64], body[8] = {0};
+    goblin_sbe_put_u64(body, 9);
+    char msg[80];
+    memcpy(msg, "GOBLINS!", 8);
+    size_t fl = raw_frame(f, 8, GOBLIN_SBE_PING_TEMPLATE_ID, GOBLIN_SBE_SCHEMA_ID, 1, body, 8);
+    memcpy(msg + 8, f, fl);
+    write_all(c.fd, msg, 8 + fl);
+    char buf[256];
+    size_t n = read_raw(c.fd, buf, sizeof buf - 1);
+    buf[n] = '\0';
+    if (allowed) {
+        CHECK_EQ_LL(n, 28);
+        CHECK_EQ_LL(goblin_sbe_get_u64((uint8_t *)buf + 12), 9);
+    } else {
+        CHECK_STR(buf, "-ERR SBE from a non-local peer needs --sbe-allow-remote\r\n");
+    }
+    rconn_close(&c);
+}
+
+static void with_transport(const char *name, struct goblin_sbe *a, struct goblin_sbe *b)
+{
+    typed_and_generic(a);
+    pipelining(a);
+    malformed(a);
+    pubsub(a, b);
+    fprintf(stderr, "sbe over %s: ok\n", name);
+}
+
+int main(void)
+{
+    /* Without --enable-sbe, GOBLINS! is an unknown RESP command, as in Redis. */
+    struct test_server plain;
+    test_server_start(&plain, TEST_SERVER_GOBLIN, NULL);
+    struct rconn c;
+    rconn_open_tcp(&c, plain.port);
+    write_all(c.fd, "GOBLINS!\r\n", 10);
+    char buf[128];
+    size_t n = read_raw(c.fd, buf, 46);
+    buf[n] = '\0';
+    CHECKF(strstr(buf, "-ERR unknown command 'GOBLINS!'") == buf, "got %s", buf);
+    rconn_close(&c);
+    test_server_stop(&plain);
+
+    char dir[] = "/dev/shm/goblin-sbe-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char ring_a[128], ring_b[128];
+    snprintf(ring_a, sizeof ring_a, "%s/a.ring", dir);
+    snprintf(ring_b, sizeof ring_b, "%s/b.ring", dir);
+    const char *extra[] = {"--enable-sbe", "--enable-debug-command",
+                           "yes",          "--ring",
+                           ring_a,         "256k",
+                           "--ring",       ring_b,
+                           "256k",         NULL};
+    struct test_server srv;
+    test_server_start(&srv, TEST_SERVER_GOBLIN, extra);
+    handshake(&srv);
+    remote_peer(&srv, false);
+
+    struct goblin_sbe *a, *b;
+    CHECK(goblin_sbe_connect_tcp("127.0.0.1", srv.port, &a) == 0);
+    CHECK(goblin_sbe_connect_tcp("127.0.0.1", srv.port, &b) == 0);
+    with_transport("tcp", a, b);
+    oversized_reply(a);
+    goblin_sbe_close(a);
+    goblin_sbe_close(b);
+    CHECK(goblin_sbe_connect_unix(srv.unix_path, &a) == 0);
+    CHECK(goblin_sbe_connect_unix(srv.unix_path, &b) == 0);
+    with_transport("unix", a, b);
+    goblin_sbe_close(a);
+    goblin_sbe_close(b);
+    CHECK(goblin_sbe_open_ring(ring_a, 10000, &a) == 0);
+    CHECK(goblin_sbe_open_ring(ring_b, 10000, &b) == 0);
+    with_transport("ring", a, b);
+    goblin_sbe_close(a);
+    goblin_sbe_close(b);
+    untrustworthy_length(&srv, 3);
+    untrustworthy_length(&srv, 0xffffffffu);
+    test_server_stop(&srv);
+
+    const char *remote[] = {"--enable-sbe", "--sbe-allow-remote", NULL};
+    test_server_start(&srv, TEST_SERVER_GOBLIN, remote);
+    remote_peer(&srv, true);
+    test_server_stop(&srv);
+    unlink(ring_a);
+    unlink(ring_b);
+    rmdir(dir);
+    fprintf(stderr, "sbe: ok\n");
+    return 0;
+}
