@@ -52,7 +52,7 @@ static void usage(FILE *f)
         "Depth-one request/reply latency of a RESP server (goblin-core, redis-server, ...).\n"
         "\n"
         "  --transport NAME    %s (default tcp)\n"
-        "  --wire NAME         resp (default resp)\n"
+        "  --wire NAME         resp or sbe (default resp; sbe needs goblin-core --enable-sbe)\n"
         "  --send-mode MODE    send policy, for transports that have them\n"
         "  --ops LIST          comma-separated, default %s;\n"
         "                      ECHO measures an echo server (goblin-echo-floor)\n"
@@ -253,7 +253,8 @@ static void pin_cpu(int cpu)
 }
 
 static struct bench_conn *open_conn(const struct bench_transport *t,
-                                    const struct bench_target *target, const char *what)
+                                    const struct bench_target *target,
+                                    const struct bench_wire *wire, const char *what)
 {
     struct bench_conn *conn = malloc(sizeof *conn);
     if (!conn) {
@@ -262,6 +263,11 @@ static struct bench_conn *open_conn(const struct bench_transport *t,
     }
     if (bench_conn_open(conn, t, target) != 0) {
         fprintf(stderr, "goblin-bench: %s connection (%s): %s\n", what, t->name, conn->error);
+        exit(1);
+    }
+    if (wire->handshake && t->send(conn, wire->handshake, strlen(wire->handshake)) != 0) {
+        fprintf(stderr, "goblin-bench: %s connection (%s): handshake: %s\n", what, t->name,
+                conn->error);
         exit(1);
     }
     return conn;
@@ -297,7 +303,7 @@ static int run_prepare(struct run *r, enum bench_op_id op)
         r->seeded[fixture] = true;
     }
     if (bench_op_needs_subscriber(op) && !r->sub) {
-        r->sub = open_conn(r->transport, &r->o->target, "subscriber");
+        r->sub = open_conn(r->transport, &r->o->target, r->wire, "subscriber");
         if (bench_subscriber_start(r->sub, r->wire) != 0) return -1;
     }
     return 0;
@@ -341,7 +347,7 @@ int main(int argc, char **argv)
     r.transport = bench_transport_find(o.transport);
     if (!r.transport) usage_error("--transport: unknown transport '%s'", o.transport);
     r.wire = bench_wire_find(o.wire);
-    if (!r.wire) usage_error("--wire: unknown wire '%s' (known: resp)", o.wire);
+    if (!r.wire) usage_error("--wire: unknown wire '%s' (known: resp, sbe)", o.wire);
     bool is_unix = strcmp(r.transport->name, "unix") == 0;
     if (is_unix && !o.target.socket_path) usage_error("--transport unix needs --socket PATH%s", "");
     if (!is_unix && o.target.socket_path)
@@ -397,7 +403,7 @@ int main(int argc, char **argv)
     }
 
     /* The request connection is set up once, before any timing. */
-    r.conn = open_conn(r.transport, &o.target, "request");
+    r.conn = open_conn(r.transport, &o.target, r.wire, "request");
     bench_table_write_header(stdout, &r.meta);
     int status = 0;
     for (int i = 0; i < op_count && status == 0; i++)

@@ -10,7 +10,8 @@
 #                                      spin / block; goblin-base = GOBLIN_BASE_SERVER,
 #                                      an older build, for before/after; redis)
 #   TRANSPORTS   tcp,unix              goblin-bench transports (tcp, unix, ring)
-#   WIRES        resp                  wires (sbe later; redis-server: resp only)
+#   WIRES        resp                  wires: resp, sbe (goblin-core with --enable-sbe;
+#                                      redis-server and goblin-base: resp only)
 #   SEND_MODES   (transport default)   send modes, for transports that have them
 #   PROVIDERS    (none)                libfabric providers, for transport fabric
 #   OPS          the seeds' eight      goblin-bench --ops
@@ -81,6 +82,7 @@ transport_providers() { case $1 in fabric) split "${PROVIDERS:--}" ;; *) echo - 
 applicable() {
     case $1 in
     redis) [ "$3" = resp ] && case $2 in tcp|unix) true ;; *) false ;; esac ;;
+    goblin-base) [ "$3" = resp ] ;;
     goblin-spin|goblin-block) [ "$2" != ring ] ;;
     *) true ;;
     esac
@@ -119,6 +121,7 @@ run_cell() {
         ring_a=/dev/shm/goblin-matrix-$$-$label-a ring_b=/dev/shm/goblin-matrix-$$-$label-b
         server_args=(--ring "$ring_a" "$RING_SIZE" --ring "$ring_b" "$RING_SIZE")
     fi
+    [ "$wire" = sbe ] && server_args+=(--enable-sbe)
     if ! server_start "$server" "$SERVER_CPU" "$dir" "${server_args[@]}" 2>>"$dir/server_start.err"; then
         status=failed rc=1 message="server did not start: $(tail -n 1 "$dir/server_start.err")"
     else

@@ -292,7 +292,7 @@ int bench_fixture_seed(struct bench_conn *conn, const struct bench_wire *wire,
 
 int bench_subscriber_start(struct bench_conn *sub, const struct bench_wire *wire)
 {
-    char expected[128];
+    char expected[BENCH_STEP_CAP]; /* an SBE push frame is ~140 bytes */
     int n = wire->encode_subscribed(expected, sizeof expected, BENCH_CHANNEL, 1);
     const char *argv[] = {"SUBSCRIBE", BENCH_CHANNEL};
     return bench_call(sub, wire, "SUBSCRIBE", 2, argv, expected, (size_t)n);

@@ -5,6 +5,7 @@
 
 static const struct bench_wire *const wires[] = {
     &bench_wire_resp,
+    &bench_wire_sbe,
 };
 
 const struct bench_wire *bench_wire_find(const char *name)

@@ -1,6 +1,6 @@
 /*
  * wire.h — how goblin-bench encodes requests and the exact replies it
- * expects, per wire format ("resp" now; "sbe" later).
+ * expects, per wire format ("resp", "sbe").
  *
  * The ops (ops.c) describe requests and expected replies abstractly (a
  * command's arguments; "status OK", "integer 0", "bulk <bytes>", "score 2",
@@ -21,6 +21,9 @@
 
 struct bench_wire {
     const char *name;
+    /* Bytes a connection sends once before its first request (SBE's
+     * GOBLINS!), NULL for none. */
+    const char *handshake;
     /* A request: the command and its arguments. */
     int (*encode_command)(char *out, size_t cap, int argc, const char *const *argv,
                           const size_t *lens);
@@ -48,5 +51,6 @@ struct bench_wire {
 const struct bench_wire *bench_wire_find(const char *name);
 
 extern const struct bench_wire bench_wire_resp;
+extern const struct bench_wire bench_wire_sbe;
 
 #endif
