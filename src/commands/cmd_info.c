@@ -186,6 +186,7 @@ static void section_stats(struct buf *b)
     add(b, "pubsub_slow_consumer_disconnections:%lld", s->pubsub_slow_consumer_disconnections);
     add(b, "total_error_replies:%lld", reply_error_count);
     add(b, "client_query_buffer_limit_disconnections:%lld", s->query_buffer_limit_disconnections);
+    add(b, "client_output_buffer_limit_disconnections:%lld", s->output_buffer_limit_disconnections);
     add(b, "client_protocol_error_disconnections:%lld", s->protocol_error_disconnections);
     /* Argon2 verifications run, failed AUTHs, AUTHs refused by a failure
      * budget or the verification cap (server/auth.h). */

@@ -155,21 +155,27 @@ static bool conn_output_pending(const struct conn *c)
     return buf_len(&c->out) > 0 || buf_len(&c->push_fifo) > 0;
 }
 
-/* Writability is what resumes a paused conn (conn_on_writable), so a paused
- * conn keeps asking for it even when its output was drained elsewhere (a
+/* Writability is what resumes a backpressured conn (conn_on_writable), so
+ * it keeps asking for it even when its output was drained elsewhere (a
  * PUBLISH writing its pushes): otherwise it would wait for nothing. */
 static bool conn_wants_writable(const struct conn *c)
 {
-    return conn_output_pending(c) || (c->flags & CONN_PAUSED_INPUT);
+    return conn_output_pending(c) || (c->flags & CONN_OUTPUT_BACKPRESSURED);
+}
+
+/* A backpressured conn keeps reading (see "Flow control" in conn.h)
+ * unless its transport holds the input. */
+static bool conn_reads_now(const struct conn *c)
+{
+    return !(c->flags & CONN_OUTPUT_BACKPRESSURED) || !c->transport->holds_input_under_backpressure;
 }
 
 /* Tells the transport what to report next: writability while output is
- * pending (or input is paused), readability unless paused. */
+ * pending (or the conn is backpressured), readability while it reads. */
 void conn_update_interest(struct conn *c)
 {
     bool want_write = conn_wants_writable(c);
-    bool paused = (c->flags & CONN_PAUSED_INPUT) != 0;
-    c->transport->set_interest(c, !paused, want_write);
+    c->transport->set_interest(c, conn_reads_now(c), want_write);
     if (want_write)
         c->flags |= CONN_WANT_WRITE;
     else
@@ -258,6 +264,9 @@ bool conn_flush(struct conn *c)
     if (buf_len(&c->out) == 0) {
         if (c->out.cap > CONN_BUF_KEEP) buf_reset(&c->out, CONN_BUF_KEEP);
         if (!conn_write_buf(c, &c->push_fifo, true)) return false;
+        /* A growable FIFO follows the backlog: a burst's memory goes back. */
+        if (buf_len(&c->push_fifo) == 0 && !c->push_fifo_fixed && c->push_fifo.cap > CONN_BUF_KEEP)
+            buf_reset(&c->push_fifo, CONN_BUF_KEEP);
     }
     if (!conn_output_pending(c) && (c->flags & CONN_CLOSE_AFTER_REPLY)) {
         conn_close(c, NULL);
@@ -274,13 +283,6 @@ void conn_write_pending_quietly(struct conn *c)
     if (c->flags & CONN_CLOSED) return;
     conn_write_buf(c, &c->out, false);
     if (buf_len(&c->out) == 0) conn_write_buf(c, &c->push_fifo, false);
-}
-
-/* A command may run only when its reply cannot overtake queued pushes and
- * the reply backlog is under the backpressure bound (see conn.h). */
-static bool conn_may_execute(const struct conn *c)
-{
-    return buf_len(&c->push_fifo) == 0 && buf_len(&c->out) < CONN_OUTPUT_BACKPRESSURE;
 }
 
 /* Input bytes c holds: the input buffer, a big argument being received and
@@ -385,10 +387,7 @@ static void conn_run_commands(struct conn *c)
             /* Try to hand the backlog to the peer before running more. */
             if (!conn_flush(c)) return;
             if (!conn_may_execute(c)) {
-                if (!(c->flags & CONN_PAUSED_INPUT)) {
-                    c->flags |= CONN_PAUSED_INPUT;
-                    conn_update_interest(c);
-                }
+                conn_backpressure_enter(c);
                 return;
             }
         }
@@ -440,6 +439,10 @@ static void conn_run_commands(struct conn *c)
             if (c->framed) conn_unit_close(c);
             conn_executing = NULL;
             if (req.owned && req.owned->count) c->wire->request_done(&c->wire_state);
+            if (!(c->flags & CONN_CLOSED) && conn_output_limit_reached(c)) {
+                conn_drop_over_output_limit(c);
+                return;
+            }
         }
         c->adopted_bytes = 0; /* the request's own buffers are released (or taken) */
         buf_consume(&c->in, req.consumed);
@@ -480,7 +483,7 @@ static void conn_make_read_room(struct conn *c)
 
 void conn_on_readable(struct conn *c)
 {
-    if (c->flags & (CONN_CLOSED | CONN_PAUSED_INPUT)) return;
+    if ((c->flags & CONN_CLOSED) || !conn_reads_now(c)) return;
     char *dst;
     size_t room;
     struct strbuf *big = c->big_arg;
@@ -521,6 +524,8 @@ void conn_on_readable(struct conn *c)
         return;
     }
     if (big && !conn_end_big_arg(c)) return; /* nothing new to parse */
+    /* Backpressured: the input waits for writability to release the conn. */
+    if (c->flags & CONN_OUTPUT_BACKPRESSURED) return;
     conn_process_input(c);
     if (!(c->flags & CONN_CLOSED)) conn_flush(c);
 }
@@ -529,10 +534,7 @@ void conn_on_writable(struct conn *c)
 {
     if (c->flags & CONN_CLOSED) return;
     if (!conn_flush(c)) return;
-    if ((c->flags & CONN_PAUSED_INPUT) && buf_len(&c->out) < CONN_OUTPUT_BACKPRESSURE / 2 &&
-        buf_len(&c->push_fifo) == 0) {
-        c->flags &= ~CONN_PAUSED_INPUT;
-        conn_update_interest(c);
+    if (conn_backpressure_release(c)) {
         /* Commands already buffered run now; the next read waits for epoll. */
         conn_process_input(c);
         if (!(c->flags & CONN_CLOSED)) conn_flush(c);

@@ -11,10 +11,27 @@
  * parsed and executed in order, and the replies are written before the next
  * read from the transport. A reply is never held back for a later loop pass.
  *
- * Output is bounded by backpressure: when pending output passes
- * CONN_OUTPUT_BACKPRESSURE bytes the conn stops executing commands (and stops
- * reading) until the peer drains it, so a pipelining peer that never reads
- * holds at most that much plus one reply.
+ * Flow control (conn_output.c). When pending replies pass
+ * CONN_OUTPUT_BACKPRESSURE bytes the conn is *backpressured*
+ * (CONN_OUTPUT_BACKPRESSURED): it stops executing commands until the peer
+ * drains its output below half the mark, but keeps reading: what the peer
+ * sends meanwhile waits, unparsed, in the query buffer, bounded by
+ * client-query-buffer-limit. A client that writes a whole batch before
+ * reading any reply (redis-py's pipeline().execute(), hiredis) therefore
+ * always completes, and the memory it holds is its own unexecuted requests
+ * plus at most the mark and one reply of output. Stopping the reads too
+ * would deadlock it: both sides would wait on full socket buffers. (A
+ * transport that bounds unread input itself and whose peer drains replies
+ * while waiting, a ring, sets holds_input_under_backpressure: its conns
+ * stop reading instead.)
+ *
+ * Output limits (client-output-buffer-limit, Redis's syntax and classes:
+ * normal, replica, pubsub). After every command and every delivered push,
+ * the conn's pending output (`out` plus `push_fifo`, CLIENT LIST omem) is
+ * checked against its class's hard limit and its soft limit held for
+ * soft-seconds, as Redis does; a conn past them is closed in the same loop
+ * pass, its unsent output discarded, counted in INFO's
+ * client_output_buffer_limit_disconnections and logged (rate-limited).
  *
  * Big arguments. When the parser waits for a bulk of at least RESP_BIG_ARG
  * bytes (protocol/resp_parser.h), the bytes of it already read move out of
@@ -34,16 +51,24 @@
  *
  * Pub/Sub (conn_pubsub.c). A conn is a subscriber of the registry
  * (store/pubsub.h). Messages published by *other* connections go to the
- * conn's unsolicited FIFO: a struct buf of fixed capacity
- * (--unsolicited-output-buffer-bytes, rounded up to whole pages), allocated
- * and prefaulted when the conn first subscribes and never grown. A message
- * is encoded once per protocol through the reply sink and copied in whole or
- * not at all: when a complete message does not fit, the conn is a slow
- * consumer — it takes no further message and is closed as soon as the
- * publish ends, in the same loop pass, its unsent output discarded (a peer
- * that never reads must not keep its descriptor and maxclients slot; what
- * it received is an in-order, gap-free prefix of its messages). Counted in
- * pubsub_slow_consumer_disconnections.
+ * conn's unsolicited FIFO, `push_fifo`, in one of two modes:
+ *  - by default (--unsolicited-output-buffer-bytes 0) a growable buffer
+ *    that follows the backlog (shrunk back once drained): a subscriber that
+ *    keeps up receives messages of any size, and is dropped only past the
+ *    pubsub class of client-output-buffer-limit (32mb hard, 8mb for 60 s
+ *    soft by default, as Redis);
+ *  - with --unsolicited-output-buffer-bytes N, a buffer of fixed capacity
+ *    (N rounded up to whole pages), allocated and prefaulted when the conn
+ *    first subscribes and never grown: no delivery allocates or faults, at
+ *    the price of dropping any subscriber whose next message does not fit
+ *    (counted in pubsub_slow_consumer_disconnections).
+ * A message is encoded once per protocol through the reply sink and copied
+ * in whole or not at all: a conn whose message does not fit, or that
+ * crosses its output limit, is a slow consumer — it takes no further
+ * message and is closed as soon as the publish ends, in the same loop pass,
+ * its unsent output discarded (a peer that never reads must not keep its
+ * descriptor and maxclients slot; what it received is an in-order,
+ * gap-free prefix of its messages).
  *
  * Framed output. A byte-stream wire (RESP) on any transport writes `out`
  * and `push_fifo` as plain bytes. A conn whose wire is framed on a
@@ -133,15 +158,21 @@ struct conn_transport {
      * the party that can open more conns, not the conn itself (so no port).
      * NULL: every peer of the transport is one source (its name). */
     void (*peer_source)(const struct conn *c, char *out, size_t cap);
+    /* The transport bounds unread input itself and its peer takes replies
+     * while it waits for room (a ring: the SQ, and the client library
+     * drains the CQ when the SQ is full): a backpressured conn then stops
+     * reading, and the input waits in the transport, not in the heap. */
+    bool holds_input_under_backpressure;
 };
 
 enum conn_flag {
-    CONN_CLOSE_AFTER_REPLY = 1u << 0, /* QUIT, protocol error: flush then close */
-    CONN_CLOSED = 1u << 1,            /* torn down; awaiting reap */
-    CONN_WANT_WRITE = 1u << 2,        /* transport asked to report writability */
-    CONN_PAUSED_INPUT = 1u << 3,      /* not reading: output backpressure */
-    CONN_PUSH_PENDING = 1u << 4,      /* on the list of conns with new pushes to write */
-    CONN_SLOW_CONSUMER = 1u << 5,     /* a push did not fit: closed when the publish ends */
+    CONN_CLOSE_AFTER_REPLY = 1u << 0,    /* QUIT, protocol error: flush then close */
+    CONN_CLOSED = 1u << 1,               /* torn down; awaiting reap */
+    CONN_WANT_WRITE = 1u << 2,           /* transport asked to report writability */
+    CONN_OUTPUT_BACKPRESSURED = 1u << 3, /* not executing (still reading): see "Flow control" */
+    CONN_PUSH_PENDING = 1u << 4,         /* on the list of conns with new pushes to write */
+    CONN_SLOW_CONSUMER =
+        1u << 5, /* a push did not fit or crossed a limit: closed after the publish */
 };
 
 struct conn {
@@ -177,8 +208,10 @@ struct conn {
     char laddr[64]; /* local address */
 
     struct pubsub_subscriber pubsub; /* channels, patterns, shard channels (store/pubsub.h) */
-    struct buf push_fifo;            /* unsolicited output: fixed capacity, see above */
-    struct conn *push_pending_next;  /* list of conns with unwritten new pushes */
+    struct buf push_fifo;            /* unsolicited output, see "Pub/Sub" above */
+    bool push_fifo_fixed; /* prefaulted, never grown (--unsolicited-output-buffer-bytes) */
+    struct conn *push_pending_next;     /* list of conns with unwritten new pushes */
+    int64_t output_soft_limit_since_ms; /* when output first passed the soft limit; 0: below */
 
     struct conn *prev, *next; /* server's list of live conns */
 };
@@ -205,6 +238,19 @@ void conn_process_input(struct conn *c);
  * CLIENT LIST's qbuf shows). */
 bool conn_starts_authenticated(const struct conn *c);
 size_t conn_query_bytes(const struct conn *c);
+
+/* Flow control and output limits (conn_output.c, internal to connection/):
+ * the pending output that limits and CLIENT LIST's omem count; whether a
+ * command may run now (no queued push, replies under the mark); entering
+ * the backpressured state, and leaving it once drained to half the mark
+ * (true when it did); whether c is past its class's output limit (starts
+ * the soft-limit clock); closing c for that reason at once. */
+size_t conn_output_bytes(const struct conn *c);
+bool conn_may_execute(const struct conn *c);
+void conn_backpressure_enter(struct conn *c);
+bool conn_backpressure_release(struct conn *c);
+bool conn_output_limit_reached(struct conn *c);
+void conn_drop_over_output_limit(struct conn *c);
 
 /* Chooses c's wire (after detection); output becomes framed when both the
  * wire and the transport frame. Only before c's first request. */

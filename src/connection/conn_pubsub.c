@@ -118,6 +118,21 @@ static bool conn_deliver(struct pubsub_subscriber *s, const struct pubsub_messag
     struct out_unit unit = {.len = (uint32_t)n, .kind = OUT_PUSH, .correlation = 0};
     size_t framing = c->framed ? sizeof unit : 0;
     struct buf *fifo = &c->push_fifo;
+    if (!c->push_fifo_fixed) {
+        /* Growable: a backlog past the backpressure mark (pipelined
+         * PUBLISHes in one batch) goes to the transport first, so a
+         * subscriber that keeps up is not judged by one batch's output. */
+        if (buf_len(fifo) >= CONN_OUTPUT_BACKPRESSURE) conn_write_pending_quietly(c);
+        buf_reserve(fifo, n + framing);
+        memcpy(buf_tail(fifo), &unit, framing);
+        fifo->end += framing;
+        memcpy(buf_tail(fifo), buf_head(enc), n);
+        fifo->end += n;
+        /* Redis counts a client past its limit as a receiver, then closes it. */
+        if (conn_output_limit_reached(c)) c->flags |= CONN_SLOW_CONSUMER;
+        push_mark_pending(c);
+        return true;
+    }
     /* Full of earlier messages (e.g. this publish matched c twice): hand
      * them to the transport now before judging c a slow consumer. */
     if (fifo->cap - buf_len(fifo) < n + framing && buf_len(fifo) > 0) conn_write_pending_quietly(c);
@@ -144,12 +159,19 @@ void conn_pubsub_init(struct conn *c)
     c->push_pending_next = NULL;
 }
 
-/* Allocates the FIFO at its final size and touches every page, so no
- * delivery ever allocates or page-faults for it. */
+/* Fixed mode (--unsolicited-output-buffer-bytes N): allocates the FIFO at
+ * its final size and touches every page, so no delivery ever allocates or
+ * page-faults for it. Growable mode: one page to start, grown and shrunk
+ * with the backlog (conn_flush). */
 static void push_fifo_create(struct conn *c)
 {
     size_t page = page_size();
     size_t want = (size_t)config.unsolicited_output_buffer_bytes;
+    c->push_fifo_fixed = want > 0;
+    if (!c->push_fifo_fixed) {
+        buf_init(&c->push_fifo, page);
+        return;
+    }
     size_t cap = want < page ? page : (want + page - 1) / page * page;
     buf_init(&c->push_fifo, cap);
     memset(c->push_fifo.data, 0, cap);
@@ -178,10 +200,16 @@ void conn_pubsub_free(struct conn *c)
  * descriptor and maxclients slot for ever. */
 static void conn_drop_slow_consumer(struct conn *c)
 {
+    static struct log_limiter limiter;
+    if (!c->push_fifo_fixed) {
+        conn_drop_over_output_limit(c);
+        return;
+    }
     stats.pubsub_slow_consumer_disconnections++;
-    log_warning("closing client id=%llu addr=%s: a Pub/Sub message did not fit its "
-                "unsolicited output buffer (%zu bytes; --unsolicited-output-buffer-bytes)",
-                (unsigned long long)c->id, c->addr, c->push_fifo.cap);
+    log_warning_limited(&limiter,
+                        "closing client id=%llu addr=%s: a Pub/Sub message did not fit its "
+                        "unsolicited output buffer (%zu bytes; --unsolicited-output-buffer-bytes)",
+                        (unsigned long long)c->id, c->addr, c->push_fifo.cap);
     conn_close(c, NULL);
 }
 

@@ -189,8 +189,8 @@ void session_describe(const struct conn *c, struct buf *out)
         session_client_type(c) == SESSION_CLIENT_PUBSUB ? "P" : "N", c->db_index,
         dict_size(&c->pubsub.links[PUBSUB_CHANNEL]), dict_size(&c->pubsub.links[PUBSUB_PATTERN]),
         dict_size(&c->pubsub.links[PUBSUB_SHARD]), conn_query_bytes(c),
-        c->in.cap - c->in.end + big_free, c->in.cap + big_cap, buf_len(&c->out), c->out.cap,
-        sizeof *c + c->in.cap + big_cap + c->out.cap + c->push_fifo.cap,
+        c->in.cap - c->in.end + big_free, c->in.cap + big_cap, buf_len(&c->out),
+        conn_output_bytes(c), sizeof *c + c->in.cap + big_cap + c->out.cap + c->push_fifo.cap,
         c->last_command ? c->last_command : "NULL", session_user(c), (int)session_protocol(c));
     if (c->lib_name) buf_append(out, c->lib_name, strlen(c->lib_name));
     buf_append(out, " lib-ver=", 9);

@@ -28,14 +28,15 @@ enum config_kind {
     CFG_MEMORY, /* integer with k/kb/m/mb/g/gb suffixes */
     CFG_BOOL,   /* yes/no */
     CFG_STRING,
-    CFG_ENUM,      /* one of `choices` */
-    CFG_LISTEN,    /* --listen ADDR:PORT, repeatable */
-    CFG_UNIX,      /* --unixsocket PATH, repeatable */
-    CFG_SECRET,    /* requirepass: hashed on set, shown redacted */
-    CFG_CONST,     /* compatibility value clients read; only that value may be set */
-    CFG_FLAG,      /* no value: sets a bool to yes */
-    CFG_RING,      /* --ring PATH SIZE, repeatable */
-    CFG_RING_POOL, /* --ring-pool DIR COUNT SIZE, repeatable */
+    CFG_ENUM,          /* one of `choices` */
+    CFG_LISTEN,        /* --listen ADDR:PORT, repeatable */
+    CFG_UNIX,          /* --unixsocket PATH, repeatable */
+    CFG_SECRET,        /* requirepass: hashed on set, shown redacted */
+    CFG_CONST,         /* compatibility value clients read; only that value may be set */
+    CFG_FLAG,          /* no value: sets a bool to yes */
+    CFG_RING,          /* --ring PATH SIZE, repeatable */
+    CFG_RING_POOL,     /* --ring-pool DIR COUNT SIZE, repeatable */
+    CFG_OUTPUT_LIMITS, /* client-output-buffer-limit: "class hard soft seconds" ... */
 };
 
 enum config_flag {
@@ -69,8 +70,6 @@ static const char *const const_empty[] = {"", NULL};
 static const char *const const_no[] = {"no", NULL};
 static const char *const const_noeviction[] = {"noeviction", NULL};
 static const char *const const_zero[] = {"0", NULL};
-static const char *const const_normal_limits[] = {
-    "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60", NULL};
 
 static const struct config_param params[] = {
     {"port", NULL, CFG_INT, &config.port, 0, 65535, CFG_IMMUTABLE, "P",
@@ -99,9 +98,15 @@ static const struct config_param params[] = {
     {"databases", NULL, CFG_INT, &config.databases, 1, INT_MAX, CFG_IMMUTABLE, "N",
      "number of databases (default 16)", NULL, NULL},
     {"unsolicited-output-buffer-bytes", NULL, CFG_MEMORY, &config.unsolicited_output_buffer_bytes,
-     1, 1LL << 30, 0, "BYTES",
-     "per-client Pub/Sub FIFO, rounded up to whole pages (default one page); a subscriber "
+     0, 1LL << 30, 0, "BYTES",
+     "0 (default): Pub/Sub backlog grows as needed up to the pubsub output limit; N: a fixed, "
+     "prefaulted FIFO of N bytes (whole pages), no allocation on delivery, but a subscriber "
      "whose next message does not fit is disconnected; applies to clients subscribing later",
+     NULL, NULL},
+    {"client-output-buffer-limit", NULL, CFG_OUTPUT_LIMITS, config.output_limits, 0, 0, 0,
+     "'CLASS HARD SOFT SECONDS ...'",
+     "limits on a client's pending output by class (normal, replica, pubsub), as Redis "
+     "(default 'normal 0 0 0 replica 256mb 64mb 60 pubsub 32mb 8mb 60')",
      NULL, NULL},
     {"requirepass", NULL, CFG_SECRET, &config.requirepass, 0, 0, 0, "PASSWORD",
      "password of the default user (kept only as a hash)", NULL, NULL},
@@ -174,8 +179,6 @@ static const struct config_param params[] = {
     {"maxmemory", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "", "no memory limit", const_zero, NULL},
     {"maxmemory-policy", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "", "no eviction",
      const_noeviction, NULL},
-    {"client-output-buffer-limit", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "",
-     "replies are bounded by backpressure instead", const_normal_limits, NULL},
 };
 
 #define PARAM_COUNT (sizeof params / sizeof params[0])
@@ -193,8 +196,11 @@ void config_init_defaults(void)
     config.proto_max_bulk_len = 512LL * 1024 * 1024;
     config.client_query_buffer_limit = 1024LL * 1024 * 1024;
     config.databases = 16;
-    long page = sysconf(_SC_PAGESIZE);
-    config.unsolicited_output_buffer_bytes = page > 0 ? page : 4096; /* one page */
+    config.unsolicited_output_buffer_bytes = 0; /* growable (conn.h) */
+    config.output_limits[OUTPUT_LIMIT_REPLICA] =
+        (struct output_limit){256ULL * 1024 * 1024, 64ULL * 1024 * 1024, 60};
+    config.output_limits[OUTPUT_LIMIT_PUBSUB] =
+        (struct output_limit){32ULL * 1024 * 1024, 8ULL * 1024 * 1024, 60};
     config.requirepass = NULL;
     config.auth_file = NULL;
     config.cpu = -1;
@@ -261,6 +267,38 @@ static bool parse_listen(const char *s, struct listen_addr *out)
     out->host[hostlen] = '\0';
     out->port = (int)port;
     return true;
+}
+
+/* client-output-buffer-limit "<class> <hard> <soft> <soft seconds>" ...:
+ * every class named is replaced, the others are kept; nothing changes when
+ * any group is invalid. Errors are Redis's texts. */
+static const char *parse_output_limits(char *text)
+{
+    static const char *const class_names[] = {"normal", "slave", "replica", "pubsub"};
+    static const enum output_limit_class class_of[] = {OUTPUT_LIMIT_NORMAL, OUTPUT_LIMIT_REPLICA,
+                                                       OUTPUT_LIMIT_REPLICA, OUTPUT_LIMIT_PUBSUB};
+    struct output_limit next[OUTPUT_LIMIT_CLASSES];
+    memcpy(next, config.output_limits, sizeof next);
+    char *words[4], *save = NULL;
+    int count = 0;
+    for (char *w = strtok_r(text, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        words[count++] = w;
+        if (count < 4) continue;
+        count = 0;
+        size_t k = 0;
+        while (k < 4 && strcasecmp(words[0], class_names[k]) != 0) k++;
+        if (k == 4) return "Invalid client class specified in buffer limit configuration.";
+        unsigned long long hard, soft;
+        long long seconds;
+        if (!num_parse_memory(words[1], strlen(words[1]), &hard) ||
+            !num_parse_memory(words[2], strlen(words[2]), &soft) ||
+            !num_parse_ll(words[3], strlen(words[3]), &seconds) || seconds < 0)
+            return "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
+        next[class_of[k]] = (struct output_limit){hard, soft, seconds};
+    }
+    if (count != 0) return "Wrong number of arguments in buffer limit configuration.";
+    memcpy(config.output_limits, next, sizeof next);
+    return NULL;
 }
 
 /* Sets a parameter from text. Returns NULL or a reason (without the name). */
@@ -374,6 +412,9 @@ static const char *param_apply(const struct config_param *p, const char *value, 
     case CFG_RING_POOL:
         err = "set on the command line only";
         break;
+    case CFG_OUTPUT_LIMITS:
+        err = parse_output_limits(text);
+        break;
     }
     if (text) {
         /* Scrub a password from memory before freeing. */
@@ -450,6 +491,15 @@ static void param_render(const struct config_param *p, struct buf *out)
     case CFG_FLAG:
         buf_append(out, *(bool *)p->value ? "yes" : "no", *(bool *)p->value ? 3 : 2);
         break;
+    case CFG_OUTPUT_LIMITS: {
+        static const char *const shown[] = {"normal", "slave", "pubsub"};
+        for (int k = 0; k < OUTPUT_LIMIT_CLASSES; k++) {
+            const struct output_limit *l = &config.output_limits[k];
+            buf_append_fmt(out, "%s%s %llu %llu %lld", k ? " " : "", shown[k], l->hard, l->soft,
+                           l->soft_seconds);
+        }
+        break;
+    }
     case CFG_RING:
     case CFG_RING_POOL: {
         bool first = true;

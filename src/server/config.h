@@ -31,6 +31,18 @@ struct polled_spec {
     int count;                /* pool size */
 };
 
+/* client-output-buffer-limit classes, in Redis's order (CONFIG GET shows
+ * them so: "normal ... slave ... pubsub ..."). */
+enum output_limit_class { OUTPUT_LIMIT_NORMAL, OUTPUT_LIMIT_REPLICA, OUTPUT_LIMIT_PUBSUB };
+#define OUTPUT_LIMIT_CLASSES 3
+
+/* One class's limits on a client's pending output (0: no limit). */
+struct output_limit {
+    unsigned long long hard; /* bytes: closed at once when reached */
+    unsigned long long soft; /* bytes: closed when held for more than soft_seconds */
+    long long soft_seconds;
+};
+
 struct config {
     /* network */
     int port;
@@ -49,7 +61,8 @@ struct config {
     long long proto_max_bulk_len;
     long long client_query_buffer_limit;
     long long databases;
-    long long unsolicited_output_buffer_bytes; /* per-conn Pub/Sub FIFO (conn.h) */
+    long long unsolicited_output_buffer_bytes; /* fixed Pub/Sub FIFO; 0: growable (conn.h) */
+    struct output_limit output_limits[OUTPUT_LIMIT_CLASSES]; /* client-output-buffer-limit */
 
     /* security */
     char *requirepass; /* never stored in clear: see auth.c */

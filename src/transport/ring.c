@@ -209,6 +209,7 @@ static const struct conn_transport ring_conn_io = {
     .send_unit = ring_send_unit,
     /* No peer_source: all ring clients are one AUTH source ("ring"). Ring
      * files are local and permission-guarded; a ring peer has no address. */
+    .holds_input_under_backpressure = true, /* the SQ; clients drain the CQ when it is full */
 };
 
 /* --- sessions ------------------------------------------------------- */

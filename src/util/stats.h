@@ -16,6 +16,7 @@ struct stats {
     long long net_input_bytes;
     long long net_output_bytes;
     long long query_buffer_limit_disconnections;
+    long long output_buffer_limit_disconnections; /* client-output-buffer-limit */
     long long protocol_error_disconnections;
     long long instantaneous_ops_per_sec;           /* over the last sampling second */
     long long pubsub_slow_consumer_disconnections; /* a push did not fit the FIFO */

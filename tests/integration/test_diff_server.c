@@ -88,6 +88,21 @@ static void common_commands(struct diff_pair *d)
     diff_check(d, "CONFIG", "SET", "timeout", "0", "hz", "10", NULL);
     diff_check(d, "CONFIG", "SET", "maxclients", "0", NULL);
     diff_check(d, "CONFIG", "SET", "save", "", "appendonly", "no", NULL);
+    /* client-output-buffer-limit: Redis's syntax, classes, rendering and errors. */
+    diff_check(d, "CONFIG", "GET", "client-output-buffer-limit", NULL);
+    diff_check(d, "CONFIG", "SET", "client-output-buffer-limit", "pubsub 64mb 16mb 30", NULL);
+    diff_check(d, "CONFIG", "GET", "client-output-buffer-limit", NULL);
+    diff_check(d, "CONFIG", "SET", "client-output-buffer-limit",
+               "normal 1gb 512mb 10 replica 1k 2K 3", NULL);
+    diff_check(d, "CONFIG", "GET", "client-output-buffer-limit", NULL);
+    diff_check(d, "CONFIG", "SET", "client-output-buffer-limit", "pubsub 1 2", NULL);
+    diff_check(d, "CONFIG", "SET", "client-output-buffer-limit", "master 1 2 3", NULL);
+    diff_check(d, "CONFIG", "SET", "client-output-buffer-limit", "pubsub x 2 3", NULL);
+    diff_check(d, "CONFIG", "SET", "client-output-buffer-limit", "pubsub 1 2 -3", NULL);
+    diff_check(d, "CONFIG", "SET", "client-output-buffer-limit", "normal 5 5 5 pubsub 1 2", NULL);
+    diff_check(d, "CONFIG", "GET", "client-output-buffer-limit", NULL); /* unchanged */
+    diff_check(d, "CONFIG", "SET", "client-output-buffer-limit",
+               "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60", NULL);
     diff_check(d, "CONFIG", "RESETSTAT", NULL);
     diff_check(d, "CONFIG", "RESETSTAT", "x", NULL);
     diff_check(d, "CONFIG", "REWRITE", NULL);

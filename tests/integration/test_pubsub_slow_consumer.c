@@ -1,4 +1,5 @@
-/* Integration: bounded unsolicited output. A subscriber that never reads
+/* Integration: the fixed unsolicited FIFO (--unsolicited-output-buffer-bytes
+ * 4096, the low-latency option). A subscriber that never reads
  * while another client publishes ~200 MB is unsubscribed and disconnected
  * in the same loop pass, its unsent output discarded (its descriptor and
  * maxclients slot are free before it reads anything); what the kernel had
@@ -151,9 +152,9 @@ static void test_message_larger_than_fifo(const struct test_server *s)
     rconn_send(&pub, "PUBLISH", "big", big, NULL);
     EXPECT_REPLY_STR(&pub, ":1\r\n");
     EXPECT_REPLY(&sub, fmt_message(false, NULL, "big", big));
-    rconn_send(&pub, "CONFIG", "SET", "unsolicited-output-buffer-bytes", "0", NULL);
+    rconn_send(&pub, "CONFIG", "SET", "unsolicited-output-buffer-bytes", "-1", NULL);
     char *r = rconn_read_reply(&pub, NULL);
-    CHECKF(r[0] == '-', "a zero-byte FIFO was accepted: %s", r);
+    CHECKF(r[0] == '-', "a negative FIFO size was accepted: %s", r);
     free(r);
     rconn_close(&sub);
     rconn_close(&pub);
@@ -171,7 +172,10 @@ int main(void)
         setenv("ASAN_OPTIONS", opts, 1);
     }
     struct test_server s;
-    test_server_start(&s, TEST_SERVER_GOBLIN, NULL);
+    /* The explicit fixed-FIFO mode (the default FIFO grows up to the
+     * pubsub output limit: test_flow_control.c). */
+    const char *const fixed_fifo[] = {"--unsolicited-output-buffer-bytes", "4096", NULL};
+    test_server_start(&s, TEST_SERVER_GOBLIN, fixed_fifo);
     test_slow_consumer(&s);
     test_message_larger_than_fifo(&s);
     test_server_stop(&s);
