@@ -11,6 +11,8 @@
 #   CLIENTS     1               connections of the pipelined run (-c)
 #   SERVER_CPU  1, CLIENT_CPU 0 pinning (taskset)
 #   EXTRA       (empty)         extra redis-benchmark flags (e.g. "-r 100000")
+#   BASELINE    redis           the server compared with goblin: redis, or
+#                               goblin-base (an older build, GOBLIN_BASE_SERVER)
 #   RESULTS_ROOT <repo>/results
 # Writes results/<timestamp>-redis-benchmark/{raw/*.csv,metadata.txt,report.md}
 # (report.md by bench/report_redis_benchmark.py, which regenerates it from
@@ -28,6 +30,7 @@ CLIENTS=${CLIENTS:-1}
 SERVER_CPU=${SERVER_CPU:-1}
 CLIENT_CPU=${CLIENT_CPU:-0}
 EXTRA=${EXTRA:-}
+BASELINE=${BASELINE:-redis}
 OUT=${RESULTS_ROOT:-$ROOT/results}/$(date -u +%Y%m%dT%H%M%SZ)-redis-benchmark
 mkdir -p "$OUT/raw"
 
@@ -47,7 +50,7 @@ run() {
 
 for transport in tcp unix; do
     for mode in depth1 pipelined; do
-        for server in goblin redis; do run "$server" "$transport" "$mode"; done
+        for server in goblin "$BASELINE"; do run "$server" "$transport" "$mode"; done
     done
 done
 
@@ -57,7 +60,7 @@ done
     echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), kernel $(uname -r)"
     echo "redis-server: $("$REDIS_SERVER" --version | head -n1)"
     echo "pinning: server CPU $SERVER_CPU, redis-benchmark CPU $CLIENT_CPU"
-    echo "command: TESTS=$TESTS REQUESTS=$REQUESTS PIPELINE=$PIPELINE P_REQUESTS=$P_REQUESTS CLIENTS=$CLIENTS EXTRA='$EXTRA' bash bench/redis_benchmark.sh"
+    echo "command: TESTS=$TESTS REQUESTS=$REQUESTS PIPELINE=$PIPELINE P_REQUESTS=$P_REQUESTS CLIENTS=$CLIENTS EXTRA='$EXTRA'$([ "$BASELINE" = redis ] || echo " BASELINE=$BASELINE") bash bench/redis_benchmark.sh"
 } >"$OUT/metadata.txt"
 python3 "$ROOT/bench/report_redis_benchmark.py" "$OUT"
 cat "$OUT/report.md"

@@ -32,16 +32,21 @@ def load(run, name):
 
 def render(run):
     meta = read_metadata(run)
-    out = ["# redis-benchmark: goblin-core vs redis-server", ""]
+    # The server goblin is compared with: redis-server, or an older goblin
+    # build (BASELINE=goblin-base in bench/redis_benchmark.sh).
+    base = "goblin-base" if os.path.exists(os.path.join(run, "raw", "goblin-base-tcp-depth1.csv")) \
+        else "redis"
+    title = "an older goblin-core build" if base == "goblin-base" else "redis-server"
+    out = [f"# redis-benchmark: goblin-core vs {title}", ""]
     for key in ("date (UTC)", "commit", "machine", "redis-server", "pinning"):
         out.append(f"- {key}: {meta.get(key, 'unknown')}")
     out.append(f"- command: `{meta.get('command', 'unknown')}`")
     out.append("")
     for transport in ("tcp", "unix"):
         g = load(run, f"goblin-{transport}-depth1.csv")
-        r = load(run, f"redis-{transport}-depth1.csv")
+        r = load(run, f"{base}-{transport}-depth1.csv")
         out += [f"## {transport}: depth one (`-c 1 -P 1`)", "",
-                "| test | goblin p50 ms | redis p50 ms | goblin rps | redis rps | rps ratio |",
+                f"| test | goblin p50 ms | {base} p50 ms | goblin rps | {base} rps | rps ratio |",
                 "|---|---|---|---|---|---|"]
         for t in g:
             if t in r:
@@ -49,9 +54,9 @@ def render(run):
                 out.append(f"| {t} | {g[t]['p50_latency_ms']} | {r[t]['p50_latency_ms']} "
                            f"| {gr:.0f} | {rr:.0f} | {gr / rr:.2f}× |")
         g = load(run, f"goblin-{transport}-pipelined.csv")
-        r = load(run, f"redis-{transport}-pipelined.csv")
+        r = load(run, f"{base}-{transport}-pipelined.csv")
         out += ["", f"## {transport}: pipelined", "",
-                "| test | goblin rps | redis rps | ratio |", "|---|---|---|---|"]
+                f"| test | goblin rps | {base} rps | ratio |", "|---|---|---|---|"]
         for t in g:
             if t in r:
                 gr, rr = float(g[t]["rps"]), float(r[t]["rps"])
