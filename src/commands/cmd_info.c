@@ -139,8 +139,10 @@ static void section_memory(struct buf *b)
     add(b, "allocator_resident:%zu", alloc.resident);
     add(b, "total_system_memory:%zu", system);
     add(b, "total_system_memory_human:%s", h_system);
-    add(b, "maxmemory:0");
-    add(b, "maxmemory_human:0B");
+    char h_max[32];
+    human_bytes(h_max, sizeof h_max, (double)config.maxmemory);
+    add(b, "maxmemory:%lld", config.maxmemory);
+    add(b, "maxmemory_human:%s", h_max);
     add(b, "maxmemory_policy:noeviction");
     add(b, "allocator_frag_ratio:%.2f", ratio(alloc.active, alloc.allocated));
     add(b, "allocator_frag_bytes:%lld", difference(alloc.active, alloc.allocated));

@@ -194,6 +194,16 @@ void command_dispatch(const struct cmd_request *req)
         cmd->rejected_calls++;
         return;
     }
+    /* maxmemory under noeviction (the only policy): what may grow the data
+     * set is refused past the limit; reads and deletes run. Used memory is
+     * every allocation, connection buffers included, as Redis counts it
+     * (it excludes only replica and AOF buffers, which goblin-core has not). */
+    if (config.maxmemory && (cmd->flags & CMD_DENYOOM) &&
+        xmalloc_used_bytes() > (size_t)config.maxmemory) {
+        reply_error(r, "OOM command not allowed when used memory > 'maxmemory'.");
+        cmd->rejected_calls++;
+        return;
+    }
     if (req->resp2_subscribed && !(cmd->flags & CMD_PUBSUB_OK)) {
         reply_error_fmt(r,
                         "ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / "

@@ -69,7 +69,6 @@ static const char *const protected_actions[] = {"no", "yes", "local", NULL};
 static const char *const const_empty[] = {"", NULL};
 static const char *const const_no[] = {"no", NULL};
 static const char *const const_noeviction[] = {"noeviction", NULL};
-static const char *const const_zero[] = {"0", NULL};
 
 static const struct config_param params[] = {
     {"port", NULL, CFG_INT, &config.port, 0, 65535, CFG_IMMUTABLE, "P",
@@ -176,7 +175,10 @@ static const struct config_param params[] = {
      NULL},
     {"appendonly", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "", "persistence: always off", const_no,
      NULL},
-    {"maxmemory", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "", "no memory limit", const_zero, NULL},
+    {"maxmemory", NULL, CFG_MEMORY, &config.maxmemory, 0, LLONG_MAX, 0, "BYTES",
+     "past this much used memory, commands that may grow the data set get Redis's OOM error "
+     "(policy noeviction: nothing is evicted; reads and deletes still run) (default 0 = no limit)",
+     NULL, NULL},
     {"maxmemory-policy", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "", "no eviction",
      const_noeviction, NULL},
 };

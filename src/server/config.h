@@ -60,6 +60,7 @@ struct config {
     long long maxclients;
     long long proto_max_bulk_len;
     long long client_query_buffer_limit;
+    long long maxmemory; /* bytes of used memory (INFO used_memory); 0: no limit */
     long long databases;
     long long unsolicited_output_buffer_bytes; /* fixed Pub/Sub FIFO; 0: growable (conn.h) */
     struct output_limit output_limits[OUTPUT_LIMIT_CLASSES]; /* client-output-buffer-limit */

@@ -103,6 +103,26 @@ static void common_commands(struct diff_pair *d)
     diff_check(d, "CONFIG", "GET", "client-output-buffer-limit", NULL); /* unchanged */
     diff_check(d, "CONFIG", "SET", "client-output-buffer-limit",
                "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60", NULL);
+    /* maxmemory under noeviction: writes that may grow get OOM, reads,
+     * deletes and commands that cannot grow the data set still run. */
+    diff_check(d, "SET", "mm", "before", NULL);
+    diff_check(d, "CONFIG", "SET", "maxmemory", "1", NULL);
+    diff_check(d, "CONFIG", "GET", "maxmemory", NULL);
+    diff_check(d, "SET", "mm2", "v", NULL);
+    diff_check(d, "SET", "mm", "after", NULL);
+    diff_check(d, "APPEND", "mm", "x", NULL);
+    diff_check(d, "INCR", "counter", NULL);
+    diff_check(d, "HSET", "h", "f", "v", NULL);
+    diff_check(d, "ZADD", "z", "1", "m", NULL);
+    diff_check(d, "GET", "mm", NULL);
+    diff_check(d, "EXPIRE", "mm", "100", NULL);
+    diff_check(d, "PERSIST", "mm", NULL);
+    diff_check(d, "DEL", "mm", NULL);
+    diff_check(d, "PING", NULL);
+    diff_check(d, "CONFIG", "SET", "maxmemory", "lots", NULL);
+    diff_check(d, "CONFIG", "SET", "maxmemory", "0", NULL);
+    diff_check(d, "SET", "mm", "again", NULL);
+    diff_check(d, "DEL", "mm", NULL);
     diff_check(d, "CONFIG", "RESETSTAT", NULL);
     diff_check(d, "CONFIG", "RESETSTAT", "x", NULL);
     diff_check(d, "CONFIG", "REWRITE", NULL);
