@@ -100,9 +100,16 @@ static redisContext *pipeline_client(const struct test_server *s)
     return c;
 }
 
+/* The ASan build runs the same pipelines at a fifth of the size: still far
+ * beyond the sockets' buffers (what deadlocked), at a bearable cost. */
+static int scaled(int n)
+{
+    return getenv("GOBLIN_ASAN") ? n / 5 : n;
+}
+
 static void pipeline_sets(const struct test_server *s)
 {
-    enum { N = 1000000 };
+    const int N = scaled(1000000);
     long baseline = test_server_rss_kb(s);
     redisContext *c = pipeline_client(s);
     for (int i = 0; i < N; i++) redisAppendCommand(c, "SET k%d %d", i, i);
@@ -122,7 +129,8 @@ static void pipeline_sets(const struct test_server *s)
 
 static void pipeline_gets(const struct test_server *s)
 {
-    enum { N = 300000, KEYS = 1000, VALUE = 1024 };
+    enum { KEYS = 1000, VALUE = 1024 };
+    const int N = scaled(300000);
     long baseline = test_server_rss_kb(s);
     redisContext *c = pipeline_client(s);
     char value[VALUE];
