@@ -11,6 +11,7 @@
 #include "connection/session.h"
 #include "server/auth.h"
 #include "server/config.h"
+#include "persist/persist.h"
 #include "server/server.h"
 #include "server/version.h"
 #include "store/pubsub.h"
@@ -160,10 +161,7 @@ static void section_persistence(struct buf *b)
     add(b, "# Persistence");
     add(b, "loading:0");
     add(b, "async_loading:0");
-    add(b, "rdb_changes_since_last_save:%lld", keyspace.stats.dirty);
-    add(b, "rdb_bgsave_in_progress:0");
-    add(b, "rdb_last_save_time:%lld", (long long)(server.start_ms / 1000));
-    add(b, "rdb_last_bgsave_status:ok");
+    persist_info(b);
     add(b, "aof_enabled:0");
     add(b, "aof_rewrite_in_progress:0");
 }

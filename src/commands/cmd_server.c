@@ -1,5 +1,6 @@
 /* cmd_server.c — commands about the server: DBSIZE, FLUSHALL, FLUSHDB, SWAPDB,
- * TIME, CONFIG, SHUTDOWN, LASTSAVE, ROLE. (INFO and COMMAND have their own files.) */
+ * TIME, CONFIG, SHUTDOWN, ROLE, DEBUG. (INFO, COMMAND and the persistence
+ * commands have their own files.) */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <time.h>
 
 #include "commands/command.h"
+#include "persist/persist.h"
 #include "server/config.h"
 #include "server/event_loop.h"
 #include "server/server.h"
@@ -75,12 +77,6 @@ static void cmd_time(struct cmd_ctx *ctx)
     reply_bulk_ll(ctx->reply, us % 1000000);
 }
 
-static void cmd_lastsave(struct cmd_ctx *ctx)
-{
-    /* Nothing is ever saved; report the start time, as a server that loaded at boot. */
-    reply_int(ctx->reply, server.start_ms / 1000);
-}
-
 static void cmd_role(struct cmd_ctx *ctx)
 {
     reply_array_len(ctx->reply, 3);
@@ -91,15 +87,22 @@ static void cmd_role(struct cmd_ctx *ctx)
 
 static void cmd_shutdown(struct cmd_ctx *ctx)
 {
-    bool abort_requested = false;
+    bool abort_requested = false, nosave = false, save = false, other = false;
     for (int j = 1; j < ctx->argc; j++) {
-        if (arg_equals(ctx, j, "nosave") || arg_equals(ctx, j, "save") ||
-            arg_equals(ctx, j, "now") || arg_equals(ctx, j, "force"))
-            continue;
-        if (arg_equals(ctx, j, "abort")) {
+        if (arg_equals(ctx, j, "nosave")) {
+            nosave = true;
+        } else if (arg_equals(ctx, j, "save")) {
+            save = true;
+        } else if (arg_equals(ctx, j, "now") || arg_equals(ctx, j, "force")) {
+            other = true;
+        } else if (arg_equals(ctx, j, "abort")) {
             abort_requested = true;
-            continue;
+        } else {
+            reply_error_syntax(ctx->reply);
+            return;
         }
+    }
+    if ((abort_requested && (nosave || save || other)) || (nosave && save)) {
         reply_error_syntax(ctx->reply);
         return;
     }
@@ -107,7 +110,13 @@ static void cmd_shutdown(struct cmd_ctx *ctx)
         reply_error(ctx->reply, "ERR No shutdown in progress.");
         return;
     }
-    /* Nothing to persist: stop the loop; clients see the connection close. */
+    /* FORCE would exit even when the save fails; here a failed save keeps
+     * the server running, as without FORCE. */
+    if (!persist_prepare_shutdown(save || (!nosave && persist_has_save_points()))) {
+        reply_error(ctx->reply, "ERR Errors trying to SHUTDOWN. Check logs.");
+        return;
+    }
+    /* Stop the loop; clients see the connection close. */
     ev_stop();
 }
 
@@ -137,9 +146,18 @@ static void cmd_debug(struct cmd_ctx *ctx)
         reply_ok(ctx->reply);
         return;
     }
+    if (arg_equals(ctx, 1, "reload") && ctx->argc == 2) {
+        char err[1024];
+        if (persist_debug_reload(err, sizeof err))
+            reply_ok(ctx->reply);
+        else
+            reply_error(ctx->reply, "ERR Error trying to load the RDB dump, check server logs.");
+        return;
+    }
     if (arg_equals(ctx, 1, "help")) {
-        reply_array_len(ctx->reply, 2);
+        reply_array_len(ctx->reply, 3);
         reply_status(ctx->reply, "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
+        reply_status(ctx->reply, "RELOAD");
         reply_status(ctx->reply, "SLEEP <seconds>");
         return;
     }
@@ -370,14 +388,6 @@ struct command server_commands[] = {
      .fn = cmd_time,
      .summary = "Returns the server time.",
      .since = "2.6.0",
-     .group = "server",
-     .complexity = "O(1)"},
-    {.name = "lastsave",
-     .arity = 1,
-     .flags = CMD_LOADING | CMD_STALE | CMD_FAST | CMD_RANDOM,
-     .fn = cmd_lastsave,
-     .summary = "Returns the Unix timestamp of the last successful save to disk.",
-     .since = "1.0.0",
      .group = "server",
      .complexity = "O(1)"},
     {.name = "role",

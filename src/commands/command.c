@@ -1,5 +1,6 @@
 /* command.c — command index, dispatch and argument helpers; see command.h. */
 #include "commands/command.h"
+#include "persist/persist.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -21,7 +22,7 @@
 static struct command *const families[] = {
     connection_commands,    server_commands, string_commands, key_commands,  info_commands,
     introspection_commands, pubsub_commands, hash_commands,   zset_commands, object_commands,
-    set_commands,           bitmap_commands, sort_commands,
+    set_commands,           bitmap_commands, sort_commands,   persist_commands,
 };
 
 /* Open-addressing index of top-level commands by lowercase name. */
@@ -209,6 +210,16 @@ void command_dispatch(const struct cmd_request *req)
                         "ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / "
                         "QUIT / RESET are allowed in this context",
                         cmd->full_name);
+        return;
+    }
+    if (persist_writes_refused() &&
+        ((cmd->flags & CMD_WRITE) || strcmp(cmd->full_name, "ping") == 0)) {
+        reply_error(r, "MISCONF Redis is configured to save RDB snapshots, but it's currently "
+                       "unable to persist to disk. Commands that may modify the data set are "
+                       "disabled, because this instance is configured to report errors during "
+                       "writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). "
+                       "Please check the Redis logs for details about the RDB error.");
+        cmd->rejected_calls++;
         return;
     }
     struct cmd_ctx ctx = {

@@ -156,5 +156,6 @@ extern struct command object_commands[];
 extern struct command set_commands[];
 extern struct command bitmap_commands[];
 extern struct command sort_commands[];
+extern struct command persist_commands[];
 
 #endif

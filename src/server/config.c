@@ -13,6 +13,7 @@
 #include "server/auth.h"
 #include "server/event_loop.h"
 #include "server/version.h"
+#include "persist/persist.h"
 #include "store/hash.h"
 #include "store/set.h"
 #include "store/zset.h"
@@ -57,6 +58,9 @@ struct config_param {
     /* Makes a new value take effect (CONFIG SET, and once after the command
      * line is parsed); NULL when the setting is read where it is used. */
     void (*apply)(void);
+    /* Checks a new value before it is stored: NULL when acceptable, else
+     * the reason (CFG_STRING rows); NULL when any value is acceptable. */
+    const char *(*validate)(const char *text);
 };
 
 static void apply_loglevel(void);
@@ -66,10 +70,12 @@ static void apply_socket_poll_interval_us(void);
 static const char *const loglevels[] = {"debug", "verbose", "notice", "warning", NULL};
 static const char *const idle_strategies[] = {"block", "adaptive", "spin", NULL};
 static const char *const protected_actions[] = {"no", "yes", "local", NULL};
-static const char *const const_empty[] = {"", NULL};
 static const char *const const_no[] = {"no", NULL};
 static const char *const const_noeviction[] = {"noeviction", NULL};
 
+/* Rows leave their trailing hooks (apply, validate) out when they have none. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 static const struct config_param params[] = {
     {"port", NULL, CFG_INT, &config.port, 0, 65535, CFG_IMMUTABLE, "P",
      "TCP port on the --bind addresses (default 6379; 0 = none)", NULL, NULL},
@@ -169,10 +175,23 @@ static const struct config_param params[] = {
      "sorted sets with a longer member use the indexed encoding (default 64)", NULL, NULL},
     {"set-max-intset-entries", NULL, CFG_INT, &set_limits.max_intset_entries, 0, LLONG_MAX, 0, "N",
      "sets of integers with more members use a hash table (default 512)", NULL, NULL},
-    /* Read by redis-benchmark and common clients; goblin-core keeps no
-     * persistence, evicts nothing, replicates nothing. */
-    {"save", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "", "persistence: always off", const_empty,
+    {"dir", NULL, CFG_STRING, &config.dir, 0, 0, 0, "DIR",
+     "directory of the RDB snapshot (default ./)", NULL, NULL, persist_validate_dir},
+    {"dbfilename", NULL, CFG_STRING, &config.dbfilename, 0, 0, 0, "FILE",
+     "RDB snapshot file name in --dir (default dump.rdb)", NULL, NULL, persist_validate_dbfilename},
+    {"save", NULL, CFG_STRING, &config.save, 0, 0, 0, "\"SEC CHANGES ...\"",
+     "snapshot (BGSAVE) after SEC seconds and CHANGES writes, per pair; \"\" = never "
+     "(default \"3600 1 300 100 60 10000\", as Redis 7.0)",
+     NULL, persist_apply_save_points, persist_validate_save_points},
+    {"rdbcompression", NULL, CFG_BOOL, &config.rdbcompression, 0, 0, 0, "yes|no",
+     "LZF-compress strings in snapshots (default yes)", NULL, NULL},
+    {"rdbchecksum", NULL, CFG_BOOL, &config.rdbchecksum, 0, 0, CFG_IMMUTABLE, "yes|no",
+     "write and verify the CRC-64 of snapshots (default yes)", NULL, NULL},
+    {"stop-writes-on-bgsave-error", NULL, CFG_BOOL, &config.stop_writes_on_bgsave_error, 0, 0, 0,
+     "yes|no", "refuse writes (MISCONF) while the last background save failed (default yes)", NULL,
      NULL},
+    /* Read by redis-benchmark and common clients; goblin-core evicts
+     * nothing, replicates nothing. */
     {"appendonly", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "", "persistence: always off", const_no,
      NULL},
     {"maxmemory", NULL, CFG_MEMORY, &config.maxmemory, 0, LLONG_MAX, 0, "BYTES",
@@ -182,6 +201,7 @@ static const struct config_param params[] = {
     {"maxmemory-policy", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "", "no eviction",
      const_noeviction, NULL},
 };
+#pragma GCC diagnostic pop
 
 #define PARAM_COUNT (sizeof params / sizeof params[0])
 
@@ -216,6 +236,12 @@ void config_init_defaults(void)
     config.loglevel = xstrdup("notice");
     config.enable_debug_command = xstrdup("no");
     config.daemonize = false;
+    config.dir = xstrdup("./");
+    config.dbfilename = xstrdup("dump.rdb");
+    config.save = xstrdup("3600 1 300 100 60 10000");
+    config.rdbcompression = true;
+    config.rdbchecksum = true;
+    config.stop_writes_on_bgsave_error = true;
 }
 
 static const struct config_param *param_find(const char *name, size_t len)
@@ -355,6 +381,7 @@ static const char *param_apply(const struct config_param *p, const char *value, 
             err = "argument must be 'yes' or 'no'";
         break;
     case CFG_STRING:
+        if (p->validate && (err = p->validate(text)) != NULL) break;
         xfree(*(char **)p->value);
         *(char **)p->value = xstrdup(text);
         break;

@@ -88,6 +88,14 @@ struct config {
     long long active_expire_effort;
     char *loglevel;
     bool daemonize; /* accepted for compatibility; must be "no" */
+
+    /* persistence (persist/persist.h) */
+    char *dir;
+    char *dbfilename;
+    char *save; /* "<seconds> <changes> ..." or "" */
+    bool rdbcompression;
+    bool rdbchecksum;
+    bool stop_writes_on_bgsave_error;
 };
 
 extern struct config config;

@@ -15,6 +15,7 @@
 #include "server/event_loop.h"
 #include "server/placement.h"
 #include "server/version.h"
+#include "persist/persist.h"
 #include "store/db.h"
 #include "transport/transport.h"
 #include "util/allocator.h"
@@ -94,6 +95,7 @@ bool server_start(void)
     if (!fit_maxclients_to_open_files_limit()) return false;
     command_table_init();
     keyspace_init((int)config.databases);
+    if (!persist_startup()) return false;
     if (!ev_init()) {
         log_warning("epoll_create1 failed: %m");
         return false;
@@ -152,6 +154,7 @@ void server_housekeeping(void)
         dict_rehash_for_us(&db->expires, 100);
     }
     conn_close_idle();
+    persist_housekeeping();
     transports_housekeeping();
     allocator_decay();
 }
@@ -160,6 +163,9 @@ void server_run(void)
 {
     ev_run(server_housekeeping, housekeeping_hz);
     log_notice("shutting down");
+    /* SIGINT/SIGTERM (SHUTDOWN has done this already): save when save
+     * points are configured, as Redis does. */
+    persist_prepare_shutdown(persist_has_save_points());
 }
 
 void server_stop(void)

@@ -1,0 +1,410 @@
+/* persist.c — SAVE, BGSAVE, save points, loading at start; see persist.h. */
+#include "persist/persist.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "persist/rdb.h"
+#include "server/config.h"
+#include "store/db.h"
+#include "util/allocator.h"
+#include "util/clock.h"
+#include "util/log.h"
+#include "util/numparse.h"
+#include "util/xmalloc.h"
+
+/* After a failed background save, save points wait this long before the
+ * next attempt (Redis's CONFIG_BGSAVE_RETRY_DELAY). */
+#define BGSAVE_RETRY_DELAY_S 5
+#define SAVE_POINTS_MAX 64
+
+struct save_point {
+    long long seconds;
+    long long changes;
+};
+
+static struct {
+    struct save_point points[SAVE_POINTS_MAX];
+    int npoints;
+    long long dirty_at_save;      /* keyspace.stats.dirty the last snapshot reflects */
+    long long dirty_at_fork;      /* ... the running child's snapshot reflects */
+    int64_t lastsave_s;           /* last successful save */
+    int64_t last_bgsave_try_s;    /* last BGSAVE attempt */
+    bool last_bgsave_ok;          /* rdb_last_bgsave_status */
+    bool scheduled;               /* BGSAVE SCHEDULE pending */
+    pid_t child;                  /* running BGSAVE child, or 0 */
+    int child_pipe;               /* read end: the child's copy-on-write bytes */
+    int64_t child_start_us;       /* monotonic */
+    long long last_bgsave_time_s; /* duration of the last one, -1 = none yet */
+    long long last_fork_us;
+    long long last_cow_bytes;
+    long long saves;            /* successful saves, either kind */
+    long long load_keys_loaded; /* last load's counts */
+    long long load_keys_expired;
+    bool shutdown_done;
+} st = {.last_bgsave_ok = true, .last_bgsave_time_s = -1, .child_pipe = -1};
+
+/* --- configuration --------------------------------------------------- */
+
+static const char *parse_save_points(const char *text, struct save_point *out, int *count)
+{
+    char *copy = xstrdup(text);
+    const char *err = NULL;
+    int n = 0;
+    long long pair[2];
+    int half = 0;
+    for (char *save = NULL, *tok = strtok_r(copy, " ", &save); tok;
+         tok = strtok_r(NULL, " ", &save)) {
+        if (!num_parse_ll(tok, strlen(tok), &pair[half]) || pair[half] < 0) {
+            err = "Invalid save parameters";
+            break;
+        }
+        if (half == 1) {
+            if (n == SAVE_POINTS_MAX) {
+                err = "too many save points";
+                break;
+            }
+            out[n].seconds = pair[0];
+            out[n].changes = pair[1];
+            n++;
+        }
+        half ^= 1;
+    }
+    if (!err && half) err = "Invalid save parameters";
+    xfree(copy);
+    *count = n;
+    return err;
+}
+
+const char *persist_validate_save_points(const char *text)
+{
+    struct save_point tmp[SAVE_POINTS_MAX];
+    int n;
+    return parse_save_points(text, tmp, &n);
+}
+
+void persist_apply_save_points(void)
+{
+    parse_save_points(config.save, st.points, &st.npoints);
+}
+
+bool persist_has_save_points(void)
+{
+    return st.npoints > 0;
+}
+
+const char *persist_validate_dir(const char *text)
+{
+    struct stat sb;
+    if (!*text) return "directory must not be empty";
+    if (stat(text, &sb) != 0 || !S_ISDIR(sb.st_mode)) return "No such file or directory";
+    return NULL;
+}
+
+const char *persist_validate_dbfilename(const char *text)
+{
+    if (strchr(text, '/')) return "dbfilename can't be a path, just a filename";
+    if (!*text) return "dbfilename can't be empty";
+    return NULL;
+}
+
+static void path_in_dir(char *out, size_t len, const char *name)
+{
+    size_t d = strlen(config.dir);
+    bool slash = d > 0 && config.dir[d - 1] == '/';
+    snprintf(out, len, "%s%s%s", config.dir, slash ? "" : "/", name);
+}
+
+static void rdb_paths(char *final, char *tmp, size_t len, pid_t pid)
+{
+    char name[64];
+    path_in_dir(final, len, config.dbfilename);
+    snprintf(name, sizeof name, "temp-%d.rdb", (int)pid);
+    path_in_dir(tmp, len, name);
+}
+
+/* --- loading --------------------------------------------------------- */
+
+static bool load_rdb(const char *path)
+{
+    struct rdb_load_info info;
+    char err[1024];
+    int64_t start = clock_mono_us();
+    enum rdb_file_status s = rdb_load_file(path, config.rdbchecksum, &info, err, sizeof err);
+    if (s == RDB_FILE_MISSING) {
+        log_notice("no snapshot at %s: starting empty", path);
+        return true;
+    }
+    if (s == RDB_FILE_ERROR) {
+        log_warning("cannot load the snapshot: %s", err);
+        return false;
+    }
+    st.load_keys_loaded = info.keys_loaded;
+    st.load_keys_expired = info.keys_expired;
+    log_notice("DB loaded from disk: %.3f seconds (%s, RDB v%d%s%s; %lld keys, %lld expired, "
+               "%lld empty skipped)",
+               (double)(clock_mono_us() - start) / 1e6, path, info.version,
+               info.redis_ver[0] ? ", redis-ver " : "", info.redis_ver, info.keys_loaded,
+               info.keys_expired, info.keys_empty);
+    return true;
+}
+
+bool persist_startup(void)
+{
+    const char *why = persist_validate_dir(config.dir);
+    if (why) {
+        log_warning("Can't chdir to '%s': %s (--dir)", config.dir, why);
+        return false;
+    }
+    persist_apply_save_points();
+    st.lastsave_s = clock_unix_ms() / 1000;
+    char path[4096], tmp[4096];
+    rdb_paths(path, tmp, sizeof path, getpid());
+    if (!load_rdb(path)) return false;
+    st.dirty_at_save = keyspace.stats.dirty;
+    return true;
+}
+
+/* --- saving ---------------------------------------------------------- */
+
+static void saved(long long dirty_then)
+{
+    st.dirty_at_save = dirty_then;
+    st.lastsave_s = clock_unix_ms() / 1000;
+    st.saves++;
+}
+
+bool persist_save(char *err, size_t err_len)
+{
+    if (st.child) {
+        snprintf(err, err_len, "Background save already in progress");
+        return false;
+    }
+    char path[4096], tmp[4096];
+    rdb_paths(path, tmp, sizeof path, getpid());
+    long long dirty = keyspace.stats.dirty;
+    if (!rdb_save_file(path, tmp, err, err_len)) {
+        log_warning("%s", err);
+        return false;
+    }
+    log_notice("DB saved on disk");
+    saved(dirty);
+    st.last_bgsave_ok = true; /* a good snapshot exists: writes may resume */
+    return true;
+}
+
+/* Private_Dirty of this process: in a fork child, the pages copied on
+ * write since the fork (both sides' writes count; as Redis's estimate). */
+static long long private_dirty_bytes(void)
+{
+    FILE *f = fopen("/proc/self/smaps_rollup", "r");
+    if (!f) return 0;
+    char line[256];
+    long long kb = 0, total = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "Private_Dirty: %lld kB", &kb) == 1) total += kb;
+    fclose(f);
+    return total * 1024;
+}
+
+static void child_main(int pipe_fd)
+{
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    char path[4096], tmp[4096], err[1024];
+    rdb_paths(path, tmp, sizeof path, getpid());
+    bool ok = rdb_save_file(path, tmp, err, sizeof err);
+    if (!ok) log_warning("background save failed: %s", err);
+    long long cow = private_dirty_bytes();
+    ssize_t w = write(pipe_fd, &cow, sizeof cow);
+    (void)w;
+    _exit(ok ? 0 : 1);
+}
+
+enum persist_bgsave_result persist_bgsave(void)
+{
+    if (st.child) return PERSIST_BGSAVE_IN_PROGRESS;
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        log_warning("Can't save in background: pipe: %s", strerror(errno));
+        return PERSIST_BGSAVE_FAILED;
+    }
+    st.last_bgsave_try_s = clock_unix_ms() / 1000;
+    int64_t start = clock_mono_us();
+    pid_t pid = fork();
+    if (pid < 0) {
+        log_warning("Can't save in background: fork: %s", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        st.last_bgsave_ok = false;
+        return PERSIST_BGSAVE_FAILED;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        child_main(fds[1]);
+    }
+    close(fds[1]);
+    st.last_fork_us = clock_mono_us() - start;
+    st.child = pid;
+    st.child_pipe = fds[0];
+    st.child_start_us = start;
+    st.dirty_at_fork = keyspace.stats.dirty;
+    st.scheduled = false;
+    log_notice("Background saving started by pid %d (fork took %lld us)", (int)pid,
+               st.last_fork_us);
+    return PERSIST_BGSAVE_STARTED;
+}
+
+void persist_schedule_bgsave(void)
+{
+    st.scheduled = true;
+}
+
+bool persist_bgsave_in_progress(void)
+{
+    return st.child != 0;
+}
+
+static void child_finished(int status)
+{
+    long long cow = 0;
+    if (read(st.child_pipe, &cow, sizeof cow) == (ssize_t)sizeof cow) st.last_cow_bytes = cow;
+    close(st.child_pipe);
+    st.child_pipe = -1;
+    st.last_bgsave_time_s = (clock_mono_us() - st.child_start_us) / 1000000;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        log_notice("Background saving terminated with success");
+        saved(st.dirty_at_fork);
+        st.last_bgsave_ok = true;
+    } else {
+        char path[4096], tmp[4096];
+        rdb_paths(path, tmp, sizeof path, st.child);
+        unlink(tmp);
+        if (WIFSIGNALED(status))
+            log_warning("Background saving terminated by signal %d", WTERMSIG(status));
+        else
+            log_warning("Background saving error");
+        st.last_bgsave_ok = false;
+    }
+    st.child = 0;
+}
+
+static bool save_point_reached(int64_t now_s)
+{
+    long long changes = keyspace.stats.dirty - st.dirty_at_save;
+    for (int i = 0; i < st.npoints; i++) {
+        const struct save_point *p = &st.points[i];
+        if (changes >= p->changes && now_s - st.lastsave_s > p->seconds &&
+            (st.last_bgsave_ok || now_s - st.last_bgsave_try_s > BGSAVE_RETRY_DELAY_S)) {
+            log_notice("%lld changes in %lld seconds. Saving...", p->changes, p->seconds);
+            return true;
+        }
+    }
+    return false;
+}
+
+void persist_housekeeping(void)
+{
+    if (st.child) {
+        int status;
+        pid_t r = waitpid(st.child, &status, WNOHANG);
+        if (r == st.child) child_finished(status);
+        if (st.child) return;
+    }
+    if (st.scheduled || save_point_reached(clock_unix_ms() / 1000)) persist_bgsave();
+}
+
+long long persist_lastsave(void)
+{
+    return st.lastsave_s;
+}
+
+bool persist_writes_refused(void)
+{
+    return config.stop_writes_on_bgsave_error && st.npoints > 0 && !st.last_bgsave_ok;
+}
+
+static void kill_child(void)
+{
+    if (!st.child) return;
+    char path[4096], tmp[4096];
+    rdb_paths(path, tmp, sizeof path, st.child);
+    kill(st.child, SIGKILL);
+    int status;
+    waitpid(st.child, &status, 0);
+    unlink(tmp);
+    close(st.child_pipe);
+    st.child_pipe = -1;
+    st.child = 0;
+    log_notice("There is a child saving an .rdb. Killing it!");
+}
+
+bool persist_prepare_shutdown(bool save)
+{
+    if (st.shutdown_done) return true;
+    kill_child();
+    st.shutdown_done = true;
+    if (!save) return true;
+    log_notice("Saving the final RDB snapshot before exiting.");
+    char err[1024];
+    if (!persist_save(err, sizeof err)) {
+        log_warning("Error trying to save the DB, can't exit.");
+        st.shutdown_done = false;
+        return false;
+    }
+    return true;
+}
+
+bool persist_debug_reload(char *err, size_t err_len)
+{
+    if (!persist_save(err, err_len)) return false;
+    keyspace_flush_all();
+    char path[4096], tmp[4096];
+    rdb_paths(path, tmp, sizeof path, getpid());
+    struct rdb_load_info info;
+    if (rdb_load_file(path, config.rdbchecksum, &info, err, err_len) != RDB_FILE_LOADED) {
+        log_warning("DEBUG RELOAD: %s", err);
+        return false;
+    }
+    st.dirty_at_save = keyspace.stats.dirty;
+    return true;
+}
+
+static void add_line(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void add_line(struct buf *b, const char *fmt, ...)
+{
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if (n >= (int)sizeof line) n = (int)sizeof line - 1;
+    buf_append(b, line, (size_t)n);
+    buf_append(b, "\r\n", 2);
+}
+
+void persist_info(struct buf *b)
+{
+    add_line(b, "rdb_changes_since_last_save:%lld", keyspace.stats.dirty - st.dirty_at_save);
+    add_line(b, "rdb_bgsave_in_progress:%d", st.child ? 1 : 0);
+    add_line(b, "rdb_last_save_time:%lld", (long long)st.lastsave_s);
+    add_line(b, "rdb_last_bgsave_status:%s", st.last_bgsave_ok ? "ok" : "err");
+    add_line(b, "rdb_last_bgsave_time_sec:%lld", st.last_bgsave_time_s);
+    add_line(b, "rdb_current_bgsave_time_sec:%lld",
+             st.child ? (clock_mono_us() - st.child_start_us) / 1000000 : -1LL);
+    add_line(b, "rdb_saves:%lld", st.saves);
+    add_line(b, "rdb_last_cow_size:%lld", st.last_cow_bytes);
+    add_line(b, "rdb_last_load_keys_expired:%lld", st.load_keys_expired);
+    add_line(b, "rdb_last_load_keys_loaded:%lld", st.load_keys_loaded);
+}

@@ -1,0 +1,84 @@
+/*
+ * persist.h — when and where snapshots are taken: SAVE, BGSAVE by fork(),
+ * save points, loading at start, shutdown saves, and the state INFO
+ * persistence reports. The format itself is rdb.h.
+ *
+ * Background saves fork the whole process: the child writes
+ * <dir>/temp-<child pid>.rdb from its copy-on-write view of the keyspace,
+ * fsyncs it and renames it over <dir>/<dbfilename>, so the file on disk is
+ * the previous snapshot or the complete new one at any instant, a SIGKILL
+ * of either process included. The parent keeps serving every transport
+ * (polled rings too) and reaps the child in housekeeping.
+ *
+ * Hazards (also in docs/persistence.md):
+ *   - fork() copies the page tables: its cost grows with the resident set
+ *     (about 10-20 ms per GB on current x86), paid on the server thread.
+ *   - Every page the parent writes while the child runs is copied once
+ *     (rdb_last_cow_size); a write-heavy load can double memory at worst.
+ *   - Memory locks are not inherited by the child; the parent's locked
+ *     pages stay locked, and a page copied on write is locked again in
+ *     the parent (MCL_FUTURE), so --mlockall adds no failure mode but the
+ *     copies count against RLIMIT_MEMLOCK.
+ */
+#ifndef GOBLIN_PERSIST_H
+#define GOBLIN_PERSIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+
+/* Config hooks (server/config.c rows). */
+const char *persist_validate_dir(const char *text);
+const char *persist_validate_dbfilename(const char *text);
+const char *persist_validate_save_points(const char *text);
+void persist_apply_save_points(void);
+
+/* At startup, after the keyspace exists: loads <dir>/<dbfilename> if it
+ * exists. False (after logging the reason, which names the key and type
+ * when a value is at fault) when the server must not start. */
+bool persist_startup(void);
+
+/* SAVE on the server thread. False with err set. */
+bool persist_save(char *err, size_t err_len);
+
+enum persist_bgsave_result {
+    PERSIST_BGSAVE_STARTED,
+    PERSIST_BGSAVE_IN_PROGRESS, /* a save is already running */
+    PERSIST_BGSAVE_FAILED,      /* fork() failed */
+};
+
+/* BGSAVE: forks a child that writes the snapshot. */
+enum persist_bgsave_result persist_bgsave(void);
+
+/* BGSAVE SCHEDULE: run a BGSAVE as soon as the running one ends. */
+void persist_schedule_bgsave(void);
+
+bool persist_bgsave_in_progress(void);
+
+/* Housekeeping: reaps a finished child, runs a scheduled save, checks the
+ * save points. */
+void persist_housekeeping(void);
+
+/* Unix time (seconds) of the last successful save (LASTSAVE). */
+long long persist_lastsave(void);
+
+/* Whether writes must be refused (stop-writes-on-bgsave-error). */
+bool persist_writes_refused(void);
+
+/* SHUTDOWN and SIGTERM: stops a running child (its temp file removed)
+ * and, when `save` (SHUTDOWN SAVE, or save points configured and not
+ * NOSAVE), saves. False when that save failed. */
+bool persist_prepare_shutdown(bool save);
+
+/* Whether any save point is configured (SHUTDOWN's default). */
+bool persist_has_save_points(void);
+
+/* DEBUG RELOAD: save, empty the keyspace, load the file back. */
+bool persist_debug_reload(char *err, size_t err_len);
+
+/* INFO persistence lines, appended to b (each with its CRLF). */
+void persist_info(struct buf *b);
+
+#endif

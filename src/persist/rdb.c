@@ -1,0 +1,412 @@
+/* rdb.c — RDB files and DUMP payloads; see rdb.h. */
+#include "persist/rdb.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "persist/crc64.h"
+#include "server/config.h"
+#include "server/version.h"
+#include "store/db.h"
+#include "util/clock.h"
+#include "util/xmalloc.h"
+
+/* Opcodes (rdb.h, Redis 7.0). */
+#define RDB_OPCODE_FUNCTION2 245
+#define RDB_OPCODE_FUNCTION_PRE_GA 246
+#define RDB_OPCODE_MODULE_AUX 247
+#define RDB_OPCODE_IDLE 248
+#define RDB_OPCODE_FREQ 249
+#define RDB_OPCODE_AUX 250
+#define RDB_OPCODE_RESIZEDB 251
+#define RDB_OPCODE_EXPIRETIME_MS 252
+#define RDB_OPCODE_EXPIRETIME 253
+#define RDB_OPCODE_SELECTDB 254
+#define RDB_OPCODE_EOF 255
+
+/* --- writing --------------------------------------------------------- */
+
+static void write_aux(struct rdb_writer *w, const char *key, const char *value)
+{
+    rdbw_u8(w, RDB_OPCODE_AUX);
+    rdbw_string(w, key, strlen(key));
+    rdbw_string(w, value, strlen(value));
+}
+
+static void write_aux_ll(struct rdb_writer *w, const char *key, long long value)
+{
+    rdbw_u8(w, RDB_OPCODE_AUX);
+    rdbw_string(w, key, strlen(key));
+    rdbw_string_ll(w, value);
+}
+
+static void write_key(struct kv *kv, void *arg)
+{
+    struct rdb_writer *w = arg;
+    if (kv->expire_ms) {
+        rdbw_u8(w, RDB_OPCODE_EXPIRETIME_MS);
+        rdbw_u64le(w, (uint64_t)kv->expire_ms);
+    }
+    rdb_value_save(w, kv, true);
+}
+
+bool rdb_write_keyspace(struct rdb_writer *w, bool checksum)
+{
+    char magic[16];
+    snprintf(magic, sizeof magic, "REDIS%04d", RDB_VERSION);
+    rdbw_raw(w, magic, 9);
+    write_aux(w, "redis-ver", GOBLIN_REDIS_VERSION);
+    write_aux_ll(w, "redis-bits", (long long)sizeof(void *) * 8);
+    write_aux_ll(w, "ctime", (long long)time(NULL));
+    write_aux_ll(w, "used-mem", (long long)xmalloc_used_bytes());
+    write_aux_ll(w, "aof-base", 0);
+    for (int i = 0; i < keyspace.count; i++) {
+        struct db *db = keyspace_db(i);
+        if (dict_size(&db->keys) == 0) continue;
+        rdbw_u8(w, RDB_OPCODE_SELECTDB);
+        rdbw_len(w, (uint64_t)i);
+        rdbw_u8(w, RDB_OPCODE_RESIZEDB);
+        rdbw_len(w, dict_size(&db->keys));
+        rdbw_len(w, dict_size(&db->expires));
+        db_foreach_key(db, write_key, w);
+        if (w->error) return false;
+    }
+    rdbw_u8(w, RDB_OPCODE_EOF);
+    if (!rdbw_flush(w)) return false;
+    uint64_t crc = 0;
+    if (checksum) crc = w->fd >= 0 ? w->crc : crc64(0, buf_head(&w->buf), buf_len(&w->buf));
+    rdbw_u64le(w, crc);
+    return rdbw_flush(w);
+}
+
+static bool fsync_dir_of(const char *path)
+{
+    char *copy = xstrdup(path);
+    int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY);
+    xfree(copy);
+    if (fd < 0) return false;
+    bool ok = fsync(fd) == 0;
+    close(fd);
+    return ok;
+}
+
+bool rdb_save_file(const char *path, const char *tmp_path, char *err, size_t err_len)
+{
+    int fd = open(tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        snprintf(err, err_len,
+                 "Failed opening the temp RDB file %s (in server root dir %s) for "
+                 "saving: %s",
+                 tmp_path, config.dir, strerror(errno));
+        return false;
+    }
+    struct rdb_writer w;
+    rdbw_init(&w, fd, config.rdbcompression);
+    bool ok = rdb_write_keyspace(&w, config.rdbchecksum);
+    const char *step = "Write error saving DB on disk";
+    int e = w.error;
+    if (ok && fsync(fd) != 0) {
+        ok = false;
+        e = errno;
+        step = "fsync of the temp RDB file failed";
+    }
+    rdbw_free(&w);
+    if (close(fd) != 0 && ok) {
+        ok = false;
+        e = errno;
+        step = "close of the temp RDB file failed";
+    }
+    if (ok && rename(tmp_path, path) != 0) {
+        ok = false;
+        e = errno;
+        step = "Error moving temp DB file on the final destination";
+    }
+    if (!ok) {
+        snprintf(err, err_len, "%s (%s -> %s): %s", step, tmp_path, path, strerror(e));
+        unlink(tmp_path);
+        return false;
+    }
+    fsync_dir_of(path); /* the rename is durable once the directory is */
+    return true;
+}
+
+/* --- loading --------------------------------------------------------- */
+
+/* The key as it may appear in a message: printable bytes, at most 64. */
+static void quote_key(const char *key, size_t len, char *out, size_t out_len)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < len && o + 5 < out_len; i++) {
+        unsigned char c = (unsigned char)key[i];
+        if (i == 64) {
+            o += (size_t)snprintf(out + o, out_len - o, "...");
+            break;
+        }
+        if (c >= 0x20 && c < 0x7f && c != '\'')
+            out[o++] = (char)c;
+        else
+            o += (size_t)snprintf(out + o, out_len - o, "\\x%02x", c);
+    }
+    out[o] = '\0';
+}
+
+struct load_state {
+    struct rdb_reader r;
+    struct rdb_load_info *info;
+    struct db *db;
+    int64_t expire_ms; /* pending EXPIRETIME for the next key, or -1 */
+    int64_t now_ms;
+};
+
+static bool load_aux(struct load_state *s)
+{
+    struct rdb_str k, v;
+    if (!rdbr_string(&s->r, &k)) return false;
+    if (!rdbr_string(&s->r, &v)) {
+        rdb_str_free(&k);
+        return false;
+    }
+    if (k.len == 9 && memcmp(k.ptr, "redis-ver", 9) == 0) {
+        size_t n = v.len < sizeof s->info->redis_ver - 1 ? v.len : sizeof s->info->redis_ver - 1;
+        memcpy(s->info->redis_ver, v.ptr, n);
+        s->info->redis_ver[n] = '\0';
+    }
+    /* Other fields (ctime, used-mem, repl-*, aof-base, lua scripts) carry
+     * nothing this server restores. */
+    rdb_str_free(&k);
+    rdb_str_free(&v);
+    return true;
+}
+
+static bool load_key(struct load_state *s, unsigned type)
+{
+    struct rdb_str key;
+    size_t at = s->r.pos;
+    if (!rdbr_string(&s->r, &key)) return false;
+    struct kv *kv;
+    enum rdb_load_status st = rdb_value_load(&s->r, type, key.ptr, key.len, &kv);
+    char quoted[300];
+    if (st == RDB_VALUE_ERROR) {
+        quote_key(key.ptr, key.len, quoted, sizeof quoted);
+        char why[sizeof s->r.err];
+        memcpy(why, s->r.err, sizeof why);
+        s->r.err[0] = '\0';
+        rdbr_fail(&s->r, "key '%s' (%s, at offset %zu): %s", quoted, rdb_type_name(type), at, why);
+        rdb_str_free(&key);
+        return false;
+    }
+    int64_t expire = s->expire_ms;
+    s->expire_ms = -1;
+    if (st == RDB_VALUE_EMPTY) {
+        s->info->keys_empty++;
+    } else if (expire >= 0 && expire <= s->now_ms) {
+        s->info->keys_expired++;
+        kv_free(kv);
+    } else if (db_lookup_quiet(s->db, key.ptr, key.len)) {
+        quote_key(key.ptr, key.len, quoted, sizeof quoted);
+        kv_free(kv);
+        rdbr_fail(&s->r, "duplicate key '%s' in database %d", quoted, s->db->id);
+    } else {
+        db_add(s->db, kv);
+        if (expire >= 0) db_set_expire(s->db, kv, expire);
+        s->info->keys_loaded++;
+    }
+    rdb_str_free(&key);
+    return !s->r.err[0];
+}
+
+bool rdb_load_buffer(const void *data, size_t len, bool verify_checksum, struct rdb_load_info *info,
+                     char *err, size_t err_len)
+{
+    struct load_state s = {.info = info, .db = keyspace_db(0), .expire_ms = -1};
+    memset(info, 0, sizeof *info);
+    s.now_ms = clock_unix_ms();
+    struct rdb_reader *r = &s.r;
+    rdbr_init(r, data, len);
+    const unsigned char *magic;
+    if (!rdbr_bytes(r, 9, &magic) || memcmp(magic, "REDIS", 5) != 0) {
+        snprintf(err, err_len, "Wrong signature trying to load DB from file");
+        return false;
+    }
+    int version = 0;
+    for (int i = 5; i < 9; i++) {
+        if (magic[i] < '0' || magic[i] > '9') {
+            snprintf(err, err_len, "Wrong signature trying to load DB from file");
+            return false;
+        }
+        version = version * 10 + (magic[i] - '0');
+    }
+    info->version = version;
+    if (version < 1 || version > RDB_VERSION) {
+        snprintf(err, err_len, "Can't handle RDB format version %d", version);
+        return false;
+    }
+    for (;;) {
+        unsigned op;
+        uint64_t a, b;
+        if (!rdbr_u8(r, &op)) break;
+        if (op == RDB_OPCODE_EOF) break;
+        switch (op) {
+        case RDB_OPCODE_EXPIRETIME: {
+            uint32_t secs;
+            if (rdbr_u32le(r, &secs)) s.expire_ms = (int64_t)secs * 1000;
+            continue;
+        }
+        case RDB_OPCODE_EXPIRETIME_MS:
+            if (rdbr_u64le(r, &a)) s.expire_ms = a > INT64_MAX ? INT64_MAX : (int64_t)a;
+            continue;
+        case RDB_OPCODE_FREQ:
+            rdbr_u8(r, &op);
+            continue;
+        case RDB_OPCODE_IDLE:
+            rdbr_len(r, &a, NULL);
+            continue;
+        case RDB_OPCODE_SELECTDB:
+            if (!rdbr_len(r, &a, NULL)) break;
+            if (a >= (uint64_t)keyspace.count)
+                rdbr_fail(r,
+                          "FATAL: Data file was created with a Redis server configured to "
+                          "handle more than %d databases. Exiting",
+                          keyspace.count);
+            else
+                s.db = keyspace_db((int)a);
+            continue;
+        case RDB_OPCODE_RESIZEDB:
+            if (rdbr_len(r, &a, NULL)) rdbr_len(r, &b, NULL);
+            continue;
+        case RDB_OPCODE_AUX:
+            load_aux(&s);
+            continue;
+        case RDB_OPCODE_MODULE_AUX:
+            rdbr_fail(r,
+                      "the file holds module data (opcode %u at offset %zu), which goblin-core "
+                      "cannot load",
+                      op, r->pos - 1);
+            continue;
+        case RDB_OPCODE_FUNCTION2:
+        case RDB_OPCODE_FUNCTION_PRE_GA:
+            rdbr_fail(r,
+                      "the file holds Redis Functions (opcode %u at offset %zu), which "
+                      "goblin-core does not implement",
+                      op, r->pos - 1);
+            continue;
+        default:
+            if (!rdb_type_known(op)) {
+                rdbr_fail(r, "unknown opcode or value type %u at offset %zu", op, r->pos - 1);
+                continue;
+            }
+            load_key(&s, op);
+            continue;
+        }
+        break;
+    }
+    if (!r->err[0] && version >= 5) {
+        size_t covered = r->pos;
+        uint64_t stored;
+        if (rdbr_u64le(r, &stored) && verify_checksum && stored != 0) {
+            uint64_t actual = crc64(0, data, covered);
+            if (actual != stored)
+                rdbr_fail(r, "Wrong RDB checksum expected: (%016llx) got: (%016llx)",
+                          (unsigned long long)stored, (unsigned long long)actual);
+            else
+                info->checksum_verified = true;
+        }
+    }
+    if (r->err[0]) {
+        snprintf(err, err_len, "%s", r->err);
+        return false;
+    }
+    return true;
+}
+
+enum rdb_file_status rdb_load_file(const char *path, bool verify_checksum,
+                                   struct rdb_load_info *info, char *err, size_t err_len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT) return RDB_FILE_MISSING;
+        snprintf(err, err_len, "cannot open %s: %s", path, strerror(errno));
+        return RDB_FILE_ERROR;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        snprintf(err, err_len, "cannot stat %s: %s", path, strerror(errno));
+        close(fd);
+        return RDB_FILE_ERROR;
+    }
+    if (st.st_size == 0) {
+        close(fd);
+        snprintf(err, err_len, "%s is empty (Short read or OOM loading DB)", path);
+        return RDB_FILE_ERROR;
+    }
+    void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED) {
+        snprintf(err, err_len, "cannot map %s: %s", path, strerror(errno));
+        return RDB_FILE_ERROR;
+    }
+    madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+    char why[512];
+    bool ok = rdb_load_buffer(map, (size_t)st.st_size, verify_checksum, info, why, sizeof why);
+    munmap(map, (size_t)st.st_size);
+    if (!ok) {
+        snprintf(err, err_len, "%s: %s", path, why);
+        return RDB_FILE_ERROR;
+    }
+    return RDB_FILE_LOADED;
+}
+
+/* --- DUMP / RESTORE payloads ------------------------------------------ */
+
+void rdb_dump_payload(const struct kv *kv, bool compress, struct buf *out)
+{
+    struct rdb_writer w;
+    rdbw_init(&w, -1, compress);
+    rdb_value_save(&w, kv, false);
+    rdbw_u8(&w, RDB_VERSION & 0xff);
+    rdbw_u8(&w, (RDB_VERSION >> 8) & 0xff);
+    rdbw_u64le(&w, crc64(0, buf_head(&w.buf), buf_len(&w.buf)));
+    buf_append(out, buf_head(&w.buf), buf_len(&w.buf));
+    rdbw_free(&w);
+}
+
+bool rdb_payload_verify(const void *p, size_t len)
+{
+    const unsigned char *b = p;
+    if (len < 10) return false;
+    unsigned version = b[len - 10] | (unsigned)b[len - 9] << 8;
+    if (version > RDB_VERSION) return false;
+    uint64_t stored = 0;
+    for (int i = 7; i >= 0; i--) stored = stored << 8 | b[len - 8 + i];
+    return crc64(0, p, len - 8) == stored;
+}
+
+bool rdb_payload_decode(const void *p, size_t len, const char *key, size_t key_len, struct kv **out,
+                        char *why, size_t why_len)
+{
+    struct rdb_reader r;
+    rdbr_init(&r, p, len - 10);
+    unsigned type;
+    *out = NULL;
+    enum rdb_load_status st = RDB_VALUE_ERROR;
+    if (rdbr_u8(&r, &type)) st = rdb_value_load(&r, type, key, key_len, out);
+    if (st == RDB_VALUE_OK && rdbr_left(&r) != 0) {
+        kv_free(*out);
+        *out = NULL;
+        rdbr_fail(&r, "%zu bytes after the value", rdbr_left(&r));
+        st = RDB_VALUE_ERROR;
+    }
+    if (st == RDB_VALUE_EMPTY) rdbr_fail(&r, "empty value");
+    if (st != RDB_VALUE_OK) {
+        snprintf(why, why_len, "%s", r.err);
+        return false;
+    }
+    return true;
+}

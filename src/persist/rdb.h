@@ -1,0 +1,70 @@
+/*
+ * rdb.h — whole-keyspace snapshots and single-value payloads in Redis 7.0's
+ * RDB format (version 10), so redis-server, redis-check-rdb and goblin-core
+ * read each other's files.
+ *
+ * File layout: "REDIS0010", AUX fields (redis-ver, redis-bits, ctime,
+ * used-mem, aof-base), then per non-empty database SELECTDB and RESIZEDB,
+ * each key as [EXPIRETIME_MS][type][key][value], EOF, and the CRC-64 of
+ * everything before it (zero when rdbchecksum is off; a zero checksum is
+ * not verified on load, as in Redis).
+ *
+ * DUMP payload: [type][value][RDB version u16 LE][CRC-64 LE], the CRC over
+ * all that precedes it.
+ *
+ * Loading works on the whole input in memory (the file is mapped); keys
+ * whose TTL has passed are dropped, as a Redis master drops them. Errors
+ * name the offset and, inside a value, the key and its type.
+ */
+#ifndef GOBLIN_RDB_H
+#define GOBLIN_RDB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "persist/rdb_io.h"
+#include "persist/rdb_value.h"
+#include "store/kv.h"
+
+struct rdb_load_info {
+    int version;            /* RDB version of the input */
+    long long keys_loaded;  /* added to the keyspace */
+    long long keys_expired; /* skipped: TTL already past */
+    long long keys_empty;   /* skipped: a container without elements */
+    char redis_ver[32];     /* the redis-ver AUX field, if any */
+    bool checksum_verified;
+};
+
+/* Writes the keyspace as an RDB file to w (header to checksum). False when
+ * a write failed (w->error has the errno). */
+bool rdb_write_keyspace(struct rdb_writer *w, bool checksum);
+
+/* SAVE: writes the keyspace to `tmp_path`, fsyncs it, renames it to
+ * `path` and fsyncs the directory, so `path` holds either the previous
+ * snapshot or the complete new one at every instant. False with err set. */
+bool rdb_save_file(const char *path, const char *tmp_path, char *err, size_t err_len);
+
+/* Loads an RDB image into the keyspace (added to what is there; a key that
+ * already exists is an error). False with err set; the keys read before
+ * the error stay loaded (callers at startup exit; tests flush). */
+bool rdb_load_buffer(const void *data, size_t len, bool verify_checksum, struct rdb_load_info *info,
+                     char *err, size_t err_len);
+
+enum rdb_file_status { RDB_FILE_LOADED, RDB_FILE_MISSING, RDB_FILE_ERROR };
+
+/* Maps `path` and loads it (RDB_FILE_MISSING when it does not exist). */
+enum rdb_file_status rdb_load_file(const char *path, bool verify_checksum,
+                                   struct rdb_load_info *info, char *err, size_t err_len);
+
+/* DUMP: kv's value as a payload appended to out. */
+void rdb_dump_payload(const struct kv *kv, bool compress, struct buf *out);
+
+/* Checks a payload's footer (version at most ours, CRC-64 matches). */
+bool rdb_payload_verify(const void *p, size_t len);
+
+/* RESTORE: decodes a verified payload into a new kv named key. False with
+ * *why set when the body is malformed or has bytes left over. */
+bool rdb_payload_decode(const void *p, size_t len, const char *key, size_t key_len, struct kv **out,
+                        char *why, size_t why_len);
+
+#endif
