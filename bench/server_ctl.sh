@@ -61,14 +61,15 @@ server_start() {
         rm -f "$SERVER_SOCKET"
         case $kind in
         goblin) cmd=("$GOBLIN_SERVER" --port "$SERVER_PORT" --bind 127.0.0.1
-                     --unixsocket "$SERVER_SOCKET" "${extra[@]}") ;;
+                     --unixsocket "$SERVER_SOCKET" --save '' --dir "$dir" "${extra[@]}") ;;
         goblin-base)
             [ -x "${GOBLIN_BASE_SERVER:-}" ] || { echo "server_start: GOBLIN_BASE_SERVER is not set" >&2; return 2; }
             cmd=("$GOBLIN_BASE_SERVER" --port "$SERVER_PORT" --bind 127.0.0.1
                  --unixsocket "$SERVER_SOCKET" "${extra[@]}") ;;
         goblin-spin|goblin-block)
             cmd=("$GOBLIN_SERVER" --port "$SERVER_PORT" --bind 127.0.0.1
-                 --unixsocket "$SERVER_SOCKET" --idle-strategy "${kind#goblin-}" "${extra[@]}") ;;
+                 --unixsocket "$SERVER_SOCKET" --save '' --dir "$dir"
+                 --idle-strategy "${kind#goblin-}" "${extra[@]}") ;;
         redis) cmd=("$REDIS_SERVER" --port "$SERVER_PORT" --bind 127.0.0.1
                     --unixsocket "$SERVER_SOCKET" --save '' --appendonly no
                     --daemonize no --dir "$dir") ;;

@@ -192,7 +192,7 @@ bool persist_save(char *err, size_t err_len)
     char path[4096], tmp[4096];
     rdb_paths(path, tmp, sizeof path, getpid());
     long long dirty = keyspace.stats.dirty;
-    if (!rdb_save_file(path, tmp, err, err_len)) {
+    if (!rdb_save_file(path, tmp, config.rdbcompression, config.rdbchecksum, err, err_len)) {
         log_warning("%s", err);
         return false;
     }
@@ -222,7 +222,7 @@ static void child_main(int pipe_fd)
     signal(SIGTERM, SIG_DFL);
     char path[4096], tmp[4096], err[1024];
     rdb_paths(path, tmp, sizeof path, getpid());
-    bool ok = rdb_save_file(path, tmp, err, sizeof err);
+    bool ok = rdb_save_file(path, tmp, config.rdbcompression, config.rdbchecksum, err, sizeof err);
     if (!ok) log_warning("background save failed: %s", err);
     long long cow = private_dirty_bytes();
     ssize_t w = write(pipe_fd, &cow, sizeof cow);

@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "persist/crc64.h"
-#include "server/config.h"
 #include "server/version.h"
 #include "store/db.h"
 #include "util/clock.h"
@@ -97,19 +96,18 @@ static bool fsync_dir_of(const char *path)
     return ok;
 }
 
-bool rdb_save_file(const char *path, const char *tmp_path, char *err, size_t err_len)
+bool rdb_save_file(const char *path, const char *tmp_path, bool compress, bool checksum, char *err,
+                   size_t err_len)
 {
     int fd = open(tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
-        snprintf(err, err_len,
-                 "Failed opening the temp RDB file %s (in server root dir %s) for "
-                 "saving: %s",
-                 tmp_path, config.dir, strerror(errno));
+        snprintf(err, err_len, "Failed opening the temp RDB file %s for saving: %s", tmp_path,
+                 strerror(errno));
         return false;
     }
     struct rdb_writer w;
-    rdbw_init(&w, fd, config.rdbcompression);
-    bool ok = rdb_write_keyspace(&w, config.rdbchecksum);
+    rdbw_init(&w, fd, compress);
+    bool ok = rdb_write_keyspace(&w, checksum);
     const char *step = "Write error saving DB on disk";
     int e = w.error;
     if (ok && fsync(fd) != 0) {

@@ -41,8 +41,11 @@ bool rdb_write_keyspace(struct rdb_writer *w, bool checksum);
 
 /* SAVE: writes the keyspace to `tmp_path`, fsyncs it, renames it to
  * `path` and fsyncs the directory, so `path` holds either the previous
- * snapshot or the complete new one at every instant. False with err set. */
-bool rdb_save_file(const char *path, const char *tmp_path, char *err, size_t err_len);
+ * snapshot or the complete new one at every instant. `compress`: LZF
+ * (rdbcompression); `checksum`: the CRC-64 trailer (rdbchecksum). False
+ * with err set. */
+bool rdb_save_file(const char *path, const char *tmp_path, bool compress, bool checksum, char *err,
+                   size_t err_len);
 
 /* Loads an RDB image into the keyspace (added to what is there; a key that
  * already exists is an error). False with err set; the keys read before

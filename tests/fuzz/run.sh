@@ -49,6 +49,8 @@ cflags=(-std=c17 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
     -Wall -Wextra -Wno-unused-parameter -Werror
     -I"$root/src" -I"$root/include")
+# Libraries a harness's sources may use (LZF: the RDB string encoding).
+read -r -a libs <<<"$(pkg-config --cflags --libs liblzf) -lm"
 
 # build HARNESS: compiles $out/bin/HARNESS when it or any source it names changed.
 build() {
@@ -69,7 +71,7 @@ build() {
     done
     if [ "$stale" -eq 1 ]; then
         echo "fuzz: building $name"
-        "$cc" "${cflags[@]}" -o "$bin.tmp" "${sources[@]}" -lm
+        "$cc" "${cflags[@]}" -o "$bin.tmp" "${sources[@]}" "${libs[@]}"
         mv "$bin.tmp" "$bin"
     fi
 }

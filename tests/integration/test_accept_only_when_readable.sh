@@ -30,7 +30,7 @@ check_mode() {  # check_mode NAME SERVER-FLAGS...
     port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
     strace -f -qq -e trace=accept,accept4 -o "$trace" \
-        "$bin" --port "$port" --mlockall no "$@" \
+        "$bin" --port "$port" --mlockall no --save "" "$@" \
         >"$dir/server.log" 2>&1 &
     pid=$!
     for _ in $(seq 1 500); do "$cli" -p "$port" PING >/dev/null 2>&1 && break; sleep 0.02; done

@@ -16,7 +16,7 @@ LOG=$DIR/server.log
 source "$(dirname "$0")/../lib/testlib.sh"
 
 launch_server() {
-    "$GOBLIN_SERVER" --port "$PORT" --unixsocket "$SOCK" >"$LOG" 2>&1 &
+    "$GOBLIN_SERVER" --port "$PORT" --unixsocket "$SOCK" --save "" >"$LOG" 2>&1 &
     PID=$!
 }
 

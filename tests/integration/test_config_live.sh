@@ -23,7 +23,7 @@ cleanup() {
 }
 trap cleanup EXIT
 launch_server() {
-    "$bin" --port "$PORT" --mlockall no --idle-strategy adaptive --idle-spin-us 1 >"$LOG" 2>&1 &
+    "$bin" --port "$PORT" --mlockall no --save "" --idle-strategy adaptive --idle-spin-us 1 >"$LOG" 2>&1 &
     PID=$!
 }
 start_server launch_server

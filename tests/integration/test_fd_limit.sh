@@ -19,7 +19,7 @@ trap cleanup EXIT
 
 # A subshell with a hard limit of 64: the server cannot raise it.
 launch_server() {
-    (ulimit -Sn 64; ulimit -Hn 64; exec "$bin" --port "$PORT" --mlockall no >"$LOG" 2>&1) &
+    (ulimit -Sn 64; ulimit -Hn 64; exec "$bin" --port "$PORT" --mlockall no --save "" >"$LOG" 2>&1) &
     PID=$!
 }
 start_server launch_server

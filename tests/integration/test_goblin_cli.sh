@@ -11,7 +11,7 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; [ -f "$dir/server.log" ] && cat "$dir/server.log" >&2; exit 1; }
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
-"$bin" --port "$port" --unixsocket "$dir/s.sock" --ring "$dir/r.ring" 16k --cpu 0 --numa 0 \
+"$bin" --port "$port" --save "" --unixsocket "$dir/s.sock" --ring "$dir/r.ring" 16k --cpu 0 --numa 0 \
     --mlockall no >"$dir/server.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 500); do "$cli" -p "$port" PING >/dev/null 2>&1 && break; sleep 0.02; done

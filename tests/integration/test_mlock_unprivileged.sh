@@ -44,7 +44,7 @@ chmod 755 "$DIR" "$DIR/goblin-core"
 launch_server() {
     (
         ulimit -l 8192 || exit 1
-        exec "${as_user[@]}" "$DIR/goblin-core" --port "$PORT"
+        exec "${as_user[@]}" "$DIR/goblin-core" --port "$PORT" --save ""
     ) >"$LOG" 2>&1 &
     PID=$!
 }

@@ -25,7 +25,7 @@ fail() {
 start_server() {
     for _ in 1 2 3 4 5 6 7 8 9 10; do
         port=$((20000 + RANDOM % 40000))
-        "$GOBLIN_SERVER" --port "$port" >"$dir/server.log" 2>&1 &
+        "$GOBLIN_SERVER" --port "$port" --save "" >"$dir/server.log" 2>&1 &
         server_pid=$!
         for _ in $(seq 1 200); do
             if redis-cli -p "$port" ping 2>/dev/null | grep -q PONG; then return 0; fi

@@ -122,6 +122,12 @@ static void start_once(struct test_server *s, enum test_server_kind kind, const 
         argv[argc++] = port;
         argv[argc++] = "--unixsocket";
         argv[argc++] = s->unix_path;
+        /* Snapshots (SHUTDOWN, SIGTERM, save points) stay in the test's
+         * own directory and are off unless a test asks (later flags win). */
+        argv[argc++] = "--save";
+        argv[argc++] = "";
+        argv[argc++] = "--dir";
+        argv[argc++] = s->dir;
     } else {
         const char *bin = getenv("REDIS_SERVER");
         argv[argc++] = bin ? bin : "redis-server";

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# tests/fuzz/make_rdb_seeds.sh — regenerates tests/fuzz/corpus/fuzz_rdb/:
+# small RDB files written by redis-server 7.0 and by goblin-core (every
+# type and encoding both implement, TTLs, two databases, compressed or
+# not), and DUMP payloads of one value of each kind from redis-server.
+#   tests/fuzz/make_rdb_seeds.sh [GOBLIN_SERVER]   (default build/goblin-core)
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+goblin="${1:-$root/build/goblin-core}"
+out="$here/corpus/fuzz_rdb"
+tmp=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
+mkdir -p "$out"
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_up() { for _ in $(seq 100); do redis-cli -p "$1" PING >/dev/null 2>&1 && return; sleep 0.05; done; exit 1; }
+
+fill() {
+    local c=(redis-cli -p "$1")
+    "${c[@]}" SET int 12345 >/dev/null
+    "${c[@]}" SET str hello >/dev/null
+    "${c[@]}" SET long "$(printf 'abcabcabc%.0s' {1..10})" >/dev/null
+    "${c[@]}" SET ttl v PX 99999999 >/dev/null
+    "${c[@]}" HSET h a 1 b two c -300 >/dev/null
+    "${c[@]}" HSET hbig f "$(printf 'x%.0s' {1..80})" >/dev/null
+    "${c[@]}" ZADD z 1 a 2.5 b -inf c 1e100 d >/dev/null
+    "${c[@]}" ZADD zbig 1 "$(printf 'm%.0s' {1..80})" 2 n >/dev/null
+    "${c[@]}" -n 3 SET other db3 >/dev/null
+}
+
+for comp in yes no; do
+    p=$(port)
+    redis-server --port "$p" --dir "$tmp" --save "" --appendonly no --rdbcompression "$comp" \
+        --dbfilename "redis-$comp.rdb" >/dev/null &
+    wait_up "$p"
+    fill "$p"
+    redis-cli -p "$p" SAVE >/dev/null
+    if [ "$comp" = yes ]; then
+        for k in int str long h hbig z zbig; do
+            python3 - "$p" "$k" "$out/dump-$k" <<'PY'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+k = sys.argv[2].encode()
+s.sendall(b"*2\r\n$4\r\nDUMP\r\n$%d\r\n%s\r\n" % (len(k), k))
+f = s.makefile("rb")
+n = int(f.readline()[1:-2])
+open(sys.argv[3], "wb").write(f.read(n))
+PY
+        done
+    fi
+    redis-cli -p "$p" SHUTDOWN NOSAVE >/dev/null 2>&1 || true
+    cp "$tmp/redis-$comp.rdb" "$out/redis-$comp.rdb"
+
+    p=$(port)
+    "$goblin" --port "$p" --dir "$tmp" --save "" --rdbcompression "$comp" \
+        --dbfilename "goblin-$comp.rdb" >/dev/null 2>&1 &
+    wait_up "$p"
+    fill "$p"
+    redis-cli -p "$p" SAVE >/dev/null
+    redis-cli -p "$p" SHUTDOWN NOSAVE >/dev/null 2>&1 || true
+    cp "$tmp/goblin-$comp.rdb" "$out/goblin-$comp.rdb"
+done
+ls -l "$out"

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""rdb_compare.py — fill a server with every type and encoding, or compare
+two servers key by key (type, value, TTL), over a minimal RESP client.
+
+  rdb_compare.py fill PORT [SEED]     write the data set
+  rdb_compare.py compare PORT_A PORT_B  exit 1 listing every difference
+"""
+import random
+import socket
+import sys
+
+
+class Conn:
+    def __init__(self, port):
+        self.s = socket.create_connection(("127.0.0.1", port))
+        self.f = self.s.makefile("rb")
+
+    def call(self, *args):
+        out = [b"*%d\r\n" % len(args)]
+        for a in args:
+            if not isinstance(a, bytes):
+                a = str(a).encode()
+            out.append(b"$%d\r\n%s\r\n" % (len(a), a))
+        self.s.sendall(b"".join(out))
+        return self.read()
+
+    def read(self):
+        line = self.f.readline()
+        kind, rest = line[:1], line[1:-2]
+        if kind == b"+":
+            return rest.decode()
+        if kind == b"-":
+            raise RuntimeError(rest.decode())
+        if kind == b":":
+            return int(rest)
+        if kind == b"$":
+            n = int(rest)
+            if n < 0:
+                return None
+            data = self.f.read(n + 2)
+            return data[:-2]
+        if kind == b"*":
+            n = int(rest)
+            return None if n < 0 else [self.read() for _ in range(n)]
+        raise RuntimeError("unexpected reply %r" % line)
+
+
+def fill(port, seed):
+    rnd = random.Random(seed)
+    c = Conn(port)
+    c.call("SELECT", 0)
+    c.call("SET", "str:int", 12345)
+    c.call("SET", "str:bigint", -9223372036854775808)
+    c.call("SET", "str:emb", "hello world")
+    c.call("SET", "str:empty", "")
+    c.call("SET", "str:raw", "abc" * 1000)  # compressible
+    c.call("SET", "str:random", bytes(rnd.getrandbits(8) for _ in range(3000)))
+    c.call("SET", b"bin\x00key\xff", b"\x00\x01\xfe")
+    c.call("SET", "str:ttl", "v", "PX", 3600000)
+    c.call("HSET", "hash:small", "a", 1, "b", "two", "c", "", "n", -7000)
+    args = []
+    for i in range(1000):
+        args += ["field:%d" % i, rnd.randrange(-10**12, 10**12)]
+    c.call("HSET", "hash:large", *args)
+    c.call("HSET", "hash:longvalue", "f", "x" * 100)
+    c.call("ZADD", "zset:small", 0, "zero", 1, "one", -2.5, "neg", "1e300", "big",
+           "inf", "pinf", "-inf", "ninf", 0.1, "tenth")
+    args = []
+    for i in range(300):
+        args += [repr(rnd.uniform(-1e6, 1e6)), "member:%d" % i]
+    c.call("ZADD", "zset:large", *args)
+    c.call("ZADD", "zset:longmember", 1, "m" * 100)
+    c.call("EXPIRE", "zset:small", 7200)
+    c.call("EXPIRE", "hash:large", 100000)
+    c.call("SELECT", 5)
+    for i in range(200):
+        c.call("SET", "k%d" % i, "v%d" % (i * i))
+    c.call("SELECT", 15)
+    c.call("HSET", "h15", "x", "y")
+
+
+def value_of(c, key, kind):
+    if kind == "string":
+        return c.call("GET", key)
+    if kind == "hash":
+        flat = c.call("HGETALL", key)
+        return sorted(zip(flat[0::2], flat[1::2]))
+    if kind == "zset":
+        return c.call("ZRANGE", key, 0, -1, "WITHSCORES")
+    if kind == "list":
+        return c.call("LRANGE", key, 0, -1)
+    if kind == "set":
+        return sorted(c.call("SMEMBERS", key))
+    raise RuntimeError("no comparison for type %s" % kind)
+
+
+def keys_of(c):
+    keys, cursor = set(), b"0"
+    while True:
+        cursor, batch = c.call("SCAN", cursor, "COUNT", 1000)
+        keys.update(batch)
+        if cursor == b"0":
+            return keys
+
+
+def compare(port_a, port_b):
+    a, b = Conn(port_a), Conn(port_b)
+    problems, checked = [], 0
+    for db in range(16):
+        a.call("SELECT", db)
+        b.call("SELECT", db)
+        ka, kb = keys_of(a), keys_of(b)
+        for k in sorted(ka ^ kb):
+            problems.append("db%d key %r only on %s" % (db, k, port_a if k in ka else port_b))
+        for k in sorted(ka & kb):
+            checked += 1
+            ta, tb = a.call("TYPE", k), b.call("TYPE", k)
+            if ta != tb:
+                problems.append("db%d key %r type %s vs %s" % (db, k, ta, tb))
+                continue
+            if value_of(a, k, ta) != value_of(b, k, tb):
+                problems.append("db%d key %r (%s) values differ" % (db, k, ta))
+            pa, pb = a.call("PTTL", k), b.call("PTTL", k)
+            if (pa < 0 or pb < 0) and pa != pb or abs(pa - pb) > 10000:
+                problems.append("db%d key %r TTL %d vs %d ms" % (db, k, pa, pb))
+    for p in problems:
+        print(p)
+    print("compared %d keys: %d differences" % (checked, len(problems)))
+    return 1 if problems or checked == 0 else 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "fill":
+        fill(int(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else 1)
+    elif sys.argv[1] == "compare":
+        sys.exit(compare(int(sys.argv[2]), int(sys.argv[3])))
+    else:
+        sys.exit("usage: rdb_compare.py fill PORT [SEED] | compare PORT_A PORT_B")
