@@ -3,6 +3,8 @@
  * cmd_server.c). The work is in persist/. */
 #include "commands/command.h"
 #include "persist/persist.h"
+#include "persist/rdb.h"
+#include "server/config.h"
 
 static void cmd_save(struct cmd_ctx *ctx)
 {
@@ -48,7 +50,119 @@ static void cmd_lastsave(struct cmd_ctx *ctx)
     reply_int(ctx->reply, persist_lastsave());
 }
 
+/* DUMP key: the value in RDB encoding with version and CRC-64 footer. */
+static void cmd_dump(struct cmd_ctx *ctx)
+{
+    struct kv *kv = db_lookup_read(ctx->db, ctx->argv[1], ctx->argv_len[1]);
+    if (!kv) {
+        reply_nil(ctx->reply);
+        return;
+    }
+    struct buf payload;
+    buf_init(&payload, 64);
+    rdb_dump_payload(kv, config.rdbcompression, &payload);
+    reply_bulk(ctx->reply, buf_head(&payload), buf_len(&payload));
+    buf_free(&payload);
+}
+
+/* RESTORE key ttl payload [REPLACE] [ABSTTL] [IDLETIME s] [FREQ f], with
+ * Redis's checks in Redis's order. The payload is never trusted: footer
+ * first, then every element decoded is checked (rdb_value.h). FREQ is
+ * accepted and ignored, as Redis does without an LFU eviction policy. */
+static void cmd_restore(struct cmd_ctx *ctx)
+{
+    bool replace = false, absttl = false;
+    long long idle = -1, freq = -1, ttl;
+    for (int j = 4; j < ctx->argc; j++) {
+        bool more = j + 1 < ctx->argc;
+        if (arg_equals(ctx, j, "replace")) {
+            replace = true;
+        } else if (arg_equals(ctx, j, "absttl")) {
+            absttl = true;
+        } else if (arg_equals(ctx, j, "idletime") && more && freq == -1) {
+            if (!arg_to_ll(ctx, ++j, &idle)) return;
+            if (idle < 0) {
+                reply_error(ctx->reply, "ERR Invalid IDLETIME value, must be >= 0");
+                return;
+            }
+        } else if (arg_equals(ctx, j, "freq") && more && idle == -1) {
+            if (!arg_to_ll(ctx, ++j, &freq)) return;
+            if (freq < 0 || freq > 255) {
+                reply_error(ctx->reply, "ERR Invalid FREQ value, must be >= 0 and <= 255");
+                return;
+            }
+        } else {
+            reply_error_syntax(ctx->reply);
+            return;
+        }
+    }
+    const char *key = ctx->argv[1];
+    size_t key_len = ctx->argv_len[1];
+    if (!replace && db_lookup_write(ctx->db, key, key_len)) {
+        reply_error(ctx->reply, "BUSYKEY Target key name already exists.");
+        return;
+    }
+    if (!arg_to_ll(ctx, 2, &ttl)) return;
+    if (ttl < 0) {
+        reply_error(ctx->reply, "ERR Invalid TTL value, must be >= 0");
+        return;
+    }
+    const char *payload = ctx->argv[3];
+    size_t len = ctx->argv_len[3];
+    if (!rdb_payload_verify(payload, len)) {
+        reply_error(ctx->reply, "ERR DUMP payload version or checksum are wrong");
+        return;
+    }
+    struct kv *kv;
+    char why[256];
+    if (!rdb_payload_decode(payload, len, key, key_len, &kv, why, sizeof why)) {
+        reply_error(ctx->reply, "ERR Bad data format");
+        return;
+    }
+    if (replace) db_delete(ctx->db, key, key_len);
+    if (ttl && !absttl) ttl += keyspace_now_ms();
+    if (ttl && ttl <= keyspace_now_ms()) {
+        kv_free(kv); /* already expired: the key is gone (deleted above if REPLACE) */
+        reply_ok(ctx->reply);
+        return;
+    }
+    db_add(ctx->db, kv);
+    if (ttl) db_set_expire(ctx->db, kv, ttl);
+    if (idle >= 0) kv->lru = (uint32_t)(keyspace.lru_clock - (uint64_t)idle) & 0xFFFFFF;
+    reply_ok(ctx->reply);
+}
+
 struct command persist_commands[] = {
+    {.name = "dump",
+     .arity = 2,
+     .flags = CMD_READONLY,
+     .fn = cmd_dump,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .summary = "Returns a serialized representation of the value stored at a key.",
+     .since = "2.6.0",
+     .group = "generic",
+     .complexity = "O(1) to access the key and additional O(N*M) to serialize it, where N is "
+                   "the number of Redis objects composing the value and M their average size. "
+                   "For small string values the time complexity is thus O(1)+O(1*M) where M "
+                   "is small, so simply O(1)."},
+    {.name = "restore",
+     .arity = -4,
+     .flags = CMD_WRITE | CMD_DENYOOM,
+     .fn = cmd_restore,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .summary = "Creates a key from the serialized representation of a value.",
+     .since = "2.6.0",
+     .group = "generic",
+     .complexity = "O(1) to create the new key and additional O(N*M) to reconstruct the "
+                   "serialized value, where N is the number of Redis objects composing the "
+                   "value and M their average size. For small string values the time "
+                   "complexity is thus O(1)+O(1*M) where M is small, so simply O(1). However "
+                   "for sorted set values the complexity is O(N*M*log(N)) because inserting "
+                   "values into sorted sets is O(log(N))."},
     {.name = "save",
      .arity = 1,
      .flags = CMD_ADMIN | CMD_NOSCRIPT,
