@@ -64,6 +64,10 @@ start_node() {
     elif "$SERVER" --help 2>&1 | grep -q -- '--protected-mode'; then
         cmd+=(--protected-mode no)
     fi
+    # goblin-core with snapshots: none, and none read from the working directory.
+    if "$SERVER" --help 2>&1 | grep -q -- '--dbfilename'; then
+        cmd+=(--save "" --dir "$dir" --dbfilename "node$i.rdb")
+    fi
     read -ra extra <<<"$SERVER_ARGS"
     cmd+=("${extra[@]}")
     "${cmd[@]}" >>"$dir/node$i.log" 2>&1 &
