@@ -66,6 +66,10 @@ static void common_commands(struct diff_pair *d)
                                                 "TIMEOUT",
                                                 "tcp-keepalive",
                                                 "tcp-backlog",
+                                                "dbfilename",
+                                                "rdbcompression",
+                                                "rdbchecksum",
+                                                "stop-writes-on-bgsave-error",
                                                 NULL};
     for (int i = 0; shared_params[i]; i++) diff_check(d, "CONFIG", "GET", shared_params[i], NULL);
     diff_check(d, "CONFIG", "GET", "no-such-parameter", NULL);
