@@ -277,7 +277,12 @@ bool rdb_load_buffer(const void *data, size_t len, bool verify_checksum, struct 
                 s.db = keyspace_db((int)a);
             continue;
         case RDB_OPCODE_RESIZEDB:
-            if (rdbr_len(r, &a, NULL)) rdbr_len(r, &b, NULL);
+            /* Presize, trusting the declared count only as far as the
+             * bytes left could hold that many keys. */
+            if (rdbr_len(r, &a, NULL) && rdbr_len(r, &b, NULL)) {
+                dict_reserve(&s.db->keys, a < rdbr_left(r) / 3 ? a : rdbr_left(r) / 3);
+                dict_reserve(&s.db->expires, b < rdbr_left(r) / 12 ? b : rdbr_left(r) / 12);
+            }
             continue;
         case RDB_OPCODE_AUX:
             load_aux(&s);

@@ -75,6 +75,14 @@ static void dict_resize_to(struct dict *d, size_t count)
     d->rehash_index = 0;
 }
 
+void dict_reserve(struct dict *d, size_t count)
+{
+    if (dict_is_rehashing(d)) return;
+    size_t want = DICT_MIN_BUCKETS;
+    while (want < count && want < ((size_t)1 << 40)) want *= 2;
+    if (!d->t[0].buckets || d->t[0].mask + 1 < want) dict_resize_to(d, want);
+}
+
 /* Moves one non-empty bucket (visiting at most a few empty ones). */
 static void dict_rehash_step(struct dict *d)
 {

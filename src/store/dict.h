@@ -69,6 +69,12 @@ size_t dict_bucket_count(const struct dict *d);
 
 struct dict_node *dict_find(struct dict *d, const void *key, size_t len, uint64_t hash);
 
+/* Sizes the table for `count` nodes ahead of inserting them (loading a
+ * snapshot that declares its size): no growth rehashes on the way. An
+ * empty dict gets the table at once; a non-empty one starts the usual
+ * incremental move; a larger or rehashing table is left alone. */
+void dict_reserve(struct dict *d, size_t count);
+
 /* Pointer to the link that points at the node holding key, or NULL. */
 struct dict_node **dict_find_link(struct dict *d, const void *key, size_t len, uint64_t hash);
 
