@@ -54,7 +54,7 @@ hold_child() {
         fi
         [ -n "$CHILD" ] && kill -CONT "$CHILD" 2>/dev/null
         wait_save_done
-        load 200000
+        load 100000
     done
     fail "could not catch the BGSAVE child running"
 }
@@ -128,7 +128,7 @@ mkdir -p "$DIR/redis"
 GPID=$PID GPORT=$PORT
 LOG=$DIR/redis.log start_server launch_redis
 PIDS+=("$PID")
-load 200000
+load 100000
 hold_child
 kill -KILL "$CHILD"
 wait_save_done
