@@ -8,7 +8,9 @@
 
 #include "persist/listpack.h"
 #include "store/hash.h"
+#include "store/set.h"
 #include "store/zset.h"
+#include "util/numparse.h"
 
 /* Listpack blobs are built here before being written as one string. The
  * server thread and a snapshot child are each single-threaded, so one
@@ -128,6 +130,27 @@ static void zset_save(struct rdb_writer *w, const struct kv *kv)
     zset_visit_ranks(z, 0, n, true, zset_member_to_rdb, w);
 }
 
+/* Sets are written as RDB_TYPE_SET (count, members) in either encoding:
+ * every Redis reads it and picks its own encoding; the intset blob Redis
+ * writes for integer sets is read (set_load_intset) but not written yet. */
+static unsigned set_rdb_type(const struct kv *kv)
+{
+    (void)kv;
+    return RDB_TYPE_SET;
+}
+
+static bool set_member_to_rdb(const char *m, size_t len, void *arg)
+{
+    rdbw_string(arg, m, len);
+    return true;
+}
+
+static void set_save(struct rdb_writer *w, const struct kv *kv)
+{
+    rdbw_len(w, set_len(kv->v.ptr));
+    set_foreach(kv->v.ptr, set_member_to_rdb, w);
+}
+
 struct value_saver {
     enum obj_type type;
     unsigned (*rdb_type)(const struct kv *kv);
@@ -138,6 +161,7 @@ static const struct value_saver savers[] = {
     {OBJ_STRING, string_rdb_type, string_save},
     {OBJ_HASH, hash_rdb_type, hash_save},
     {OBJ_ZSET, zset_rdb_type, zset_save},
+    {OBJ_SET, set_rdb_type, set_save},
 };
 
 void rdb_value_save(struct rdb_writer *w, const struct kv *kv, bool with_key)
@@ -355,6 +379,85 @@ static enum rdb_load_status zset_load_listpack(struct rdb_reader *r, unsigned ty
     return zset_finish(z, key, key_len, out);
 }
 
+static enum rdb_load_status set_finish(struct set *st, const char *key, size_t key_len,
+                                       struct kv **out)
+{
+    if (set_len(st) == 0) {
+        set_free(st);
+        return RDB_VALUE_EMPTY;
+    }
+    *out =
+        kv_new_container(key, key_len, OBJ_SET, set_is_intset(st) ? ENC_INTSET : ENC_HASHTABLE, st);
+    return RDB_VALUE_OK;
+}
+
+static enum rdb_load_status set_load_members(struct rdb_reader *r, unsigned type, const char *key,
+                                             size_t key_len, struct kv **out)
+{
+    (void)type;
+    uint64_t n;
+    if (!rdbr_count(r, &n)) return RDB_VALUE_ERROR;
+    struct set *st = set_new_intset();
+    for (uint64_t i = 0; i < n; i++) {
+        struct rdb_str m;
+        if (!rdbr_string(r, &m)) break;
+        bool added = set_add(st, m.ptr, m.len);
+        rdb_str_free(&m);
+        if (!added) {
+            rdbr_fail(r, "duplicate set member");
+            break;
+        }
+    }
+    if (r->err[0]) {
+        set_free(st);
+        return RDB_VALUE_ERROR;
+    }
+    return set_finish(st, key, key_len, out);
+}
+
+/* Redis's intset blob: [encoding u32 LE: 2, 4 or 8][length u32 LE]
+ * [length integers of that width, LE, strictly increasing]. */
+static enum rdb_load_status set_load_intset(struct rdb_reader *r, unsigned type, const char *key,
+                                            size_t key_len, struct kv **out)
+{
+    (void)type;
+    struct rdb_str blob;
+    if (!rdbr_string(r, &blob)) return RDB_VALUE_ERROR;
+    const unsigned char *p = (const unsigned char *)blob.ptr;
+    uint32_t width = 0, count = 0;
+    if (blob.len >= 8) {
+        width = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        count = (uint32_t)p[4] | (uint32_t)p[5] << 8 | (uint32_t)p[6] << 16 | (uint32_t)p[7] << 24;
+    }
+    if (blob.len < 8 || (width != 2 && width != 4 && width != 8) ||
+        (uint64_t)count * width != blob.len - 8) {
+        rdb_str_free(&blob);
+        rdbr_fail(r, "malformed intset");
+        return RDB_VALUE_ERROR;
+    }
+    struct set *st = set_new_intset();
+    long long prev = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        uint64_t u = 0;
+        for (uint32_t b = width; b-- > 0;) u = u << 8 | p[8 + (size_t)i * width + b];
+        if (width < 8 && (u >> (width * 8 - 1)) & 1) u |= ~(uint64_t)0 << (width * 8);
+        long long v = (long long)u;
+        if (i > 0 && v <= prev) {
+            rdbr_fail(r, "intset not in increasing order");
+            break;
+        }
+        prev = v;
+        char text[NUM_LL_STR_SIZE];
+        set_add(st, text, num_format_ll(text, v));
+    }
+    rdb_str_free(&blob);
+    if (r->err[0]) {
+        set_free(st);
+        return RDB_VALUE_ERROR;
+    }
+    return set_finish(st, key, key_len, out);
+}
+
 struct value_loader {
     const char *type_name; /* as TYPE names it */
     const char *form;      /* the RDB encoding, for messages */
@@ -364,7 +467,7 @@ struct value_loader {
 static const struct value_loader loaders[RDB_TYPE_COUNT] = {
     [RDB_TYPE_STRING] = {"string", "string", string_load},
     [RDB_TYPE_LIST] = {"list", "linked list", NULL},
-    [RDB_TYPE_SET] = {"set", "hash table", NULL},
+    [RDB_TYPE_SET] = {"set", "hash table", set_load_members},
     [RDB_TYPE_ZSET] = {"zset", "skiplist, text scores", zset_load_members},
     [RDB_TYPE_HASH] = {"hash", "hash table", hash_load_fields},
     [RDB_TYPE_ZSET_2] = {"zset", "skiplist", zset_load_members},
@@ -372,7 +475,7 @@ static const struct value_loader loaders[RDB_TYPE_COUNT] = {
     [RDB_TYPE_MODULE_2] = {"module", "module", NULL},
     [RDB_TYPE_HASH_ZIPMAP] = {"hash", "zipmap (Redis < 2.6)", NULL},
     [RDB_TYPE_LIST_ZIPLIST] = {"list", "ziplist", NULL},
-    [RDB_TYPE_SET_INTSET] = {"set", "intset", NULL},
+    [RDB_TYPE_SET_INTSET] = {"set", "intset", set_load_intset},
     [RDB_TYPE_ZSET_ZIPLIST] = {"zset", "ziplist (Redis < 7.0)", NULL},
     [RDB_TYPE_HASH_ZIPLIST] = {"hash", "ziplist (Redis < 7.0)", NULL},
     [RDB_TYPE_LIST_QUICKLIST] = {"list", "quicklist", NULL},

@@ -70,6 +70,9 @@ def fill(port, seed):
         args += [repr(rnd.uniform(-1e6, 1e6)), "member:%d" % i]
     c.call("ZADD", "zset:large", *args)
     c.call("ZADD", "zset:longmember", 1, "m" * 100)
+    c.call("SADD", "set:ints", 1, -2, 300000, 9223372036854775807)
+    c.call("SADD", "set:strs", "a", "b", "12")
+    c.call("SADD", "set:large", *range(0, 3000, 3))
     c.call("EXPIRE", "zset:small", 7200)
     c.call("EXPIRE", "hash:large", 100000)
     c.call("SELECT", 5)
