@@ -65,7 +65,8 @@ start_node() {
         cmd+=(--protected-mode no)
     fi
     # goblin-core with snapshots: none, and none read from the working directory.
-    if "$SERVER" --help 2>&1 | grep -q -- '--dbfilename'; then
+    # (grep reads all of --help: with -q, pipefail would see the SIGPIPE.)
+    if "$SERVER" --help 2>&1 | grep -- '--dbfilename' >/dev/null; then
         cmd+=(--save "" --dir "$dir" --dbfilename "node$i.rdb")
     fi
     read -ra extra <<<"$SERVER_ARGS"
