@@ -14,7 +14,7 @@ LOG=$DIR/server.log
 source "$(dirname "$0")/../lib/testlib.sh"
 
 launch_server() {
-    "$GOBLIN_SERVER" --port "$PORT" >"$LOG" 2>&1 &
+    "$GOBLIN_SERVER" --port "$PORT" --save "" --dir "$DIR" >"$LOG" 2>&1 &
     PID=$!
 }
 
