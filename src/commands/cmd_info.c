@@ -92,7 +92,7 @@ static void section_clients(struct buf *b)
     add(b, "# Clients");
     add(b, "connected_clients:%zu", session_client_count());
     add(b, "maxclients:%lld", config.maxclients);
-    add(b, "blocked_clients:0");
+    add(b, "blocked_clients:%zu", session_blocked_count());
     add(b, "tracking_clients:0");
 }
 

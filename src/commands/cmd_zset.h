@@ -70,4 +70,10 @@ void cmd_zinter(struct cmd_ctx *ctx);
 void cmd_zdiff(struct cmd_ctx *ctx);
 void cmd_zintercard(struct cmd_ctx *ctx);
 
+/* cmd_zset_pop.c */
+void cmd_zmpop(struct cmd_ctx *ctx);
+void cmd_bzmpop(struct cmd_ctx *ctx);
+void cmd_bzpopmin(struct cmd_ctx *ctx);
+void cmd_bzpopmax(struct cmd_ctx *ctx);
+
 #endif

@@ -157,5 +157,6 @@ extern struct command set_commands[];
 extern struct command bitmap_commands[];
 extern struct command sort_commands[];
 extern struct command persist_commands[];
+extern struct command list_commands[];
 
 #endif

@@ -8,7 +8,9 @@
 #include <limits.h>
 #include <string.h>
 
+#include "util/clock.h"
 #include "util/glob.h"
+#include "util/numparse.h"
 
 static struct kv *check_type(struct cmd_ctx *ctx, struct kv *kv, enum obj_type type, bool *replied)
 {
@@ -117,4 +119,69 @@ void reply_scan_cursor(struct reply *r, unsigned long long cursor)
 bool scan_options_match(const struct scan_options *o, const char *s, size_t len)
 {
     return !o->pattern || glob_match(o->pattern, o->pattern_len, s, len, false);
+}
+
+bool arg_to_block_deadline(struct cmd_ctx *ctx, int i, int64_t *deadline_ms)
+{
+    long double t;
+    if (!num_parse_long_double(ctx->argv[i], ctx->argv_len[i], &t)) {
+        reply_error(ctx->reply, "ERR timeout is not a float or out of range");
+        return false;
+    }
+    t *= 1000.0L;
+    /* Redis truncates to whole ms ("0.0001" is 0: forever), and converts
+     * out-of-range values as x86 does, to LLONG_MIN: "timeout is negative". */
+    long long ms =
+        t >= -9223372036854775808.0L && t < 9223372036854775808.0L ? (long long)t : LLONG_MIN;
+    if (ms < 0) {
+        reply_error(ctx->reply, "ERR timeout is negative");
+        return false;
+    }
+    int64_t now = clock_unix_ms();
+    if (ms > 0 && ms > LLONG_MAX - now) {
+        reply_error(ctx->reply, "ERR timeout is out of range");
+        return false;
+    }
+    *deadline_ms = ms > 0 ? now + ms : 0;
+    return true;
+}
+
+bool mpop_args(struct cmd_ctx *ctx, int numkeys_i, const char *word0, const char *word1,
+               int *first_key, int *numkeys, int *dir, long long *count)
+{
+    long long n;
+    if (!num_parse_ll(ctx->argv[numkeys_i], ctx->argv_len[numkeys_i], &n) || n < 1) {
+        reply_error(ctx->reply, "ERR numkeys should be greater than 0");
+        return false;
+    }
+    long long where_i = numkeys_i + n + 1;
+    if (n > ctx->argc || where_i >= ctx->argc) {
+        reply_error_syntax(ctx->reply);
+        return false;
+    }
+    if (arg_equals(ctx, (int)where_i, word0)) {
+        *dir = 0;
+    } else if (arg_equals(ctx, (int)where_i, word1)) {
+        *dir = 1;
+    } else {
+        reply_error_syntax(ctx->reply);
+        return false;
+    }
+    *count = -1;
+    for (int j = (int)where_i + 1; j < ctx->argc; j++) {
+        if (*count == -1 && arg_equals(ctx, j, "count") && j + 1 < ctx->argc) {
+            j++;
+            if (!num_parse_ll(ctx->argv[j], ctx->argv_len[j], count) || *count < 1) {
+                reply_error(ctx->reply, "ERR count should be greater than 0");
+                return false;
+            }
+        } else {
+            reply_error_syntax(ctx->reply);
+            return false;
+        }
+    }
+    if (*count == -1) *count = 1;
+    *first_key = numkeys_i + 1;
+    *numkeys = (int)n;
+    return true;
 }

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "commands/command.h"
 
@@ -53,5 +54,17 @@ void reply_scan_cursor(struct reply *r, unsigned long long cursor);
 
 /* Whether a scanned element passes the MATCH filter. */
 bool scan_options_match(const struct scan_options *o, const char *s, size_t len);
+
+/* A blocking command's timeout at argv[i] in seconds (fractions allowed,
+ * 0 = forever) as an absolute deadline in ms (0 = none), with Redis's
+ * errors. Replies and returns false on error. */
+bool arg_to_block_deadline(struct cmd_ctx *ctx, int i, int64_t *deadline_ms);
+
+/* LMPOP/ZMPOP-style arguments from argv[numkeys_i]: numkeys, the keys, a
+ * direction word (word0 / word1, e.g. LEFT / RIGHT) and COUNT; sets
+ * *first_key, *numkeys, *dir (0 or 1) and *count (1 when absent).
+ * Replies and returns false on error. */
+bool mpop_args(struct cmd_ctx *ctx, int numkeys_i, const char *word0, const char *word1,
+               int *first_key, int *numkeys, int *dir, long long *count);
 
 #endif

@@ -119,6 +119,7 @@ void conn_close(struct conn *c, const char *reason)
                     reason);
     /* The registry must never deliver to a torn-down conn. */
     conn_pubsub_release(c);
+    conn_blocked_forget(c);
     c->transport->close(c);
     if (c->prev)
         c->prev->next = c->next;
@@ -382,7 +383,8 @@ static void conn_run_commands(struct conn *c)
      * of it): nothing new to parse, and parsing would begin it again. */
     if (c->big_arg) return;
     if (!c->wire && !conn_detect_wire(c)) return;
-    while (buf_len(&c->in) > 0 && !(c->flags & (CONN_CLOSED | CONN_CLOSE_AFTER_REPLY))) {
+    while (buf_len(&c->in) > 0 &&
+           !(c->flags & (CONN_CLOSED | CONN_CLOSE_AFTER_REPLY | CONN_BLOCKED_ON_KEYS))) {
         if (!conn_may_execute(c)) {
             /* Try to hand the backlog to the peer before running more. */
             if (!conn_flush(c)) return;
@@ -443,6 +445,9 @@ static void conn_run_commands(struct conn *c)
                 conn_drop_over_output_limit(c);
                 return;
             }
+            /* Clients blocked on keys this command filled are served
+             * before this client's next command, as in Redis. */
+            if (blocking_has_ready()) conn_blocked_serve_ready();
         }
         c->adopted_bytes = 0; /* the request's own buffers are released (or taken) */
         buf_consume(&c->in, req.consumed);
@@ -457,6 +462,8 @@ void conn_process_input(struct conn *c)
     /* Messages those commands published go out now, before c's own
      * replies: one write per subscriber per batch of pipelined PUBLISHes. */
     conn_write_pending_pushes();
+    /* Clients those commands unblocked run what they have buffered. */
+    conn_blocked_resume();
 }
 
 /* Room for the next read: a chunk; inside a large bulk argument, as much
@@ -572,7 +579,8 @@ void conn_close_idle(void)
         struct conn *next = c->next;
         /* Subscribers wait for messages, not commands: exempt, as in Redis. */
         bool subscriber = pubsub_total_subscription_count(&c->pubsub) > 0;
-        if (!subscriber && now - c->last_interaction_ms > config.timeout * 1000)
+        bool blocked = (c->flags & CONN_BLOCKED_ON_KEYS) != 0; /* has its own timeout */
+        if (!subscriber && !blocked && now - c->last_interaction_ms > config.timeout * 1000)
             conn_close(c, "idle timeout");
         c = next;
     }

@@ -110,6 +110,7 @@
 #include "connection/session.h"
 #include "protocol/reply.h"
 #include "protocol/wire.h"
+#include "store/blocking.h"
 #include "store/pubsub.h"
 #include "util/buf.h"
 #include "util/strbuf.h"
@@ -173,6 +174,38 @@ enum conn_flag {
     CONN_PUSH_PENDING = 1u << 4,         /* on the list of conns with new pushes to write */
     CONN_SLOW_CONSUMER =
         1u << 5, /* a push did not fit or crossed a limit: closed after the publish */
+    CONN_BLOCKED_ON_KEYS = 1u << 6, /* waiting in BLPOP & co: runs no command (conn_blocked.c) */
+};
+
+/* Blocked on keys (conn_blocked.c). A blocking command that finds nothing
+ * to serve (BLPOP on empty keys) calls session_block_on_keys(): the conn
+ * keeps a copy of the command, waits in the key registry
+ * (store/blocking.h) and runs no further command — its later input is
+ * still read, under the query-buffer limit. It leaves the state in exactly
+ * one of four ways, each answering the command once:
+ *  - a key it waits on becomes ready: the copied command runs again
+ *    (through command_dispatch, as that client, in its database); when it
+ *    finds nothing again it keeps its place in the queue;
+ *  - its deadline passes (checked by housekeeping, as Redis does in its
+ *    cron): the command's timeout reply (nil, or nil array);
+ *  - CLIENT UNBLOCK: the timeout reply, or -UNBLOCKED;
+ *  - the conn closes: no reply.
+ * After leaving it, the conn's buffered commands run (conn_blocked_resume,
+ * never nested inside another conn's command). The state is about keys
+ * only: pausing for other reasons (output backpressure, CLIENT PAUSE,
+ * MULTI) is separate. */
+struct conn_blocked {
+    struct block_waiter waiter;
+    char *command; /* one allocation: argv pointers, lengths, bytes */
+    int argc;
+    int64_t deadline_ms; /* 0 = never */
+    uint64_t request;    /* the blocked request's sequence (framed replies) */
+    enum session_block_timeout timeout_reply;
+    bool retrying;            /* the command is being run again */
+    bool reblocked;           /* ... and found nothing again */
+    struct conn *prev, *next; /* list of blocked conns */
+    struct conn *resume_next; /* list of conns to resume */
+    bool resume_pending;
 };
 
 struct conn {
@@ -212,6 +245,8 @@ struct conn {
     bool push_fifo_fixed; /* prefaulted, never grown (--unsolicited-output-buffer-bytes) */
     struct conn *push_pending_next;     /* list of conns with unwritten new pushes */
     int64_t output_soft_limit_since_ms; /* when output first passed the soft limit; 0: below */
+
+    struct conn_blocked blocked; /* CONN_BLOCKED_ON_KEYS */
 
     struct conn *prev, *next; /* server's list of live conns */
 };
@@ -298,6 +333,25 @@ void conn_update_interest(struct conn *c);
  * never closes c or changes its interest, even on a write error (the next
  * conn_flush() deals with that): safe while the registry is delivering. */
 void conn_write_pending_quietly(struct conn *c);
+
+/* --- blocked on keys (conn_blocked.c) ---------------------------------- */
+
+/* Serves the waiters of keys made ready by the command just run (called
+ * after every command, cheap when no key is ready). */
+void conn_blocked_serve_ready(void);
+
+/* Answers the blocked conns whose deadline has passed (housekeeping). */
+void conn_blocked_expire(void);
+
+/* Runs the buffered commands of conns that left the blocked state (called
+ * when a batch of commands ends; never nested). */
+void conn_blocked_resume(void);
+
+/* Leaves the state without a reply (the conn is closing). */
+void conn_blocked_forget(struct conn *c);
+
+/* Conns blocked now (INFO blocked_clients). */
+size_t conn_blocked_count(void);
 
 /* --- Pub/Sub side (conn_pubsub.c) ------------------------------------- */
 

@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "protocol/reply.h"
+#include "store/kv.h"
 #include "store/pubsub.h"
 #include "util/buf.h"
 
@@ -74,6 +75,30 @@ const char *session_name(const struct conn *c);
 void session_set_name(struct conn *c, const char *name, size_t len);
 void session_set_lib_name(struct conn *c, const char *name, size_t len);
 void session_set_lib_version(struct conn *c, const char *version, size_t len);
+
+/* --- blocking commands (see conn.h, "Blocked on keys") ------------------ */
+
+enum session_block_timeout {
+    SESSION_TIMEOUT_NIL_ARRAY, /* BLPOP, BLMPOP, BZPOPMIN, BZMPOP: *-1 / _ */
+    SESSION_TIMEOUT_NIL,       /* BRPOPLPUSH, BLMOVE: $-1 / _ */
+};
+
+/* The running command found nothing to serve: c blocks on the keys
+ * argv[first_key], argv[first_key + 1], ... (nkeys of them) of its
+ * database until one holds a value of `type`, until deadline_ms (0 =
+ * never), or CLIENT UNBLOCK. The caller replies nothing now; the command
+ * (argc/argv, copied) runs again when a key is ready, and when it finds
+ * nothing again, this call keeps c's place in the queues. */
+void session_block_on_keys(struct conn *c, enum obj_type type, int argc, const char *const *argv,
+                           const size_t *argv_len, int first_key, int nkeys, int64_t deadline_ms,
+                           enum session_block_timeout timeout_reply);
+
+/* CLIENT UNBLOCK: when c is blocked on keys, answers its command with the
+ * timeout reply (or, with error, -UNBLOCKED) and returns true. */
+bool session_unblock(struct conn *c, bool error);
+
+/* Clients blocked on keys (INFO). */
+size_t session_blocked_count(void);
 
 /* --- Pub/Sub -------------------------------------------------------------- */
 

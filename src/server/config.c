@@ -16,6 +16,7 @@
 #include "persist/persist.h"
 #include "store/hash.h"
 #include "store/set.h"
+#include "store/list.h"
 #include "store/zset.h"
 #include "util/glob.h"
 #include "util/log.h"
@@ -175,6 +176,12 @@ static const struct config_param params[] = {
      "sorted sets with a longer member use the indexed encoding (default 64)", NULL, NULL},
     {"set-max-intset-entries", NULL, CFG_INT, &set_limits.max_intset_entries, 0, LLONG_MAX, 0, "N",
      "sets of integers with more members use a hash table (default 512)", NULL, NULL},
+    {"list-max-listpack-size", "list-max-ziplist-size", CFG_INT, &list_limits.fill, INT_MIN,
+     INT_MAX, 0, "N",
+     "list node size: N > 0 entries (at most 8 KB), -1..-5 = 4, 8, 16, 32, 64 KB (default -2)",
+     NULL, NULL},
+    {"list-compress-depth", NULL, CFG_INT, &list_limits.compress_depth, 0, 0, 0, "0",
+     "list node compression: only 0 (none) is supported", NULL, NULL},
     {"dir", NULL, CFG_STRING, &config.dir, 0, 0, 0, "DIR",
      "directory of the RDB snapshot (default ./)", NULL, NULL, persist_validate_dir},
     {"dbfilename", NULL, CFG_STRING, &config.dbfilename, 0, 0, 0, "FILE",

@@ -155,6 +155,7 @@ void server_housekeeping(void)
     }
     conn_close_idle();
     persist_housekeeping();
+    conn_blocked_expire(); /* BLPOP & co: timeouts at housekeeping granularity, as Redis */
     transports_housekeeping();
     allocator_decay();
 }

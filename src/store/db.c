@@ -1,8 +1,12 @@
 /* db.c — the keyspace; contracts in db.h. */
 #include "store/db.h"
 
+#include "store/blocking.h"
+
 #include <limits.h>
 #include <string.h>
+
+#include "store/blocking.h"
 
 #include "util/clock.h"
 #include "util/hash.h"
@@ -173,6 +177,7 @@ void db_add(struct db *db, struct kv *kv)
         db_set_expire(db, kv, when);
     }
     keyspace.stats.dirty++;
+    blocking_signal_key(db->id, kv);
 }
 
 void db_replace(struct db *db, struct kv *old, struct kv *fresh, bool keep_ttl)
@@ -192,6 +197,7 @@ void db_replace(struct db *db, struct kv *old, struct kv *fresh, bool keep_ttl)
     }
     kv_free(old);
     keyspace.stats.dirty++;
+    blocking_signal_key(db->id, fresh);
 }
 
 struct kv *db_set_string(struct db *db, const char *key, size_t key_len, const char *val,
@@ -322,6 +328,8 @@ void keyspace_swap(int a, int b)
     *y = tmp;
     x->id = a;
     y->id = b;
+    blocking_signal_db(a);
+    blocking_signal_db(b);
 }
 
 /* --- active expiry ----------------------------------------------------- */

@@ -5,6 +5,7 @@
 
 #include "store/hash.h"
 #include "store/set.h"
+#include "store/list.h"
 #include "store/zset.h"
 #include "util/xmalloc.h"
 
@@ -109,6 +110,8 @@ struct kv *kv_dup(struct kv *kv, const char *key, size_t key_len)
         return kv_new_container(key, key_len, OBJ_ZSET, kv->encoding, zset_dup(kv->v.ptr));
     case OBJ_SET:
         return kv_new_container(key, key_len, OBJ_SET, kv->encoding, set_dup(kv->v.ptr));
+    case OBJ_LIST:
+        return kv_new_container(key, key_len, OBJ_LIST, kv->encoding, list_dup(kv->v.ptr));
     default:
         return NULL; /* a type without a copy yet (the caller answers) */
     }
@@ -128,6 +131,9 @@ static void kv_free_value(struct kv *kv)
         break;
     case OBJ_SET:
         set_free(kv->v.ptr);
+        break;
+    case OBJ_LIST:
+        list_free(kv->v.ptr);
         break;
     default:
         break;
@@ -260,6 +266,8 @@ const char *kv_type_name(const struct kv *kv)
         return "zset";
     case OBJ_SET:
         return "set";
+    case OBJ_LIST:
+        return "list";
     default:
         return "none";
     }
@@ -271,6 +279,7 @@ const char *kv_encoding_name(const struct kv *kv)
     if (kv->type == OBJ_HASH) return hash_is_compact(kv->v.ptr) ? "listpack" : "hashtable";
     if (kv->type == OBJ_ZSET) return zset_is_compact(kv->v.ptr) ? "listpack" : "skiplist";
     if (kv->type == OBJ_SET) return set_is_intset(kv->v.ptr) ? "intset" : "hashtable";
+    if (kv->type == OBJ_LIST) return "quicklist"; /* Redis 7.0: every list */
     switch (kv->encoding) {
     case ENC_EMBSTR:
         return "embstr";
@@ -298,5 +307,6 @@ size_t kv_memory_usage(const struct kv *kv, long long samples)
     if (kv->type == OBJ_HASH) n += hash_memory_usage(kv->v.ptr, (size_t)samples);
     if (kv->type == OBJ_ZSET) n += zset_memory_usage(kv->v.ptr, (size_t)samples);
     if (kv->type == OBJ_SET) n += set_memory_usage(kv->v.ptr, (size_t)samples);
+    if (kv->type == OBJ_LIST) n += list_memory_usage(kv->v.ptr);
     return n;
 }

@@ -1,0 +1,208 @@
+/* conn_blocked.c — conns blocked on keys (BLPOP & co); the state and its
+ * exits are described in conn.h ("Blocked on keys"). */
+#include <stddef.h>
+#include <string.h>
+
+#include "commands/command.h"
+#include "connection/conn.h"
+#include "store/db.h"
+#include "util/clock.h"
+#include "util/xmalloc.h"
+
+static struct conn *blocked_head;
+static size_t blocked_count;
+static struct conn *resume_head, *resume_tail;
+
+static struct conn *conn_of_waiter(struct block_waiter *w)
+{
+    return (struct conn *)((char *)w - offsetof(struct conn, blocked.waiter));
+}
+
+size_t conn_blocked_count(void)
+{
+    return blocked_count;
+}
+
+size_t session_blocked_count(void)
+{
+    return blocked_count;
+}
+
+/* Copies argv into one allocation: pointers, lengths, then the bytes. */
+static char *copy_command(int argc, const char *const *argv, const size_t *len)
+{
+    size_t bytes = 0;
+    for (int i = 0; i < argc; i++) bytes += len[i] + 1;
+    size_t head = (size_t)argc * (sizeof(char *) + sizeof(size_t));
+    char *block = xmalloc(head + bytes);
+    const char **ptrs = (const char **)block;
+    size_t *lens = (size_t *)(block + (size_t)argc * sizeof(char *));
+    char *p = block + head;
+    for (int i = 0; i < argc; i++) {
+        memcpy(p, argv[i], len[i]);
+        p[len[i]] = '\0';
+        ptrs[i] = p;
+        lens[i] = len[i];
+        p += len[i] + 1;
+    }
+    return block;
+}
+
+void session_block_on_keys(struct conn *c, enum obj_type type, int argc, const char *const *argv,
+                           const size_t *argv_len, int first_key, int nkeys, int64_t deadline_ms,
+                           enum session_block_timeout timeout_reply)
+{
+    struct conn_blocked *b = &c->blocked;
+    if (b->retrying) {
+        b->reblocked = true;
+        return;
+    }
+    b->command = copy_command(argc, argv, argv_len);
+    b->argc = argc;
+    const char *const *keys = (const char *const *)b->command + first_key;
+    const size_t *lens = (const size_t *)(b->command + (size_t)argc * sizeof(char *)) + first_key;
+    blocking_wait(&b->waiter, c->db_index, type, nkeys, keys, lens);
+    b->deadline_ms = deadline_ms;
+    b->request = c->requests;
+    b->timeout_reply = timeout_reply;
+    c->flags |= CONN_BLOCKED_ON_KEYS;
+    b->prev = NULL;
+    b->next = blocked_head;
+    if (blocked_head) blocked_head->blocked.prev = c;
+    blocked_head = c;
+    blocked_count++;
+}
+
+/* Leaves the state; the caller has answered (or the conn is closing). */
+static void unblock(struct conn *c)
+{
+    struct conn_blocked *b = &c->blocked;
+    blocking_unwait(&b->waiter);
+    xfree(b->command);
+    b->command = NULL;
+    if (b->prev)
+        b->prev->blocked.next = b->next;
+    else
+        blocked_head = b->next;
+    if (b->next) b->next->blocked.prev = b->prev;
+    blocked_count--;
+    c->flags &= ~CONN_BLOCKED_ON_KEYS;
+}
+
+static void schedule_resume(struct conn *c)
+{
+    if (c->blocked.resume_pending) return;
+    c->blocked.resume_pending = true;
+    c->blocked.resume_next = NULL;
+    if (resume_tail)
+        resume_tail->blocked.resume_next = c;
+    else
+        resume_head = c;
+    resume_tail = c;
+}
+
+void conn_blocked_forget(struct conn *c)
+{
+    if (c->flags & CONN_BLOCKED_ON_KEYS) unblock(c);
+}
+
+/* Writes one reply to a blocked conn outside its own command (a unit of
+ * its own on framed wires, correlated with the blocked request). */
+static void answer_begin(struct conn *c)
+{
+    if (c->framed) conn_unit_open(c, OUT_REPLY, c->blocked.request);
+}
+
+static void answer_end(struct conn *c)
+{
+    if (c->framed) conn_unit_close(c);
+    unblock(c);
+    schedule_resume(c);
+}
+
+static void answer_timeout(struct conn *c)
+{
+    answer_begin(c);
+    if (c->blocked.timeout_reply == SESSION_TIMEOUT_NIL)
+        reply_nil(&c->reply);
+    else
+        reply_nil_array(&c->reply);
+    answer_end(c);
+}
+
+bool session_unblock(struct conn *c, bool error)
+{
+    if (!(c->flags & CONN_BLOCKED_ON_KEYS)) return false;
+    if (error) {
+        answer_begin(c);
+        reply_error(&c->reply, "UNBLOCKED client unblocked via CLIENT UNBLOCK");
+        answer_end(c);
+    } else {
+        answer_timeout(c);
+    }
+    return true;
+}
+
+/* Runs a waiter's command again (blocking_serve_ready's callback). */
+static void retry_blocked(struct block_waiter *w, void *arg)
+{
+    (void)arg;
+    struct conn *c = conn_of_waiter(w);
+    struct conn_blocked *b = &c->blocked;
+    struct conn *outer = conn_executing;
+    struct cmd_request creq = {
+        .conn = c,
+        .reply = &c->reply,
+        .db_index = c->db_index,
+        .argc = b->argc,
+        .argv = (const char **)b->command,
+        .argv_len = (const size_t *)(b->command + (size_t)b->argc * sizeof(char *)),
+        .last_command = &c->last_command,
+    };
+    b->retrying = true;
+    b->reblocked = false;
+    conn_executing = c;
+    keyspace_begin_command();
+    answer_begin(c);
+    command_dispatch(&creq);
+    if (c->framed) conn_unit_close(c);
+    conn_executing = outer;
+    b->retrying = false;
+    if (!b->reblocked) {
+        unblock(c);
+        schedule_resume(c);
+    }
+}
+
+void conn_blocked_serve_ready(void)
+{
+    blocking_serve_ready(retry_blocked, NULL);
+}
+
+void conn_blocked_expire(void)
+{
+    if (!blocked_count) return;
+    int64_t now = clock_unix_ms();
+    for (struct conn *c = blocked_head, *next; c; c = next) {
+        next = c->blocked.next;
+        if (c->blocked.deadline_ms && c->blocked.deadline_ms <= now) answer_timeout(c);
+    }
+    conn_blocked_resume();
+}
+
+void conn_blocked_resume(void)
+{
+    static bool running;
+    if (running) return; /* the outer call drains the list */
+    running = true;
+    while (resume_head) {
+        struct conn *c = resume_head;
+        resume_head = c->blocked.resume_next;
+        if (!resume_head) resume_tail = NULL;
+        c->blocked.resume_pending = false;
+        if (c->flags & CONN_CLOSED) continue;
+        conn_process_input(c);
+        if (!(c->flags & CONN_CLOSED)) conn_flush(c);
+    }
+    running = false;
+}

@@ -1,0 +1,649 @@
+/* list.c — the list type as a chain of packed nodes; see list.h. */
+#include "store/list.h"
+
+#include <string.h>
+
+#include "util/numparse.h"
+#include "util/xmalloc.h"
+
+struct list_limits list_limits = {.fill = -2, .compress_depth = 0};
+
+/* Positive fills are also capped at this many bytes (Redis's SIZE_SAFETY_LIMIT). */
+#define LIST_SAFETY_BYTES 8192
+/* Give memory back when a node has more slack than this after a delete. */
+#define LIST_SHRINK_SLACK 256
+
+static size_t node_limit_bytes(void)
+{
+    static const size_t caps[] = {4096, 8192, 16384, 32768, 65536};
+    long long fill = list_limits.fill;
+    if (fill >= 0) return LIST_SAFETY_BYTES;
+    return caps[(fill < -5 ? 5 : -fill) - 1];
+}
+
+/* Distance between marks of the tail index: the node cap spread over them. */
+static size_t mark_spacing(void)
+{
+    size_t s = node_limit_bytes() / LIST_MARKS;
+    return s < 128 ? 128 : s;
+}
+
+/* --- entries ------------------------------------------------------------- */
+
+static uint32_t le_get(const unsigned char *p, int n)
+{
+    uint32_t v = 0;
+    for (int i = n - 1; i >= 0; i--) v = v << 8 | p[i];
+    return v;
+}
+
+static void le_put(unsigned char *p, uint64_t v, int n)
+{
+    for (int i = 0; i < n; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static size_t entry_size(const unsigned char *p)
+{
+    unsigned char h = p[0];
+    if (h < 0x80) return 1;
+    if (h < 0xC0) return 1 + (h & 0x3f);
+    if (h < 0xE0) return 2;
+    if (h < 0xF0) return 3;
+    if (h < 0xF8) return 4;
+    if (h == 0xF8) return 9;
+    if (h == 0xF9) return 3 + le_get(p + 1, 2);
+    return 5 + (size_t)le_get(p + 1, 4);
+}
+
+/* Header of the entry for s: integers are whole in the header (*payload 0),
+ * strings are followed by their `len` bytes (*payload = len). */
+static size_t entry_header(unsigned char *dst, const char *s, size_t len, size_t *payload)
+{
+    long long v;
+    *payload = 0;
+    if (len > 0 && len <= 20 && num_parse_ll(s, len, &v)) {
+        uint64_t u = (uint64_t)v;
+        if (v >= 0 && v < 128) {
+            dst[0] = (unsigned char)v;
+            return 1;
+        }
+        if (v >= -4096 && v < 4096) {
+            dst[0] = (unsigned char)(0xC0 | ((u >> 8) & 0x1f));
+            dst[1] = (unsigned char)u;
+            return 2;
+        }
+        if (v >= -(1LL << 19) && v < (1LL << 19)) {
+            dst[0] = (unsigned char)(0xE0 | ((u >> 16) & 0x0f));
+            le_put(dst + 1, u & 0xffff, 2);
+            return 3;
+        }
+        if (v >= -(1LL << 26) && v < (1LL << 26)) {
+            dst[0] = (unsigned char)(0xF0 | ((u >> 24) & 0x07));
+            le_put(dst + 1, u & 0xffffff, 3);
+            return 4;
+        }
+        dst[0] = 0xF8;
+        le_put(dst + 1, u, 8);
+        return 9;
+    }
+    *payload = len;
+    if (len < 64) {
+        dst[0] = (unsigned char)(0x80 | len);
+        return 1;
+    }
+    if (len <= 0xffff) {
+        dst[0] = 0xF9;
+        le_put(dst + 1, len, 2);
+        return 3;
+    }
+    dst[0] = 0xFA;
+    le_put(dst + 1, len, 4);
+    return 5;
+}
+
+size_t list_entry_encode(unsigned char *dst, const char *s, size_t len)
+{
+    size_t payload;
+    size_t h = entry_header(dst, s, len, &payload);
+    memcpy(dst + h, s, payload);
+    return h + payload;
+}
+
+static long long sign_extend(uint64_t u, int bits)
+{
+    uint64_t m = 1ULL << (bits - 1);
+    return (long long)((u ^ m) - m);
+}
+
+size_t list_entry_decode(const unsigned char *p, struct strview *out)
+{
+    unsigned char h = p[0];
+    long long v;
+    size_t n;
+    if (h < 0x80) {
+        v = h, n = 1;
+    } else if (h < 0xC0) {
+        out->ptr = (const char *)p + 1;
+        out->len = h & 0x3f;
+        return 1 + out->len;
+    } else if (h < 0xE0) {
+        v = sign_extend((uint64_t)(h & 0x1f) << 8 | p[1], 13), n = 2;
+    } else if (h < 0xF0) {
+        v = sign_extend((uint64_t)(h & 0x0f) << 16 | le_get(p + 1, 2), 20), n = 3;
+    } else if (h < 0xF8) {
+        v = sign_extend((uint64_t)(h & 0x07) << 24 | le_get(p + 1, 3), 27), n = 4;
+    } else if (h == 0xF8) {
+        v = (long long)((uint64_t)le_get(p + 1, 4) | (uint64_t)le_get(p + 5, 4) << 32), n = 9;
+    } else {
+        int w = h == 0xF9 ? 2 : 4;
+        out->ptr = (const char *)p + 1 + w;
+        out->len = le_get(p + 1, w);
+        return 1 + (size_t)w + out->len;
+    }
+    out->len = num_format_ll(out->tmp, v);
+    out->ptr = out->tmp;
+    return n;
+}
+
+static bool entry_equals(const unsigned char *p, const char *s, size_t len)
+{
+    struct strview v;
+    list_entry_decode(p, &v);
+    return v.len == len && memcmp(v.ptr, s, len) == 0;
+}
+
+/* --- nodes --------------------------------------------------------------- */
+
+static struct list_node *node_new(size_t cap)
+{
+    struct list_node *n = xmalloc(sizeof *n + cap);
+    n->prev = n->next = NULL;
+    n->used = n->count = 0;
+    n->cap = (uint32_t)(xmalloc_usable_size(n) - sizeof *n);
+    return n;
+}
+
+/* Reallocates n and repoints its neighbours (and the list's ends) at it. */
+static struct list_node *node_resize(struct list *l, struct list_node *n, size_t cap)
+{
+    struct list_node *m = xrealloc(n, sizeof *m + cap);
+    m->cap = (uint32_t)(xmalloc_usable_size(m) - sizeof *m);
+    if (m != n) {
+        if (m->prev)
+            m->prev->next = m;
+        else
+            l->head = m;
+        if (m->next)
+            m->next->prev = m;
+        else
+            l->tail = m;
+    }
+    return m;
+}
+
+static bool node_allows(const struct list_node *n, size_t entry_bytes)
+{
+    if (n->count == 0) return true;
+    if (list_limits.fill >= 0 && n->count >= (unsigned long long)list_limits.fill) return false;
+    return n->used + entry_bytes <= node_limit_bytes();
+}
+
+static void tail_forget(struct list *l)
+{
+    l->tail_known = false;
+    l->nmarks = 0;
+}
+
+/* Keeps the tail index right across an edit of the tail node that replaced
+ * bytes [a, b) (of a node `old_used` long) with c bytes: entry starts before
+ * the edit stay, those after it shift; the index is dropped when the last
+ * entry itself was touched. */
+static void tail_note_edit(struct list *l, size_t a, size_t b, size_t c, size_t old_used)
+{
+    if (!l->tail_known) return;
+    long long delta = (long long)c - (long long)(b - a);
+    if (a == old_used || (l->tail_last >= a && l->tail_last < b)) {
+        tail_forget(l);
+        return;
+    }
+    if (l->tail_last >= b) l->tail_last = (uint32_t)((long long)l->tail_last + delta);
+    uint8_t k = 0;
+    for (uint8_t i = 0; i < l->nmarks; i++) {
+        size_t m = l->marks[i];
+        if (a < b && m > a && m < b) continue;
+        if (m >= b) m = (size_t)((long long)m + delta);
+        l->marks[k++] = (uint32_t)m;
+    }
+    l->nmarks = k;
+}
+
+/* Replaces bytes [a, b) of n with hdr then payload; returns n (moved
+ * perhaps). The caller adjusts n->count. */
+static struct list_node *node_splice(struct list *l, struct list_node *n, size_t a, size_t b,
+                                     const unsigned char *hdr, size_t hlen, const char *payload,
+                                     size_t plen)
+{
+    size_t c = hlen + plen, old = b - a, old_used = n->used;
+    if (c > old && n->used + (c - old) > n->cap) n = node_resize(l, n, n->used + (c - old));
+    memmove(n->data + a + c, n->data + b, n->used - b);
+    if (hlen) memcpy(n->data + a, hdr, hlen);
+    if (plen) memcpy(n->data + a + hlen, payload, plen);
+    n->used = (uint32_t)(n->used - old + c);
+    if (n == l->tail) tail_note_edit(l, a, b, c, old_used);
+    if (n->cap - n->used > LIST_SHRINK_SLACK && n->cap - n->used > n->used / 2)
+        n = node_resize(l, n, n->used);
+    return n;
+}
+
+static void node_link_after(struct list *l, struct list_node *at, struct list_node *n)
+{
+    n->prev = at;
+    n->next = at ? at->next : l->head;
+    if (n->next)
+        n->next->prev = n;
+    else
+        l->tail = n;
+    if (at)
+        at->next = n;
+    else
+        l->head = n;
+    l->nodes++;
+    if (l->tail == n) { /* an empty new tail: its index is trivially known */
+        tail_forget(l);
+        l->tail_known = n->count == 0;
+        l->tail_last = 0;
+    }
+}
+
+static void node_unlink_free(struct list *l, struct list_node *n)
+{
+    if (n == l->tail) tail_forget(l);
+    if (n->prev)
+        n->prev->next = n->next;
+    else
+        l->head = n->next;
+    if (n->next)
+        n->next->prev = n->prev;
+    else
+        l->tail = n->prev;
+    l->nodes--;
+    xfree(n);
+}
+
+/* Rebuilds the tail index with one scan of the tail node. */
+static void tail_rebuild(struct list *l)
+{
+    struct list_node *n = l->tail;
+    size_t spacing = mark_spacing(), last_mark = 0, last = 0;
+    l->nmarks = 0;
+    for (size_t off = 0; off < n->used; off += entry_size(n->data + off)) {
+        if (off - last_mark >= spacing && l->nmarks < LIST_MARKS)
+            l->marks[l->nmarks++] = (uint32_t)(last_mark = off);
+        last = off;
+    }
+    l->tail_last = (uint32_t)last;
+    l->tail_known = true;
+}
+
+/* --- public operations --------------------------------------------------- */
+
+struct list *list_new(void)
+{
+    struct list *l = xmalloc(sizeof *l);
+    memset(l, 0, sizeof *l);
+    return l;
+}
+
+struct list *list_dup(const struct list *l)
+{
+    struct list *copy = list_new();
+    for (const struct list_node *n = l->head; n; n = n->next) {
+        struct list_node *m = node_new(n->used);
+        memcpy(m->data, n->data, n->used);
+        m->used = n->used;
+        m->count = n->count;
+        node_link_after(copy, copy->tail, m);
+    }
+    copy->len = l->len;
+    return copy;
+}
+
+void list_free(struct list *l)
+{
+    struct list_node *n = l->head;
+    while (n) {
+        struct list_node *next = n->next;
+        xfree(n);
+        n = next;
+    }
+    xfree(l);
+}
+
+/* Inserts an entry at offset off of n (a position between entries),
+ * splitting or adding nodes when n is full. */
+static void insert_at(struct list *l, struct list_node *n, size_t off, const char *s, size_t len)
+{
+    unsigned char hdr[LIST_ENTRY_HEADER_MAX];
+    size_t plen, hlen = entry_header(hdr, s, len, &plen);
+    size_t sz = hlen + plen;
+    l->len++;
+    if (!node_allows(n, sz)) {
+        struct list_node *target;
+        if (off == 0 && n->prev && node_allows(n->prev, sz)) {
+            target = n->prev, off = target->used;
+        } else if (off == n->used && n->next && node_allows(n->next, sz)) {
+            target = n->next, off = 0;
+        } else {
+            if (off > 0 && off < n->used) { /* split: the entries from off move on */
+                struct list_node *right = node_new(n->used - off);
+                memcpy(right->data, n->data + off, n->used - off);
+                right->used = n->used - (uint32_t)off;
+                for (size_t o = 0; o < right->used; o += entry_size(right->data + o))
+                    right->count++;
+                node_link_after(l, n, right);
+                n->count -= right->count;
+                n = node_splice(l, n, off, n->used, hdr, 0, NULL, 0);
+                if (node_allows(n, sz)) {
+                    n = node_splice(l, n, n->used, n->used, hdr, hlen, s, plen);
+                    n->count++;
+                    return;
+                }
+                if (node_allows(right, sz)) {
+                    right = node_splice(l, right, 0, 0, hdr, hlen, s, plen);
+                    right->count++;
+                    return;
+                }
+            }
+            target = node_new(sz);
+            node_link_after(l, off == 0 ? n->prev : n, target);
+            off = 0;
+        }
+        n = target;
+    }
+    bool append_to_tail = n == l->tail && off == n->used && l->tail_known;
+    size_t at = off;
+    n = node_splice(l, n, off, off, hdr, hlen, s, plen);
+    n->count++;
+    if (append_to_tail) { /* node_splice forgot the index: the new last entry is known */
+        size_t prev_mark = l->nmarks ? l->marks[l->nmarks - 1] : 0;
+        l->tail_known = true;
+        if (n->count > 1 && at - prev_mark >= mark_spacing() && l->nmarks < LIST_MARKS)
+            l->marks[l->nmarks++] = (uint32_t)at;
+        l->tail_last = (uint32_t)at;
+    }
+}
+
+void list_push(struct list *l, enum list_end where, const char *s, size_t len)
+{
+    if (!l->head) {
+        struct list_node *n = node_new(len + LIST_ENTRY_HEADER_MAX);
+        node_link_after(l, NULL, n);
+    }
+    if (where == LIST_HEAD)
+        insert_at(l, l->head, 0, s, len);
+    else
+        insert_at(l, l->tail, l->tail->used, s, len);
+}
+
+void list_peek(struct list *l, enum list_end where, struct strview *out)
+{
+    if (where == LIST_HEAD) {
+        list_entry_decode(l->head->data, out);
+        return;
+    }
+    if (!l->tail_known) tail_rebuild(l);
+    list_entry_decode(l->tail->data + l->tail_last, out);
+}
+
+/* Removes entries [a, b) (k of them) from n, freeing it when emptied. */
+static void node_delete(struct list *l, struct list_node *n, size_t a, size_t b, size_t k)
+{
+    l->len -= k;
+    if (k == n->count) {
+        node_unlink_free(l, n);
+        return;
+    }
+    n = node_splice(l, n, a, b, NULL, 0, NULL, 0);
+    n->count -= (uint32_t)k;
+}
+
+void list_pop(struct list *l, enum list_end where)
+{
+    if (where == LIST_HEAD) {
+        struct list_node *n = l->head;
+        node_delete(l, n, 0, entry_size(n->data), 1);
+        return;
+    }
+    struct list_node *n = l->tail;
+    if (n->count == 1) {
+        node_delete(l, n, 0, n->used, 1);
+        return;
+    }
+    if (!l->tail_known) tail_rebuild(l);
+    size_t last = l->tail_last;
+    while (l->nmarks && l->marks[l->nmarks - 1] >= last) l->nmarks--;
+    size_t prev = l->nmarks ? l->marks[l->nmarks - 1] : 0;
+    for (size_t off = prev; off < last; off += entry_size(n->data + off)) prev = off;
+    l->tail_known = false; /* node_splice must not adjust it: it is set below */
+    node_delete(l, n, last, n->used, 1);
+    l->tail_known = true;
+    l->tail_last = (uint32_t)prev;
+}
+
+/* The node holding index (in range) and the entry's offset in it. */
+static struct list_node *locate(struct list *l, size_t index, size_t *off)
+{
+    struct list_node *n;
+    if (index < l->len / 2) {
+        n = l->head;
+        while (index >= n->count) index -= n->count, n = n->next;
+    } else {
+        size_t back = l->len - 1 - index;
+        n = l->tail;
+        while (back >= n->count) back -= n->count, n = n->prev;
+        index = n->count - 1 - back;
+        if (n == l->tail && back == 0) {
+            if (!l->tail_known) tail_rebuild(l);
+            *off = l->tail_last;
+            return n;
+        }
+    }
+    size_t o = 0;
+    while (index--) o += entry_size(n->data + o);
+    *off = o;
+    return n;
+}
+
+static bool normalize_index(const struct list *l, long long index, size_t *out)
+{
+    if (index < 0) index += (long long)l->len;
+    if (index < 0 || (size_t)index >= l->len) return false;
+    *out = (size_t)index;
+    return true;
+}
+
+bool list_index(struct list *l, long long index, struct strview *out)
+{
+    size_t i, off;
+    if (!normalize_index(l, index, &i)) return false;
+    struct list_node *n = locate(l, i, &off);
+    list_entry_decode(n->data + off, out);
+    return true;
+}
+
+void list_set(struct list *l, long long index, const char *s, size_t len)
+{
+    size_t i = 0, off;
+    if (!normalize_index(l, index, &i)) return;
+    struct list_node *n = locate(l, i, &off);
+    unsigned char hdr[LIST_ENTRY_HEADER_MAX];
+    size_t plen, hlen = entry_header(hdr, s, len, &plen);
+    node_splice(l, n, off, off + entry_size(n->data + off), hdr, hlen, s, plen);
+}
+
+void list_delete_range(struct list *l, size_t start, size_t count)
+{
+    size_t off;
+    struct list_node *n = locate(l, start, &off);
+    while (count > 0) {
+        struct list_node *next = n->next;
+        size_t end = off, k = 0;
+        while (end < n->used && k < count) end += entry_size(n->data + end), k++;
+        node_delete(l, n, off, end, k);
+        count -= k;
+        n = next;
+        off = 0;
+    }
+}
+
+/* --- iteration ------------------------------------------------------------ */
+
+static void iter_load_offsets(struct list_iter *it)
+{
+    struct list_node *n = it->node;
+    if (it->offsets_cap < n->count) {
+        it->offsets = xrealloc(it->offsets, n->count * sizeof *it->offsets);
+        it->offsets_cap = n->count;
+    }
+    size_t i = 0;
+    for (size_t o = 0; o < n->used; o += entry_size(n->data + o)) it->offsets[i++] = (uint32_t)o;
+}
+
+void list_iter_init(struct list_iter *it, struct list *l, size_t index, bool reverse)
+{
+    memset(it, 0, sizeof *it);
+    it->l = l;
+    it->reverse = reverse;
+    it->node = locate(l, index, &it->off);
+    if (reverse) {
+        iter_load_offsets(it);
+        size_t i = 0;
+        while (it->offsets[i] != it->off) i++;
+        it->pos = i + 1;
+    }
+}
+
+bool list_iter_next(struct list_iter *it, struct strview *out)
+{
+    if (!it->node) return false;
+    if (!it->reverse) {
+        it->off += list_entry_decode(it->node->data + it->off, out);
+        if (it->off >= it->node->used) it->node = it->node->next, it->off = 0;
+        return true;
+    }
+    list_entry_decode(it->node->data + it->offsets[--it->pos], out);
+    if (it->pos == 0) {
+        it->node = it->node->prev;
+        if (it->node) {
+            iter_load_offsets(it);
+            it->pos = it->node->count;
+        }
+    }
+    return true;
+}
+
+void list_iter_release(struct list_iter *it)
+{
+    xfree(it->offsets);
+    it->offsets = NULL;
+}
+
+bool list_insert_at_pivot(struct list *l, const char *pivot, size_t pivot_len, bool after,
+                          const char *s, size_t len)
+{
+    for (struct list_node *n = l->head; n; n = n->next) {
+        for (size_t off = 0; off < n->used; off += entry_size(n->data + off)) {
+            if (!entry_equals(n->data + off, pivot, pivot_len)) continue;
+            insert_at(l, n, after ? off + entry_size(n->data + off) : off, s, len);
+            return true;
+        }
+    }
+    return false;
+}
+
+size_t list_remove_value(struct list *l, const char *s, size_t len, size_t limit, bool from_tail)
+{
+    size_t removed = 0;
+    if (!from_tail) {
+        for (struct list_node *n = l->head; n && (!limit || removed < limit);) {
+            struct list_node *next = n->next;
+            size_t off = 0;
+            while (off < n->used && (!limit || removed < limit)) {
+                size_t sz = entry_size(n->data + off);
+                if (!entry_equals(n->data + off, s, len)) {
+                    off += sz;
+                    continue;
+                }
+                removed++;
+                if (n->count == 1) {
+                    node_delete(l, n, 0, n->used, 1);
+                    break;
+                }
+                l->len--;
+                n = node_splice(l, n, off, off + sz, NULL, 0, NULL, 0);
+                n->count--;
+            }
+            n = next;
+        }
+        return removed;
+    }
+    struct list_iter it = {0};
+    for (struct list_node *n = l->tail; n && (!limit || removed < limit);) {
+        struct list_node *prev = n->prev;
+        it.node = n;
+        iter_load_offsets(&it);
+        for (size_t i = n->count; i-- > 0 && (!limit || removed < limit);) {
+            size_t off = it.offsets[i];
+            if (!entry_equals(n->data + off, s, len)) continue;
+            removed++;
+            if (n->count == 1) {
+                node_delete(l, n, 0, n->used, 1);
+                break;
+            }
+            l->len--;
+            n = node_splice(l, n, off, off + entry_size(n->data + off), NULL, 0, NULL, 0);
+            n->count--;
+        }
+        n = prev;
+    }
+    list_iter_release(&it);
+    return removed;
+}
+
+size_t list_memory_usage(const struct list *l)
+{
+    size_t bytes = xmalloc_usable_size((void *)l);
+    for (const struct list_node *n = l->head; n; n = n->next)
+        bytes += xmalloc_usable_size((void *)n);
+    return bytes;
+}
+
+const char *list_verify(const struct list *l)
+{
+    size_t total = 0, nodes = 0;
+    const struct list_node *prev = NULL;
+    for (const struct list_node *n = l->head; n; prev = n, n = n->next) {
+        if (n->prev != prev) return "broken prev link";
+        if (n->count == 0) return "empty node";
+        if (n->used > n->cap) return "used past cap";
+        size_t count = 0, off = 0, last = 0;
+        while (off < n->used) last = off, off += entry_size(n->data + off), count++;
+        if (off != n->used) return "entries overrun the node";
+        if (count != n->count) return "node count wrong";
+        if (n == l->tail && l->tail_known) {
+            if (l->tail_last != last) return "tail index: wrong last entry";
+            for (uint8_t i = 0; i < l->nmarks; i++) {
+                if (i && l->marks[i] <= l->marks[i - 1]) return "tail index: marks unsorted";
+                size_t o = 0;
+                while (o < l->marks[i]) o += entry_size(n->data + o);
+                if (o != l->marks[i]) return "tail index: mark not at an entry";
+            }
+        }
+        total += count;
+        nodes++;
+    }
+    if (prev != l->tail) return "tail pointer wrong";
+    if (total != l->len) return "length wrong";
+    if (nodes != l->nodes) return "node count of list wrong";
+    return NULL;
+}
