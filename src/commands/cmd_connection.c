@@ -434,6 +434,25 @@ static void cmd_client_no_evict(struct cmd_ctx *ctx)
     reply_ok(ctx->reply);
 }
 
+/* CLIENT UNBLOCK id [TIMEOUT|ERROR]: 1 when that client was blocked on
+ * keys and has now been answered, else 0. */
+static void cmd_client_unblock(struct cmd_ctx *ctx)
+{
+    long long id;
+    if (!arg_to_ll(ctx, 2, &id)) return;
+    bool error = false;
+    if (ctx->argc == 4) {
+        if (arg_equals(ctx, 3, "error")) {
+            error = true;
+        } else if (!arg_equals(ctx, 3, "timeout")) {
+            reply_error(ctx->reply, "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+            return;
+        }
+    }
+    struct conn *c = id > 0 ? session_find_client((uint64_t)id) : NULL;
+    reply_int(ctx->reply, c && session_unblock(c, error) ? 1 : 0);
+}
+
 static void cmd_client_help(struct cmd_ctx *ctx)
 {
     static const char *const lines[] = {
@@ -458,6 +477,8 @@ static void cmd_client_help(struct cmd_ctx *ctx)
         "    Set client library name or version.",
         "SETNAME <name>",
         "    Assign the name <name> to the current connection.",
+        "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+        "    Unblock the specified blocked client.",
         "HELP",
         "    Print this help.",
         NULL,
@@ -480,6 +501,7 @@ static struct command client_subcommands[] = {
     CLIENT_SUB("list", -2, CMD_ADMIN | CMD_RANDOM, cmd_client_list),
     CLIENT_SUB("kill", -3, CMD_ADMIN, cmd_client_kill),
     CLIENT_SUB("no-evict", 3, CMD_ADMIN, cmd_client_no_evict),
+    CLIENT_SUB("unblock", -3, CMD_ADMIN, cmd_client_unblock),
     CLIENT_SUB("help", 2, 0, cmd_client_help),
     COMMAND_END,
 };

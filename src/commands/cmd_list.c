@@ -476,11 +476,10 @@ static void cmd_lmpop(struct cmd_ctx *ctx)
 
 /* --- blocking -------------------------------------------------------------- */
 
-static void block_on(struct cmd_ctx *ctx, int first, int n, int64_t deadline,
-                     enum session_block_timeout timeout_reply)
+static void block_on(struct cmd_ctx *ctx, int first, int n, int64_t deadline)
 {
     session_block_on_keys(ctx->conn, OBJ_LIST, ctx->argc, ctx->argv, ctx->argv_len, first, n,
-                          deadline, timeout_reply);
+                          deadline);
 }
 
 static void bpop_generic(struct cmd_ctx *ctx, enum list_end where)
@@ -491,7 +490,7 @@ static void bpop_generic(struct cmd_ctx *ctx, enum list_end where)
     struct kv *kv = first_nonempty(ctx, 1, ctx->argc - 2, &replied);
     if (replied) return;
     if (!kv) {
-        block_on(ctx, 1, ctx->argc - 2, deadline, SESSION_TIMEOUT_NIL_ARRAY);
+        block_on(ctx, 1, ctx->argc - 2, deadline);
         return;
     }
     reply_array_len(ctx->reply, 2);
@@ -517,7 +516,7 @@ static void bmove_generic(struct cmd_ctx *ctx, enum list_end from, enum list_end
     struct kv *src = lookup_write_typed(ctx, 1, OBJ_LIST, &replied);
     if (replied) return;
     if (!src) {
-        block_on(ctx, 1, 1, deadline, SESSION_TIMEOUT_NIL);
+        block_on(ctx, 1, 1, deadline);
         return;
     }
     struct kv *dst = lookup_write_typed(ctx, 2, OBJ_LIST, &replied);
@@ -548,7 +547,7 @@ static void cmd_blmpop(struct cmd_ctx *ctx)
     struct kv *kv = first_nonempty(ctx, first, n, &replied);
     if (replied) return;
     if (!kv) {
-        block_on(ctx, first, n, deadline, SESSION_TIMEOUT_NIL_ARRAY);
+        block_on(ctx, first, n, deadline);
         return;
     }
     mpop_reply(ctx, kv, (enum list_end)dir, count);

@@ -67,7 +67,7 @@ static void mpop_generic(struct cmd_ctx *ctx, bool blocking)
         pop_and_reply(ctx, kv, dir == 1, count, true);
     } else if (blocking) {
         session_block_on_keys(ctx->conn, OBJ_ZSET, ctx->argc, ctx->argv, ctx->argv_len, first, n,
-                              deadline, SESSION_TIMEOUT_NIL_ARRAY);
+                              deadline);
     } else {
         reply_nil_array(ctx->reply);
     }
@@ -94,7 +94,7 @@ static void bzpop_generic(struct cmd_ctx *ctx, bool max)
         pop_and_reply(ctx, kv, max, 1, false);
     else
         session_block_on_keys(ctx->conn, OBJ_ZSET, ctx->argc, ctx->argv, ctx->argv_len, 1,
-                              ctx->argc - 2, deadline, SESSION_TIMEOUT_NIL_ARRAY);
+                              ctx->argc - 2, deadline);
 }
 
 void cmd_bzpopmin(struct cmd_ctx *ctx)

@@ -187,8 +187,8 @@ enum conn_flag {
  *    (through command_dispatch, as that client, in its database); when it
  *    finds nothing again it keeps its place in the queue;
  *  - its deadline passes (checked by housekeeping, as Redis does in its
- *    cron): the command's timeout reply (nil, or nil array);
- *  - CLIENT UNBLOCK: the timeout reply, or -UNBLOCKED;
+ *    cron): a nil array;
+ *  - CLIENT UNBLOCK: a nil array, or -UNBLOCKED;
  *  - the conn closes: no reply.
  * After leaving it, the conn's buffered commands run (conn_blocked_resume,
  * never nested inside another conn's command). The state is about keys
@@ -198,9 +198,8 @@ struct conn_blocked {
     struct block_waiter waiter;
     char *command; /* one allocation: argv pointers, lengths, bytes */
     int argc;
-    int64_t deadline_ms; /* 0 = never */
-    uint64_t request;    /* the blocked request's sequence (framed replies) */
-    enum session_block_timeout timeout_reply;
+    int64_t deadline_ms;      /* 0 = never */
+    uint64_t request;         /* the blocked request's sequence (framed replies) */
     bool retrying;            /* the command is being run again */
     bool reblocked;           /* ... and found nothing again */
     struct conn *prev, *next; /* list of blocked conns */

@@ -49,8 +49,7 @@ static char *copy_command(int argc, const char *const *argv, const size_t *len)
 }
 
 void session_block_on_keys(struct conn *c, enum obj_type type, int argc, const char *const *argv,
-                           const size_t *argv_len, int first_key, int nkeys, int64_t deadline_ms,
-                           enum session_block_timeout timeout_reply)
+                           const size_t *argv_len, int first_key, int nkeys, int64_t deadline_ms)
 {
     struct conn_blocked *b = &c->blocked;
     if (b->retrying) {
@@ -64,7 +63,6 @@ void session_block_on_keys(struct conn *c, enum obj_type type, int argc, const c
     blocking_wait(&b->waiter, c->db_index, type, nkeys, keys, lens);
     b->deadline_ms = deadline_ms;
     b->request = c->requests;
-    b->timeout_reply = timeout_reply;
     c->flags |= CONN_BLOCKED_ON_KEYS;
     b->prev = NULL;
     b->next = blocked_head;
@@ -123,10 +121,7 @@ static void answer_end(struct conn *c)
 static void answer_timeout(struct conn *c)
 {
     answer_begin(c);
-    if (c->blocked.timeout_reply == SESSION_TIMEOUT_NIL)
-        reply_nil(&c->reply);
-    else
-        reply_nil_array(&c->reply);
+    reply_nil_array(&c->reply); /* BRPOPLPUSH and BLMOVE too, as Redis 7.0 */
     answer_end(c);
 }
 

@@ -179,14 +179,19 @@ void session_describe(const struct conn *c, struct buf *out)
     buf_append_fmt(out, "id=%llu addr=%s laddr=%s fd=%d name=", (unsigned long long)c->id, c->addr,
                    c->laddr, c->fd);
     if (c->name) buf_append(out, c->name, strlen(c->name));
+    /* Redis's letters, in its order; N when none applies. */
+    char flags[4], *f = flags;
+    if (session_client_type(c) == SESSION_CLIENT_PUBSUB) *f++ = 'P';
+    if (c->flags & CONN_BLOCKED_ON_KEYS) *f++ = 'b';
+    if (f == flags) *f++ = 'N';
+    *f = '\0';
     buf_append_fmt(
         out,
         " age=%lld idle=%lld flags=%s db=%d sub=%zu psub=%zu ssub=%zu multi=-1 "
         "qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 rbs=%zu rbp=0 obl=%zu oll=0 "
         "omem=%zu tot-mem=%zu events=r cmd=%s user=%s redir=-1 resp=%d lib-name=",
         (long long)((now - c->created_ms) / 1000),
-        (long long)((now - c->last_interaction_ms) / 1000),
-        session_client_type(c) == SESSION_CLIENT_PUBSUB ? "P" : "N", c->db_index,
+        (long long)((now - c->last_interaction_ms) / 1000), flags, c->db_index,
         dict_size(&c->pubsub.links[PUBSUB_CHANNEL]), dict_size(&c->pubsub.links[PUBSUB_PATTERN]),
         dict_size(&c->pubsub.links[PUBSUB_SHARD]), conn_query_bytes(c),
         c->in.cap - c->in.end + big_free, c->in.cap + big_cap, buf_len(&c->out),

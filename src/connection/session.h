@@ -78,20 +78,16 @@ void session_set_lib_version(struct conn *c, const char *version, size_t len);
 
 /* --- blocking commands (see conn.h, "Blocked on keys") ------------------ */
 
-enum session_block_timeout {
-    SESSION_TIMEOUT_NIL_ARRAY, /* BLPOP, BLMPOP, BZPOPMIN, BZMPOP: *-1 / _ */
-    SESSION_TIMEOUT_NIL,       /* BRPOPLPUSH, BLMOVE: $-1 / _ */
-};
-
 /* The running command found nothing to serve: c blocks on the keys
  * argv[first_key], argv[first_key + 1], ... (nkeys of them) of its
  * database until one holds a value of `type`, until deadline_ms (0 =
- * never), or CLIENT UNBLOCK. The caller replies nothing now; the command
+ * never), or CLIENT UNBLOCK — a timeout is answered with a nil array
+ * (*-1 / _), whatever the command, as Redis 7.0 does. The caller replies
+ * nothing now; the command
  * (argc/argv, copied) runs again when a key is ready, and when it finds
  * nothing again, this call keeps c's place in the queues. */
 void session_block_on_keys(struct conn *c, enum obj_type type, int argc, const char *const *argv,
-                           const size_t *argv_len, int first_key, int nkeys, int64_t deadline_ms,
-                           enum session_block_timeout timeout_reply);
+                           const size_t *argv_len, int first_key, int nkeys, int64_t deadline_ms);
 
 /* CLIENT UNBLOCK: when c is blocked on keys, answers its command with the
  * timeout reply (or, with error, -UNBLOCKED) and returns true. */
