@@ -7,6 +7,8 @@
 #   string  N keys                        (SET <16-byte key> <16-byte value>)
 #   set-int one set of N integers         (SADD s <integer 0..N-1, spread>)
 #   set-str one set of N short strings    (SADD s <16-byte member>)
+#   list-int  one list of N integers      (RPUSH l 0, RPUSH l 1, ... RPUSH l N-1)
+#   list-str  one list of N strings       (RPUSH l <16-byte string>)
 #
 # For every workload and server a fresh server process is started, its
 # VmRSS read from /proc/<pid>/status when idle, the workload loaded through
@@ -15,7 +17,7 @@
 # process per cell keeps one workload's freed-but-kept heap out of the next.
 #
 # Usage: bench/memory.sh [N]         (default 1000000; a smoke run: 100000)
-# WORKLOADS="set-int set-str" measures only those (default: all).
+# WORKLOADS="set-int set-str" (or "list-int list-str", ...) measures only those (default: all).
 # Output: stdout and results/<timestamp>-memory/{memory.out,metadata.txt}
 # (RESULTS_ROOT overrides results/).
 # Binaries: GOBLIN_SERVER (default build/goblin-core), REDIS_SERVER,
@@ -60,6 +62,10 @@ generate() {
                 printf "*3\r\n$4\r\nSADD\r\n$1\r\ns\r\n$%d\r\n%s\r\n", length(v), v
             } else if (kind == "set-str") {
                 printf "*3\r\n$4\r\nSADD\r\n$1\r\ns\r\n$16\r\nm%015d\r\n", i
+            } else if (kind == "list-int") {
+                printf "*3\r\n$5\r\nRPUSH\r\n$1\r\nl\r\n$%d\r\n%d\r\n", length(i ""), i
+            } else if (kind == "list-str") {
+                printf "*3\r\n$5\r\nRPUSH\r\n$1\r\nl\r\n$16\r\ne%015d\r\n", i
             } else if (kind == "hash") {
                 printf "*4\r\n$4\r\nHSET\r\n$1\r\nh\r\n$16\r\nf%015d\r\n$16\r\nv%015d\r\n", i, i
             } else {
@@ -73,6 +79,7 @@ count_of() {
     case $1 in
     zset) "$REDIS_CLI" -p "$SERVER_PORT" ZCARD z ;;
     hash) "$REDIS_CLI" -p "$SERVER_PORT" HLEN h ;;
+    list-*) "$REDIS_CLI" -p "$SERVER_PORT" LLEN l ;;
     string) "$REDIS_CLI" -p "$SERVER_PORT" DBSIZE ;;
     set-*) "$REDIS_CLI" -p "$SERVER_PORT" SCARD s ;;
     esac
@@ -98,7 +105,7 @@ measure() {
 
 emit echo "memory.sh: N=$N, goblin-core $GOBLIN_SERVER, redis-server $("$REDIS_SERVER" --version | awk '{ sub("v=", "", $3); print $3 }')"
 emit printf '%-8s %12s %12s %8s\n' workload goblin-core redis-server ratio
-for workload in ${WORKLOADS:-zset hash string set-int set-str}; do
+for workload in ${WORKLOADS:-zset hash string set-int set-str list-int list-str}; do
     generate "$workload" >"$WORK/$workload.resp"
     g=$(measure goblin "$workload")
     r=$(measure redis "$workload")

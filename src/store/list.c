@@ -13,12 +13,14 @@ struct list_limits list_limits = {.fill = -2, .compress_depth = 0};
 /* Give memory back when a node has more slack than this after a delete. */
 #define LIST_SHRINK_SLACK 256
 
+/* Bytes of entries a node may hold: the cap counts the node's header, so a
+ * full node is exactly one allocator size class (8 KB, not 8 KB + 32). */
 static size_t node_limit_bytes(void)
 {
     static const size_t caps[] = {4096, 8192, 16384, 32768, 65536};
     long long fill = list_limits.fill;
-    if (fill >= 0) return LIST_SAFETY_BYTES;
-    return caps[(fill < -5 ? 5 : -fill) - 1];
+    size_t cap = fill >= 0 ? LIST_SAFETY_BYTES : caps[(fill < -5 ? 5 : -fill) - 1];
+    return cap - sizeof(struct list_node);
 }
 
 /* Distance between marks of the tail index: the node cap spread over them. */
