@@ -13,6 +13,13 @@ import sys
 TARGET = 0.8  # goblin-core / redis-server resident bytes per element
 
 
+# What the default encodings are at this size, per workload family.
+ENCODING_NOTES = [
+    ("set-", " (for sets of this size: a hash table)"),
+    ("list-", " (for lists: a chain of packed nodes, quicklist in Redis)"),
+]
+
+
 def parse(run):
     head, rows = "", []
     with open(os.path.join(run, "memory.out")) as f:
@@ -41,7 +48,10 @@ def main(run):
                    f"{'met' if ratio <= TARGET else 'missed'} |")
     out += ["", "Each cell is a fresh server process: VmRSS after loading N elements through "
             "`redis-cli --pipe`, minus VmRSS before, divided by N (see bench/memory.sh). "
-            "Both servers use their default encodings (for sets of this size: a hash table).", ""]
+            "Both servers use their default encodings"
+            + "".join(note for prefix, note in ENCODING_NOTES
+                      if any(name.startswith(prefix) for name, *_ in rows))
+            + ".", ""]
     with open(os.path.join(run, "report.md"), "w") as f:
         f.write("\n".join(out))
 

@@ -26,7 +26,6 @@ BLOCK = f"{DATE}-matrix-block"
 RING_FINAL = f"{DATE}-ring-final"
 FANOUT = f"{DATE}-fanout"
 RAW = f"{DATE}-raw"
-LISTS_MEMORY = "2026-12-01-lists-memory"  # bench/memory.sh, list workloads
 # Kernel configuration of the machine of these runs (CONFIG_HZ, read from the
 # kernel's config when the runs were made; matrix.sh does not record it).
 KERNEL_HZ = 250
@@ -242,10 +241,6 @@ def readme(docs):
     mem_head, mem = parse_two_column_out(os.path.join(bench, RAW, "memory.out"))
     thr_head, thr = parse_two_column_out(os.path.join(bench, RAW, "throughput.out"))
     n = int(re.search(r"N=(\d+)", mem_head).group(1))
-    lists_dir = os.path.join(bench, LISTS_MEMORY)
-    lists_head, lists = parse_two_column_out(os.path.join(lists_dir, "memory.out"))
-    lists_meta = report.read_kv(os.path.join(lists_dir, "metadata.txt"), ":")
-    lists_n = int(re.search(r"N=(\d+)", lists_head).group(1))
     requests = int(re.search(r"(\d+) requests", thr_head).group(1))
     not_committed = "**raw data not committed**"
 
@@ -283,8 +278,6 @@ def readme(docs):
          "c101c28); today `bash bench/pubsub_fanout.sh`"],
         [f"`{RAW}/memory.out`", f"resident bytes per element, {n} elements",
          f"`bash bench/memory.sh {n}`"],
-        [f"`{LISTS_MEMORY}/memory.out`", "resident bytes per element of lists",
-         f"`{lists_meta['command']}` (commit {lists_meta['commit'][:7]})"],
         [f"`{RAW}/throughput.out`", "pipelined ZADD/ZSCORE/HSET/HGET, `-P 16 -c 50 -r 100000`",
          f"`bash bench/throughput.sh {requests}`"],
         [f"`{RAW}/interleaved-block-vs-redis.md`",
@@ -326,15 +319,6 @@ def readme(docs):
                "100000`, requests per second: "
                + ", ".join(f"{k} {g:,.0f} vs {r:,.0f} ({f2(x)}×)" for k, (g, r, x) in thr.items())
                + ".\n")
-
-    out.append("### Memory of lists\n")
-    out.append(f"`{lists_meta['command']}` (from `{LISTS_MEMORY}/`, "
-               f"{lists_meta['date_utc']}) — one list of {lists_n:,} elements, resident bytes "
-               "per element, fresh server per cell; issue 13's target is a ratio of 0.8 or less:\n")
-    what = {"list-int": "integers 0 … N-1", "list-str": "16-byte strings"}
-    out.append(table(["workload", "goblin-core", "redis-server", "ratio", "target met"],
-                     [[what.get(k, k), f1(g), f1(r), f2(x), "yes" if x <= 0.8 else "no"]
-                      for k, (g, r, x) in lists.items()]) + "\n")
 
     out.append("### Pub/Sub\n")
     out += pubsub_lines(adaptive, docs)
