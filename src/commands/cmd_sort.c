@@ -1,8 +1,7 @@
-/* cmd_sort.c — SORT and SORT_RO over sets and sorted sets, with Redis
- * 7.0's options (BY, LIMIT, GET, ASC/DESC, ALPHA), "*" and "->" patterns,
- * ordering rules and errors. Lists, and STORE (whose result is a list),
- * arrive with the list type (TODO there: load list elements, build the
- * STORE result). */
+/* cmd_sort.c — SORT and SORT_RO over lists, sets and sorted sets, with
+ * Redis 7.0's options (BY, LIMIT, GET, ASC/DESC, ALPHA), "*" and "->"
+ * patterns, ordering rules and errors. (TODO: STORE, whose result is a
+ * list.) */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 
 #include "commands/command.h"
 #include "store/hash.h"
+#include "store/list.h"
 #include "store/set.h"
 #include "store/zset.h"
 #include "util/xmalloc.h"
@@ -139,6 +139,18 @@ static bool load_scored(const char *m, size_t len, double score, void *arg)
     return true;
 }
 
+/* Loads `count` elements of list l from index `from`, towards the head
+ * when reverse. */
+static void load_list(struct loader *ld, struct list *l, size_t from, size_t count, bool reverse)
+{
+    if (count == 0) return;
+    struct list_iter it;
+    list_iter_init(&it, l, from, reverse);
+    struct strview v;
+    while (count-- > 0 && list_iter_next(&it, &v)) load(ld, v.ptr, v.len);
+    list_iter_release(&it);
+}
+
 /* Stable merge sort (glibc's qsort is one: equal elements keep their order). */
 static void stable_sort(struct sort_item *v, size_t n)
 {
@@ -197,11 +209,14 @@ static void sort_generic(struct cmd_ctx *ctx, bool readonly)
         }
     }
     struct kv *kv = db_lookup_read(ctx->db, ctx->argv[1], ctx->argv_len[1]);
-    if (kv && kv->type != OBJ_SET && kv->type != OBJ_ZSET) {
+    if (kv && kv->type != OBJ_SET && kv->type != OBJ_ZSET && kv->type != OBJ_LIST) {
         reply_error_wrongtype(ctx->reply);
         goto out;
     }
-    size_t len = !kv ? 0 : kv->type == OBJ_SET ? set_len(kv->v.ptr) : zset_len(kv->v.ptr);
+    size_t len = !kv                    ? 0
+                 : kv->type == OBJ_SET  ? set_len(kv->v.ptr)
+                 : kv->type == OBJ_LIST ? list_len(kv->v.ptr)
+                                        : zset_len(kv->v.ptr);
     if (kv && kv->type == OBJ_ZSET) zset_convert_to_index(kv->v.ptr);
     long long vlen = (long long)len;
     long long start = limit_start < 0 ? 0 : limit_start;
@@ -214,6 +229,15 @@ static void sort_generic(struct cmd_ctx *ctx, bool readonly)
     struct loader l = {xmalloc(sizeof(struct sort_item) * (len ? len : 1)), 0};
     if (kv && kv->type == OBJ_SET) {
         set_foreach(kv->v.ptr, load_member, &l);
+    } else if (kv && kv->type == OBJ_LIST && dontsort) {
+        /* A list not sorted: its own order (DESC: from the tail), the LIMIT range only. */
+        if (end >= start)
+            load_list(&l, kv->v.ptr, spec.desc ? len - 1 - (size_t)start : (size_t)start,
+                      (size_t)(end - start + 1), spec.desc);
+        end -= start;
+        start = 0;
+    } else if (kv && kv->type == OBJ_LIST) {
+        load_list(&l, kv->v.ptr, 0, len, false);
     } else if (kv && dontsort) {
         /* A sorted set not sorted again: its own order, the LIMIT range only. */
         if (end >= start) {

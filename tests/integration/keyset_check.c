@@ -43,6 +43,9 @@ static void append_write(redisContext *c, enum key_type t, long i)
         redisAppendCommand(c, "ZADD ks:zset:%ld %ld x %ld y", i, i, i + 1);
         break;
     case T_LIST:
+        /* RPUSH appends: the DEL before it makes a rewrite idempotent
+         * (its reply is read and dropped by the caller). */
+        redisAppendCommand(c, "DEL ks:list:%ld", i);
         redisAppendCommand(c, "RPUSH ks:list:%ld h%ld t%ld", i, i, i);
         break;
     case T_SET:
@@ -191,6 +194,14 @@ int main(int argc, char **argv)
             }
             for (long i = base; i < end; i++) {
                 redisReply *r = NULL;
+                if (writing && t == T_LIST) { /* the DEL of append_write() */
+                    if (redisGetReply(c, (void **)&r) != REDIS_OK) {
+                        fprintf(stderr, "keyset_check: connection lost: %s\n", c->errstr);
+                        return 1;
+                    }
+                    freeReplyObject(r);
+                    r = NULL;
+                }
                 if (redisGetReply(c, (void **)&r) != REDIS_OK) {
                     fprintf(stderr, "keyset_check: connection lost: %s\n", c->errstr);
                     return 1;

@@ -257,6 +257,17 @@ static void directed(void)
     C("ZADD", "q", "1", "a");
     C("RPUSH", "str", "a");
     C("SCAN", "0", "TYPE", "list", "COUNT", "1000");
+    /* SORT over a list: numeric, ALPHA, DESC, LIMIT, BY nosort (list order). */
+    C("RPUSH", "sl", "3", "10", "1", "2.5", "-4", "7");
+    C("SORT", "sl");
+    C("SORT", "sl", "DESC", "LIMIT", "1", "3");
+    C("SORT", "sl", "ALPHA");
+    C("SORT_RO", "sl", "BY", "nosort");
+    C("SORT", "sl", "BY", "nosort", "DESC", "LIMIT", "1", "2");
+    C("SORT", "sl", "BY", "nosort", "LIMIT", "4", "10");
+    C("RPUSH", "sl", "x");
+    C("SORT", "sl");
+    C("SORT", "sl", "ALPHA", "GET", "#");
     /* Integer encodings and boundaries read back as the same text. */
     C("DEL", "ints");
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) C("RPUSH", "ints", values[i]);
