@@ -8,6 +8,7 @@
 
 #include "persist/listpack.h"
 #include "store/hash.h"
+#include "store/list.h"
 #include "store/set.h"
 #include "store/zset.h"
 #include "util/numparse.h"
@@ -151,6 +152,41 @@ static void set_save(struct rdb_writer *w, const struct kv *kv)
     set_foreach(kv->v.ptr, set_member_to_rdb, w);
 }
 
+/* Lists as Redis 7.0 writes them: RDB_TYPE_LIST_QUICKLIST_2, a node count,
+ * then per node its container (2 = packed) and a listpack of its entries.
+ * Nodes hold LIST_RDB_NODE_ENTRIES entries each, whatever our own node
+ * sizes are: Redis loads any node size and repacks as its fill allows. */
+#define QUICKLIST_NODE_PLAIN 1
+#define QUICKLIST_NODE_PACKED 2
+#define LIST_RDB_NODE_ENTRIES 128
+
+static unsigned list_rdb_type(const struct kv *kv)
+{
+    (void)kv;
+    return RDB_TYPE_LIST_QUICKLIST_2;
+}
+
+static void list_save(struct rdb_writer *w, const struct kv *kv)
+{
+    struct list *l = kv->v.ptr;
+    size_t n = list_len(l);
+    rdbw_len(w, (n + LIST_RDB_NODE_ENTRIES - 1) / LIST_RDB_NODE_ENTRIES);
+    struct list_iter it;
+    struct strview v;
+    list_iter_init(&it, l, 0, false);
+    for (size_t done = 0; done < n;) {
+        size_t chunk = n - done < LIST_RDB_NODE_ENTRIES ? n - done : LIST_RDB_NODE_ENTRIES;
+        struct buf *b = scratch_reset();
+        size_t start = lp_begin(b);
+        for (size_t i = 0; i < chunk && list_iter_next(&it, &v); i++) lp_append(b, v.ptr, v.len);
+        lp_end(b, start, chunk);
+        rdbw_len(w, QUICKLIST_NODE_PACKED);
+        rdbw_string(w, buf_head(b), buf_len(b));
+        done += chunk;
+    }
+    list_iter_release(&it);
+}
+
 struct value_saver {
     enum obj_type type;
     unsigned (*rdb_type)(const struct kv *kv);
@@ -158,10 +194,9 @@ struct value_saver {
 };
 
 static const struct value_saver savers[] = {
-    {OBJ_STRING, string_rdb_type, string_save},
-    {OBJ_HASH, hash_rdb_type, hash_save},
-    {OBJ_ZSET, zset_rdb_type, zset_save},
-    {OBJ_SET, set_rdb_type, set_save},
+    {OBJ_STRING, string_rdb_type, string_save}, {OBJ_HASH, hash_rdb_type, hash_save},
+    {OBJ_ZSET, zset_rdb_type, zset_save},       {OBJ_SET, set_rdb_type, set_save},
+    {OBJ_LIST, list_rdb_type, list_save},
 };
 
 void rdb_value_save(struct rdb_writer *w, const struct kv *kv, bool with_key)
@@ -458,6 +493,76 @@ static enum rdb_load_status set_load_intset(struct rdb_reader *r, unsigned type,
     return set_finish(st, key, key_len, out);
 }
 
+static enum rdb_load_status list_finish(struct list *l, const char *key, size_t key_len,
+                                        struct kv **out)
+{
+    if (list_len(l) == 0) {
+        list_free(l);
+        return RDB_VALUE_EMPTY;
+    }
+    *out = kv_new_container(key, key_len, OBJ_LIST, ENC_QUICKLIST, l);
+    return RDB_VALUE_OK;
+}
+
+/* RDB_TYPE_LIST: a count, then the elements as strings. */
+static enum rdb_load_status list_load_elements(struct rdb_reader *r, unsigned type, const char *key,
+                                               size_t key_len, struct kv **out)
+{
+    (void)type;
+    uint64_t n;
+    if (!rdbr_count(r, &n)) return RDB_VALUE_ERROR;
+    struct list *l = list_new();
+    for (uint64_t i = 0; i < n; i++) {
+        struct rdb_str e;
+        if (!rdbr_string(r, &e)) break;
+        list_push(l, LIST_TAIL, e.ptr, e.len);
+        rdb_str_free(&e);
+    }
+    if (r->err[0]) {
+        list_free(l);
+        return RDB_VALUE_ERROR;
+    }
+    return list_finish(l, key, key_len, out);
+}
+
+/* RDB_TYPE_LIST_QUICKLIST_2: nodes, each a plain element or a listpack. */
+static enum rdb_load_status list_load_quicklist(struct rdb_reader *r, unsigned type,
+                                                const char *key, size_t key_len, struct kv **out)
+{
+    (void)type;
+    uint64_t nodes;
+    if (!rdbr_count(r, &nodes)) return RDB_VALUE_ERROR;
+    struct list *l = list_new();
+    for (uint64_t i = 0; i < nodes && !r->err[0]; i++) {
+        uint64_t container;
+        bool encoded;
+        if (!rdbr_len(r, &container, &encoded)) break;
+        if (encoded || (container != QUICKLIST_NODE_PLAIN && container != QUICKLIST_NODE_PACKED)) {
+            rdbr_fail(r, "unknown quicklist container %llu", (unsigned long long)container);
+            break;
+        }
+        if (container == QUICKLIST_NODE_PLAIN) {
+            struct rdb_str e;
+            if (!rdbr_string(r, &e)) break;
+            list_push(l, LIST_TAIL, e.ptr, e.len);
+            rdb_str_free(&e);
+            continue;
+        }
+        struct rdb_str blob;
+        struct lp_iter it;
+        if (!listpack_open(r, &blob, &it)) break;
+        struct lp_entry e;
+        int got;
+        while ((got = lp_iter_next(&it, &e)) == 1) list_push(l, LIST_TAIL, e.ptr, e.len);
+        if (!listpack_close(r, &blob, &it, got)) break;
+    }
+    if (r->err[0]) {
+        list_free(l);
+        return RDB_VALUE_ERROR;
+    }
+    return list_finish(l, key, key_len, out);
+}
+
 struct value_loader {
     const char *type_name; /* as TYPE names it */
     const char *form;      /* the RDB encoding, for messages */
@@ -466,7 +571,7 @@ struct value_loader {
 
 static const struct value_loader loaders[RDB_TYPE_COUNT] = {
     [RDB_TYPE_STRING] = {"string", "string", string_load},
-    [RDB_TYPE_LIST] = {"list", "linked list", NULL},
+    [RDB_TYPE_LIST] = {"list", "linked list", list_load_elements},
     [RDB_TYPE_SET] = {"set", "hash table", set_load_members},
     [RDB_TYPE_ZSET] = {"zset", "skiplist, text scores", zset_load_members},
     [RDB_TYPE_HASH] = {"hash", "hash table", hash_load_fields},
@@ -482,7 +587,7 @@ static const struct value_loader loaders[RDB_TYPE_COUNT] = {
     [RDB_TYPE_STREAM_LISTPACKS] = {"stream", "listpacks", NULL},
     [RDB_TYPE_HASH_LISTPACK] = {"hash", "listpack", hash_load_listpack},
     [RDB_TYPE_ZSET_LISTPACK] = {"zset", "listpack", zset_load_listpack},
-    [RDB_TYPE_LIST_QUICKLIST_2] = {"list", "quicklist", NULL},
+    [RDB_TYPE_LIST_QUICKLIST_2] = {"list", "quicklist", list_load_quicklist},
     [RDB_TYPE_STREAM_LISTPACKS_2] = {"stream", "listpacks", NULL},
 };
 

@@ -106,13 +106,13 @@ expect_refusal() {
     [ "$rc" = 1 ] || fail "$what: exit status $rc, expected 1: $(cat "$DIR/refusal.log")"
     grep -Eq "$pattern" "$DIR/refusal.log" || fail "$what: log lacks /$pattern/: $(cat "$DIR/refusal.log")"
 }
-d=$DIR/list
+d=$DIR/stream
 mkdir -p "$d"
 start_redis "$d"
-cli "$RPORT" RPUSH mylist a b c >/dev/null
+cli "$RPORT" XADD mystream '*' f v >/dev/null
 cli "$RPORT" SAVE >/dev/null
 stop "$RPID"
-expect_refusal "a list" "key 'mylist' \(list.*not implemented" "$d"
+expect_refusal "a stream" "key 'mystream' \(stream.*not implemented" "$d"
 d=$DIR/trunc
 mkdir -p "$d"
 head -c 1000 "$DIR/r/dump.rdb" >"$d/dump.rdb"

@@ -16,6 +16,7 @@
 #include "persist/rdb.h"
 #include "store/db.h"
 #include "store/hash.h"
+#include "store/list.h"
 #include "store/set.h"
 #include "store/zset.h"
 #include "util/rand.h"
@@ -154,6 +155,17 @@ static void fill_keyspace(void)
     CHECK(!set_is_intset(sh));
     add_kv(2, kv_new_container("sint", 4, OBJ_SET, ENC_INTSET, si), 0);
     add_kv(2, kv_new_container("stab", 4, OBJ_SET, ENC_HASHTABLE, sh), 0);
+
+    /* Lists: more entries than one RDB node (128), integers, long elements. */
+    struct list *ls = list_new();
+    for (int i = 0; i < 300; i++) {
+        int ml = snprintf(f, sizeof f, i % 3 ? "elem-%d" : "%d", i - 100);
+        list_push(ls, i % 2 ? LIST_TAIL : LIST_HEAD, f, (size_t)ml);
+    }
+    char longer[5000];
+    memset(longer, 'q', sizeof longer);
+    list_push(ls, LIST_TAIL, longer, sizeof longer);
+    add_kv(3, kv_new_container("list", 4, OBJ_LIST, ENC_QUICKLIST, ls), 0);
 }
 
 /* A canonical text of the keyspace: keys sorted, hash fields sorted,
@@ -229,6 +241,15 @@ static void fp_key(struct kv *kv, void *arg)
         xfree(fields.lines);
     } else if (kv->type == OBJ_ZSET) {
         zset_visit_ranks(kv->v.ptr, 0, zset_len(kv->v.ptr), false, fp_member, &line);
+    } else if (kv->type == OBJ_LIST) {
+        struct list_iter it;
+        struct strview v;
+        list_iter_init(&it, kv->v.ptr, 0, false);
+        while (list_iter_next(&it, &v)) {
+            buf_append(&line, v.ptr, v.len);
+            buf_append_char(&line, ';');
+        }
+        list_iter_release(&it);
     } else if (kv->type == OBJ_SET) {
         struct fp_state members = {0};
         set_foreach(kv->v.ptr, fp_set_member, &members);
@@ -297,7 +318,7 @@ static void test_round_trip(void)
         CHECKF(rdb_load_buffer(buf_head(&file), buf_len(&file), true, &info, err, sizeof err),
                "variant %d: %s", variant, err);
         CHECK(info.checksum_verified == checksum);
-        CHECK_EQ_LL(info.keys_loaded, 13);
+        CHECK_EQ_LL(info.keys_loaded, 14);
         char *after = fingerprint();
         CHECKF(strcmp(before, after) == 0, "variant %d:\n%s\nvs\n%s", variant, before, after);
         xfree(after);
