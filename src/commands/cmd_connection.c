@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands/command.h"
+#include "commands/multi.h"
 #include "connection/session.h"
 #include "server/auth.h"
 #include "server/config.h"
@@ -64,6 +65,7 @@ static void cmd_select(struct cmd_ctx *ctx)
  * subscriptions, logged out when a password is required). */
 static void cmd_reset(struct cmd_ctx *ctx)
 {
+    multi_reset(ctx->conn);
     session_reset(ctx->conn);
     reply_status(ctx->reply, "RESET");
 }
@@ -525,7 +527,7 @@ struct command connection_commands[] = {
      .complexity = "O(1)"},
     {.name = "quit",
      .arity = -1,
-     .flags = CMD_NO_AUTH | CMD_PUBSUB_OK | CMD_FAST | CMD_LOADING | CMD_STALE,
+     .flags = CMD_NO_AUTH | CMD_PUBSUB_OK | CMD_FAST | CMD_LOADING | CMD_STALE | CMD_NO_QUEUE,
      .fn = cmd_quit,
      .summary = "Closes the connection.",
      .since = "1.0.0",
@@ -557,7 +559,8 @@ struct command connection_commands[] = {
      .complexity = "O(1)"},
     {.name = "reset",
      .arity = 1,
-     .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NO_AUTH | CMD_PUBSUB_OK,
+     .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST | CMD_NO_AUTH | CMD_PUBSUB_OK |
+              CMD_NO_QUEUE,
      .fn = cmd_reset,
      .summary = "Resets the connection.",
      .since = "6.2.0",

@@ -51,7 +51,7 @@ static void cmd_hset(struct cmd_ctx *ctx)
     struct kv *kv = hash_lookup_or_create(ctx);
     if (!kv) return;
     long long created = set_pairs(ctx, hash_of(kv), 2);
-    keyspace.stats.dirty += (ctx->argc - 2) / 2;
+    db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], (ctx->argc - 2) / 2);
     if (strcmp(ctx->cmd->name, "hmset") == 0)
         reply_ok(ctx->reply);
     else
@@ -68,7 +68,7 @@ static void cmd_hsetnx(struct cmd_ctx *ctx)
         return;
     }
     hash_set(h, ctx->argv[2], ctx->argv_len[2], ctx->argv[3], ctx->argv_len[3]);
-    keyspace.stats.dirty++;
+    db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], 1);
     reply_int(ctx->reply, 1);
 }
 
@@ -115,7 +115,7 @@ static void cmd_hdel(struct cmd_ctx *ctx)
             break;
         }
     }
-    keyspace.stats.dirty += deleted;
+    db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], deleted);
     reply_int(ctx->reply, deleted);
 }
 
@@ -219,7 +219,7 @@ static void cmd_hincrby(struct cmd_ctx *ctx)
     size_t len = num_format_ll(buf, value);
     if (!kv) kv = hash_lookup_or_create(ctx);
     hash_set(hash_of(kv), ctx->argv[2], ctx->argv_len[2], buf, len);
-    keyspace.stats.dirty++;
+    db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], 1);
     reply_int(ctx->reply, value);
 }
 
@@ -253,7 +253,7 @@ static void cmd_hincrbyfloat(struct cmd_ctx *ctx)
     size_t len = num_format_long_double_human(buf, sizeof buf, value);
     if (!kv) kv = hash_lookup_or_create(ctx);
     hash_set(hash_of(kv), ctx->argv[2], ctx->argv_len[2], buf, len);
-    keyspace.stats.dirty++;
+    db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], 1);
     reply_bulk(ctx->reply, buf, len);
 }
 

@@ -163,7 +163,7 @@ static void zadd_generic(struct cmd_ctx *ctx, int first, int flags, bool ch)
         updated += r == ZSET_ADD_UPDATED;
         processed += r != ZSET_ADD_SKIPPED;
     }
-    keyspace.stats.dirty += added + updated;
+    db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], added + updated);
     if (incr) {
         if (processed)
             reply_double(ctx->reply, score);
@@ -296,7 +296,7 @@ static void cmd_zrem(struct cmd_ctx *ctx)
             break;
         }
     }
-    keyspace.stats.dirty += deleted;
+    db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], deleted);
     reply_int(ctx->reply, deleted);
 }
 
@@ -326,7 +326,7 @@ static void zpop_generic(struct cmd_ctx *ctx, bool max)
     size_t first = max ? len - n : 0;
     zset_visit_ranks(z, first, first + n, max, zset_reply_member, &zr);
     zset_delete_ranks(z, first, first + n);
-    keyspace.stats.dirty += (long long)n;
+    db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], (long long)n);
     if (zset_len(z) == 0) db_delete_kv(ctx->db, kv);
 }
 

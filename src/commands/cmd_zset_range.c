@@ -261,7 +261,7 @@ static void remrange_generic(struct cmd_ctx *ctx, enum range_type type)
     else
         zset_lex_range_ranks(z, &lex_range, &first, &end);
     size_t removed = zset_delete_ranks(z, first, end);
-    keyspace.stats.dirty += (long long)removed;
+    db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], (long long)removed);
     if (zset_len(z) == 0) db_delete_kv(ctx->db, kv);
     reply_int(ctx->reply, (long long)removed);
 }

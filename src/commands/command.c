@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "commands/multi.h"
 #include "connection/session.h"
 #include "server/config.h"
 #include "util/clock.h"
@@ -20,9 +21,10 @@
 
 /* Every family's table; a new family adds one line here. */
 static struct command *const families[] = {
-    connection_commands,    server_commands, string_commands, key_commands,     info_commands,
-    introspection_commands, pubsub_commands, hash_commands,   zset_commands,    object_commands,
-    set_commands,           bitmap_commands, sort_commands,   persist_commands, list_commands,
+    connection_commands, server_commands,        string_commands, key_commands,
+    info_commands,       introspection_commands, pubsub_commands, hash_commands,
+    zset_commands,       object_commands,        set_commands,    bitmap_commands,
+    sort_commands,       persist_commands,       list_commands,   multi_commands,
 };
 
 /* Open-addressing index of top-level commands by lowercase name. */
@@ -151,7 +153,22 @@ static bool protected_action_allowed(const struct conn *conn)
     return strcmp(setting, "local") == 0 && session_is_local(conn);
 }
 
-void command_dispatch(const struct cmd_request *req)
+void command_call(struct cmd_ctx *ctx)
+{
+    struct command *cmd = (struct command *)ctx->cmd;
+    keyspace_begin_command();
+    long long errors_before = reply_error_count;
+    uint64_t start = cycles_now();
+    cmd->fn(ctx);
+    cmd->cycles += cycles_now() - start;
+    cmd->calls++;
+    if (reply_error_count != errors_before) cmd->failed_calls++;
+    stats.commands_processed++;
+}
+
+/* Looks up and checks a request in Redis's order; answers the error and
+ * returns NULL when it is refused. */
+static struct command *command_check(const struct cmd_request *req)
 {
     struct conn *conn = req->conn;
     struct reply *r = req->reply;
@@ -161,7 +178,7 @@ void command_dispatch(const struct cmd_request *req)
     struct command *cmd = command_lookup(argv[0], argv_len[0]);
     if (!cmd) {
         reply_unknown_command(r, argc, argv, argv_len);
-        return;
+        return NULL;
     }
     if (cmd->subcommands && argc >= 2) {
         struct command *sub = command_lookup_sub(cmd, argv[1], argv_len[1]);
@@ -173,14 +190,19 @@ void command_dispatch(const struct cmd_request *req)
             upper[argv_len[0]] = '\0';
             reply_error_fmt(r, "ERR unknown subcommand '%.*s'. Try %s HELP.",
                             (int)(argv_len[1] < 128 ? argv_len[1] : 128), argv[1], upper);
-            return;
+            return NULL;
         }
         cmd = sub;
     }
     if (!arity_ok(cmd, argc)) {
-        reply_error_arity(r, cmd->full_name);
         cmd->rejected_calls++;
-        return;
+        if (strcmp(cmd->full_name, "exec") == 0) {
+            /* Redis's execCommandAbort, in MULTI or not: any transaction ends. */
+            multi_exec_rejected(req->multi, r, "wrong number of arguments for 'exec' command");
+            return NULL;
+        }
+        reply_error_arity(r, cmd->full_name);
+        return NULL;
     }
     if ((cmd->flags & CMD_PROTECTED) && !protected_action_allowed(conn)) {
         reply_error(r,
@@ -188,12 +210,12 @@ void command_dispatch(const struct cmd_request *req)
                     "to \"local\", you can run it from a local connection, otherwise you need "
                     "to set this option in the configuration file, and then restart the server.");
         cmd->rejected_calls++;
-        return;
+        return NULL;
     }
     if (req->auth_required && !(cmd->flags & CMD_NO_AUTH)) {
         reply_error(r, "NOAUTH Authentication required.");
         cmd->rejected_calls++;
-        return;
+        return NULL;
     }
     /* maxmemory under noeviction (the only policy): what may grow the data
      * set is refused past the limit; reads and deletes run. Used memory is
@@ -210,6 +232,21 @@ void command_dispatch(const struct cmd_request *req)
                         "ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / "
                         "QUIT / RESET are allowed in this context",
                         cmd->full_name);
+        return NULL;
+    }
+    return cmd;
+}
+
+void command_dispatch(const struct cmd_request *req)
+{
+    struct command *cmd = command_check(req);
+    bool queuing = req->multi && multi_is_queuing(req->multi);
+    if (!cmd) {
+        if (queuing) multi_flag_error(req->multi); /* EXEC will answer EXECABORT */
+        return;
+    }
+    if (queuing && !(cmd->flags & CMD_NO_QUEUE)) {
+        multi_queue(req->multi, req->reply, cmd, req->argc, req->argv, req->argv_len);
         return;
     }
     if (persist_writes_refused() &&
@@ -223,24 +260,17 @@ void command_dispatch(const struct cmd_request *req)
         return;
     }
     struct cmd_ctx ctx = {
-        .conn = conn,
-        .reply = r,
+        .conn = req->conn,
+        .reply = req->reply,
         .db = keyspace_db(req->db_index),
-        .argc = argc,
-        .argv = argv,
-        .argv_len = argv_len,
+        .argc = req->argc,
+        .argv = req->argv,
+        .argv_len = req->argv_len,
         .owned = req->owned,
         .cmd = cmd,
     };
-    keyspace_begin_command();
     *req->last_command = cmd->full_name;
-    long long errors_before = reply_error_count;
-    uint64_t start = cycles_now();
-    cmd->fn(&ctx);
-    cmd->cycles += cycles_now() - start;
-    cmd->calls++;
-    if (reply_error_count != errors_before) cmd->failed_calls++;
-    stats.commands_processed++;
+    command_call(&ctx);
 }
 
 static void reset_stats(struct command *cmd)

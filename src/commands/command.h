@@ -28,7 +28,8 @@
 #include "store/db.h"
 #include "util/strbuf.h"
 
-struct conn; /* opaque here: see connection/session.h */
+struct conn;        /* opaque here: see connection/session.h */
+struct multi_state; /* commands/multi.h */
 
 enum command_flag {
     CMD_WRITE = 1u << 0,
@@ -44,15 +45,17 @@ enum command_flag {
     CMD_DENYOOM = 1u << 10,
     CMD_RANDOM = 1u << 11,    /* reply is nondeterministic (differential tests skip) */
     CMD_PROTECTED = 1u << 12, /* DEBUG: only as --enable-debug-command allows */
+    CMD_NO_QUEUE = 1u << 13,  /* runs at once inside MULTI (EXEC, DISCARD, WATCH...) */
 };
 
 /* One parsed request as the connection layer hands it over. */
 struct cmd_request {
-    struct conn *conn;     /* the caller (opaque) */
-    struct reply *reply;   /* its reply sink */
-    int db_index;          /* its selected database */
-    bool auth_required;    /* not authenticated where authentication is required */
-    bool resp2_subscribed; /* in RESP2 subscribed context */
+    struct conn *conn;         /* the caller (opaque) */
+    struct reply *reply;       /* its reply sink */
+    int db_index;              /* its selected database */
+    bool auth_required;        /* not authenticated where authentication is required */
+    bool resp2_subscribed;     /* in RESP2 subscribed context */
+    struct multi_state *multi; /* its transaction state (session_multi()), often NULL */
     int argc;
     const char **argv;
     const size_t *argv_len;
@@ -75,6 +78,9 @@ struct cmd_ctx {
      * arg_take_buffer(). NULL or empty for most requests. */
     struct strbuf_set *owned;
     const struct command *cmd;
+    /* Inside EXEC (later: a script): a blocking command must not block but
+     * act as its non-blocking form (BLPOP answers nil at once). */
+    bool deny_blocking;
 };
 
 typedef void command_fn(struct cmd_ctx *ctx);
@@ -118,6 +124,10 @@ struct command *command_lookup_sub(const struct command *parent, const char *nam
 /* Runs one parsed request (all checks, then the handler). */
 void command_dispatch(const struct cmd_request *req);
 
+/* Runs ctx->cmd's handler with ctx as it is, counting its statistics (the
+ * checks are the caller's): dispatch, and EXEC for each queued command. */
+void command_call(struct cmd_ctx *ctx);
+
 /* Visits every top-level command (COMMAND, COMMAND COUNT, INFO commandstats). */
 void command_foreach(void (*fn)(struct command *cmd, void *arg), void *arg);
 size_t command_count(void);
@@ -158,5 +168,6 @@ extern struct command bitmap_commands[];
 extern struct command sort_commands[];
 extern struct command persist_commands[];
 extern struct command list_commands[];
+extern struct command multi_commands[];
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "commands/command.h"
+#include "commands/multi.h"
 #include "server/auth.h"
 #include "server/config.h"
 #include "store/db.h"
@@ -120,6 +121,8 @@ void conn_close(struct conn *c, const char *reason)
     /* The registry must never deliver to a torn-down conn. */
     conn_pubsub_release(c);
     conn_blocked_forget(c);
+    multi_state_free(c->multi); /* its watches leave the registry now */
+    c->multi = NULL;
     c->transport->close(c);
     if (c->prev)
         c->prev->next = c->next;
@@ -427,6 +430,7 @@ static void conn_run_commands(struct conn *c)
                 .db_index = c->db_index,
                 .auth_required = limits.auth_required,
                 .resp2_subscribed = conn_in_resp2_subscribed_mode(c),
+                .multi = c->multi,
                 .argc = req.argc,
                 .argv = req.argv,
                 .argv_len = req.argv_len,

@@ -232,7 +232,8 @@ struct conn {
     char *name;     /* CLIENT SETNAME */
     char *lib_name; /* CLIENT SETINFO */
     char *lib_ver;
-    const char *last_command; /* full name, for CLIENT LIST cmd= */
+    const char *last_command;  /* full name, for CLIENT LIST cmd= */
+    struct multi_state *multi; /* MULTI/WATCH (commands/multi.h); NULL until used */
 
     int64_t created_ms;
     int64_t last_interaction_ms;

@@ -19,6 +19,21 @@ void session_select_db(struct conn *c, int index)
     c->db_index = index;
 }
 
+struct multi_state *session_multi(const struct conn *c)
+{
+    return c->multi;
+}
+
+void session_set_multi(struct conn *c, struct multi_state *m)
+{
+    c->multi = m;
+}
+
+int session_db_index(const struct conn *c)
+{
+    return c->db_index;
+}
+
 void session_set_protocol(struct conn *c, enum proto proto)
 {
     reply_set_protocol(&c->reply, proto);

@@ -96,6 +96,18 @@ bool session_unblock(struct conn *c, bool error);
 /* Clients blocked on keys (INFO). */
 size_t session_blocked_count(void);
 
+/* --- transactions (the state is commands/multi.c's) ------------------- */
+
+struct multi_state;
+
+/* c's MULTI/WATCH state, NULL until its first MULTI or WATCH; set once by
+ * the commands layer, freed by the conn when it closes (multi_state_free). */
+struct multi_state *session_multi(const struct conn *c);
+void session_set_multi(struct conn *c, struct multi_state *m);
+
+/* The database c's commands use (changed by SELECT, also inside EXEC). */
+int session_db_index(const struct conn *c);
+
 /* --- Pub/Sub -------------------------------------------------------------- */
 
 /* RESP2 subscribed mode: only the subscribe family, PING, QUIT and RESET run. */

@@ -61,6 +61,7 @@ void keyspace_init(int databases)
     for (int i = 0; i < databases; i++) {
         dict_init(&keyspace.dbs[i].keys, &keys_type);
         dict_init(&keyspace.dbs[i].expires, &expires_type);
+        watch_db_init(&keyspace.dbs[i]);
         keyspace.dbs[i].id = i;
     }
     keyspace_update_lru_clock();
@@ -114,6 +115,7 @@ bool db_set_expire(struct db *db, struct kv *kv, int64_t when_ms)
         dict_insert(&db->expires, &e->node, hash_bytes(kv->key, kv->key_len));
     }
     kv->expire_ms = when_ms;
+    db_signal_modified_key(db, kv->key, kv->key_len);
     return true;
 }
 
@@ -122,6 +124,7 @@ bool db_persist(struct db *db, struct kv *kv)
     if (kv->expire_ms == 0) return false;
     expires_forget(db, kv);
     kv->expire_ms = 0;
+    db_signal_modified_key(db, kv->key, kv->key_len);
     return true;
 }
 
@@ -178,6 +181,7 @@ void db_add(struct db *db, struct kv *kv)
     }
     keyspace.stats.dirty++;
     blocking_signal_key(db->id, kv);
+    db_signal_modified_key(db, kv->key, kv->key_len);
 }
 
 void db_replace(struct db *db, struct kv *old, struct kv *fresh, bool keep_ttl)
@@ -195,6 +199,7 @@ void db_replace(struct db *db, struct kv *old, struct kv *fresh, bool keep_ttl)
             fresh->expire_ms = 0;
         }
     }
+    db_signal_modified_key(db, fresh->key, fresh->key_len);
     kv_free(old);
     keyspace.stats.dirty++;
     blocking_signal_key(db->id, fresh);
@@ -217,7 +222,7 @@ struct kv *db_store_string(struct db *db, struct kv *kv, const char *key, size_t
     }
     if (kv_string_set_in_place(kv, val, val_len, hint)) {
         if (!keep_ttl) db_persist(db, kv);
-        keyspace.stats.dirty++;
+        db_note_modified(db, kv);
         return kv;
     }
     struct kv *fresh = kv_new_string(key, key_len, val, val_len, hint);
@@ -246,7 +251,7 @@ struct kv *db_store_int(struct db *db, struct kv *kv, const char *key, size_t ke
         return kv;
     }
     if (kv_string_set_int_in_place(kv, value)) {
-        keyspace.stats.dirty++;
+        db_note_modified(db, kv);
         return kv;
     }
     struct kv *fresh = kv_new_int(key, key_len, value);
@@ -259,6 +264,7 @@ void db_unlink_kv(struct db *db, struct kv *kv)
     if (kv->expire_ms) expires_forget(db, kv);
     dict_remove(&db->keys, kv->key, kv->key_len, hash_bytes(kv->key, kv->key_len));
     keyspace.stats.dirty++;
+    db_signal_modified_key(db, kv->key, kv->key_len); /* after removal: watch.c checks presence */
 }
 
 void db_delete_kv(struct db *db, struct kv *kv)
@@ -305,6 +311,7 @@ static void free_expire_node(struct dict_node *n, void *arg)
 long long db_flush(struct db *db)
 {
     long long removed = (long long)dict_size(&db->keys);
+    watch_touch_db(db, NULL);
     dict_release(&db->expires, free_expire_node, NULL);
     dict_release(&db->keys, free_kv_node, NULL);
     db->expire_cursor = 0;
@@ -323,6 +330,8 @@ long long keyspace_flush_all(void)
 void keyspace_swap(int a, int b)
 {
     struct db *x = &keyspace.dbs[a], *y = &keyspace.dbs[b];
+    watch_touch_db(x, y);
+    watch_touch_db(y, x);
     struct db tmp = *x;
     *x = *y;
     *y = tmp;
@@ -330,6 +339,10 @@ void keyspace_swap(int a, int b)
     y->id = b;
     blocking_signal_db(a);
     blocking_signal_db(b);
+    /* Watches stay with the database index, as clients stay in theirs. */
+    struct dict watched = x->watched;
+    x->watched = y->watched;
+    y->watched = watched;
 }
 
 /* --- active expiry ----------------------------------------------------- */

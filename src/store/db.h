@@ -19,10 +19,12 @@
 
 #include "store/dict.h"
 #include "store/kv.h"
+#include "store/watch.h"
 
 struct db {
     struct dict keys;
     struct dict expires; /* one struct expire_entry per kv with a TTL */
+    struct dict watched; /* WATCHed keys of this database index (store/watch.c) */
     unsigned long long expire_cursor;
     long long avg_ttl_ms; /* running estimate from active expiry, for INFO */
     int id;
@@ -113,12 +115,33 @@ struct kv *db_store_string_adopt(struct db *db, struct kv *kv, const char *key, 
 struct kv *db_store_int(struct db *db, struct kv *kv, const char *key, size_t key_len,
                         long long value);
 
+/* THE "key modified" signal (Redis's signalModifiedKey): every change to
+ * key in db reaches this one call. The db write functions below call it for
+ * their key; so do db_note_modified() / db_note_key_changes(), which a
+ * command that changes a value in place calls once after its change (see
+ * store/watch.h). With nothing WATCHed in db it costs one branch. */
+static inline void db_signal_modified_key(struct db *db, const char *key, size_t len)
+{
+    if (dict_size(&db->watched)) watch_touch_key(db, key, len);
+}
+
+/* Records `changes` writes to key (the dirty counter) and, when there was
+ * any, signals key modified: for a command that changed a value in place
+ * (HSET into an existing hash, ZREM...), called once after its changes —
+ * also when its last element went and the kv was deleted (key is then the
+ * caller's argument, not the freed kv's). */
+static inline void db_note_key_changes(struct db *db, const char *key, size_t len,
+                                       long long changes)
+{
+    if (changes <= 0) return;
+    keyspace.stats.dirty += changes;
+    db_signal_modified_key(db, key, len);
+}
+
 /* Records that kv's value was changed in place (APPEND, SETRANGE). */
 static inline void db_note_modified(struct db *db, struct kv *kv)
 {
-    (void)db;
-    (void)kv;
-    keyspace.stats.dirty++;
+    db_note_key_changes(db, kv->key, kv->key_len, 1);
 }
 
 /* Deletes key; returns true if it existed (and was not expired). */
