@@ -1,6 +1,6 @@
 /* Integration: the shared-memory ring transport against a real server —
- * commands in RESP2 and RESP3, Pub/Sub across rings, pipelining far deeper than the ring, a client
- * killed mid-record then reconnecting, a second attach refused, dead owners
+ * commands in RESP2 and RESP3, transactions, Pub/Sub across rings, pipelining far deeper than the
+ * ring, a client killed mid-record then reconnecting, a second attach refused, dead owners
  * reclaimed, ring pools, auth over rings, and strict polling priority. */
 #include <errno.h>
 #include <goblin/ring_client.h>
@@ -75,6 +75,48 @@ static void basic_commands(const char *path)
     CHECK(goblin_ring_read_reply(r, &reply, 10000000) == -EPIPE);
     CHECK(goblin_ring_reconnect(r, 10000) == 0);
     CALL(r, "+PONG\r\n", "PING");
+    goblin_ring_close(r);
+}
+
+/* MULTI/EXEC over a ring as over a socket: queued replies, EXEC's array,
+ * EXECABORT, and WATCH invalidated by a ring client and by a TCP client. */
+static void transactions_over_rings(const char *path, const char *other_path, int port)
+{
+    struct goblin_ring *r = open_ring(path);
+    struct goblin_ring *other = open_ring(other_path);
+    CALL(r, "+OK\r\n", "MULTI");
+    CALL(r, "+QUEUED\r\n", "SET", "tx", "1");
+    CALL(r, "+QUEUED\r\n", "INCR", "tx");
+    CALL(r, "+QUEUED\r\n", "GET", "tx");
+    CALL(r, "*3\r\n+OK\r\n:2\r\n$1\r\n2\r\n", "EXEC");
+    CALL(r, "+OK\r\n", "MULTI");
+    CALL(r, "-ERR wrong number of arguments for 'get' command\r\n", "GET");
+    CALL(r, "-EXECABORT Transaction discarded because of previous errors.\r\n", "EXEC");
+    /* Invalidated by another ring client... */
+    CALL(r, "+OK\r\n", "WATCH", "tx");
+    CALL(other, "+OK\r\n", "SET", "tx", "other");
+    CALL(r, "+OK\r\n", "MULTI");
+    CALL(r, "+QUEUED\r\n", "SET", "tx", "mine");
+    CALL(r, "*-1\r\n", "EXEC");
+    /* ...and by a TCP client; a ring client's write invalidates a TCP watcher. */
+    struct rconn tcp;
+    rconn_open_tcp(&tcp, port);
+    CALL(r, "+OK\r\n", "WATCH", "tx");
+    char *reply = rconn_call(&tcp, "DEL", "tx", NULL);
+    CHECK_STR(reply, ":1\r\n");
+    free(reply);
+    CALL(r, "+OK\r\n", "MULTI");
+    CALL(r, "*-1\r\n", "EXEC");
+    reply = rconn_call(&tcp, "WATCH", "tx", NULL);
+    free(reply);
+    CALL(r, "+OK\r\n", "SET", "tx", "ring");
+    reply = rconn_call(&tcp, "MULTI", NULL);
+    free(reply);
+    reply = rconn_call(&tcp, "EXEC", NULL);
+    CHECK_STR(reply, "*-1\r\n");
+    free(reply);
+    rconn_close(&tcp);
+    goblin_ring_close(other);
     goblin_ring_close(r);
 }
 
@@ -302,6 +344,7 @@ int main(void)
     struct test_server s;
     test_server_start(&s, TEST_SERVER_GOBLIN, extra);
     basic_commands(ring);
+    transactions_over_rings(ring, tiny, s.port);
     deep_pipeline(tiny);
     killed_client_then_reconnect(ring);
     second_attach_refused_and_reclaim(ring);
