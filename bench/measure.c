@@ -118,7 +118,7 @@ int bench_measure(const struct bench_measure_args *args)
         uint64_t t0 = (uint64_t)clock_mono_ns();
         if (conn->transport->send(conn, step->request, step->request_len) != 0)
             return fail_transport(args, k, conn, "request");
-        long long n = bench_conn_read_reply(conn, frame);
+        long long n = bench_conn_read_replies(conn, frame, step->replies ? step->replies : 1);
         if (n < 0) return fail_transport(args, k, conn, "request");
         bool ok = reply_matches(conn, n, step->reply, step->reply_len);
         long long delivered = 0;

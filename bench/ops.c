@@ -25,7 +25,7 @@ static const double scores[2] = {1, 2};
 static const char echo_message[] = "*1\r\n$4\r\nPING\r\n";
 
 static const char *const op_names[BENCH_OP_COUNT] = {
-    "PING", "SET", "GET", "HSET", "HGET", "ZADD", "ZSCORE", "PUBSUB", "ECHO",
+    "PING", "SET", "GET", "HSET", "HGET", "ZADD", "ZSCORE", "PUBSUB", "ECHO", "MULTI",
 };
 
 const char *bench_op_name(enum bench_op_id op)
@@ -43,8 +43,8 @@ int bench_ops_parse(const char *list, enum bench_op_id *ops, char *err, size_t e
         for (int i = 0; i < BENCH_OP_COUNT; i++)
             if (strlen(op_names[i]) == len && strncasecmp(op_names[i], p, len) == 0) found = i;
         if (found < 0) {
-            snprintf(err, err_cap, "--ops: unknown operation '%.*s' (known: %s,ECHO)", (int)len, p,
-                     BENCH_OPS_DEFAULT);
+            snprintf(err, err_cap, "--ops: unknown operation '%.*s' (known: %s,ECHO,MULTI)",
+                     (int)len, p, BENCH_OPS_DEFAULT);
             return -1;
         }
         for (int i = 0; i < count; i++) {
@@ -69,6 +69,7 @@ enum bench_fixture bench_op_fixture(enum bench_op_id op)
     switch (op) {
     case BENCH_OP_SET:
     case BENCH_OP_GET:
+    case BENCH_OP_MULTI:
         return BENCH_FIXTURE_STRING;
     case BENCH_OP_HSET:
     case BENCH_OP_HGET:
@@ -103,6 +104,43 @@ static int step_reply(struct bench_step *step, int n)
     return n < 0 ? -1 : 0;
 }
 
+/* MULTI: four commands in one request, their five replies in one expected
+ * byte string (EXEC's array header is RESP's: the op is RESP-only). */
+static int step_transaction(const struct bench_wire *wire, unsigned v, struct bench_step *step)
+{
+    const char *multi[] = {"MULTI"}, *set[] = {"SET", BENCH_KEY_STRING, values[v]},
+               *get[] = {"GET", BENCH_KEY_STRING}, *exec[] = {"EXEC"};
+    const char *const *cmds[] = {multi, set, get, exec};
+    const int argcs[] = {1, 3, 2, 1};
+    size_t used = 0;
+    for (int c = 0; c < 4; c++) {
+        size_t lens[3];
+        for (int i = 0; i < argcs[c]; i++) lens[i] = strlen(cmds[c][i]);
+        int n = wire->encode_command(step->request + used, sizeof step->request - used, argcs[c],
+                                     cmds[c], lens);
+        if (n < 0) return -1;
+        used += (size_t)n;
+    }
+    step->request_len = used;
+    step->replies = 4; /* +OK, +QUEUED, +QUEUED, EXEC's array */
+    char *r = step->reply;
+    size_t cap = sizeof step->reply, got = 0;
+    int n;
+    const char *statuses[] = {"OK", "QUEUED", "QUEUED"};
+    for (int i = 0; i < 3; i++) {
+        if ((n = wire->encode_status(r + got, cap - got, statuses[i])) < 0) return -1;
+        got += (size_t)n;
+    }
+    if (cap - got < 5) return -1;
+    memcpy(r + got, "*2\r\n", 4);
+    got += 4;
+    if ((n = wire->encode_status(r + got, cap - got, "OK")) < 0) return -1;
+    got += (size_t)n;
+    if ((n = wire->encode_bulk(r + got, cap - got, values[v], VALUE_LEN)) < 0) return -1;
+    got += (size_t)n;
+    return step_reply(step, (int)got);
+}
+
 /* Builds the step of op that uses value/score index v. */
 static int step_build(enum bench_op_id op, const struct bench_wire *wire, unsigned v,
                       struct bench_step *step)
@@ -112,6 +150,7 @@ static int step_build(enum bench_op_id op, const struct bench_wire *wire, unsign
     char *reply = step->reply;
     size_t cap = sizeof step->reply;
     step->delivery_len = 0;
+    step->replies = 1;
 
     switch (op) {
     case BENCH_OP_PING: {
@@ -164,6 +203,8 @@ static int step_build(enum bench_op_id op, const struct bench_wire *wire, unsign
         memcpy(step->reply, echo_message, sizeof echo_message - 1);
         step->request_len = step->reply_len = sizeof echo_message - 1;
         return 0;
+    case BENCH_OP_MULTI:
+        return step_transaction(wire, v, step);
     case BENCH_OP_COUNT:
         break;
     }
@@ -187,8 +228,8 @@ static unsigned *fixture_slot(enum bench_op_id op, struct bench_fixture_state *s
 
 static bool op_alternates(enum bench_op_id op)
 {
-    return op == BENCH_OP_SET || op == BENCH_OP_HSET || op == BENCH_OP_ZADD ||
-           op == BENCH_OP_PUBSUB;
+    return op == BENCH_OP_SET || op == BENCH_OP_MULTI || op == BENCH_OP_HSET ||
+           op == BENCH_OP_ZADD || op == BENCH_OP_PUBSUB;
 }
 
 int bench_plan_build(enum bench_op_id op, const struct bench_wire *wire,

@@ -15,7 +15,11 @@
  *   PUBSUB  PUBLISH on one literal channel with one subscriber on a second
  *           connection, alternating two 16-byte payloads -> :1 on the
  *           publisher, and the message on the subscriber
- * plus the floor operation
+ * plus a transaction
+ *   MULTI   MULTI, SET of the string key (alternating as SET), GET of it and
+ *           EXEC sent in one write, as a client library's transaction
+ *           pipeline does -> +OK +QUEUED +QUEUED *2 +OK <value> (RESP)
+ * and the floor operation
  *   ECHO    a RESP PING's bytes sent to a plain echo server (echo_floor.c),
  *           which must come back unchanged
  *
@@ -49,6 +53,7 @@ enum bench_op_id {
     BENCH_OP_ZSCORE,
     BENCH_OP_PUBSUB,
     BENCH_OP_ECHO,
+    BENCH_OP_MULTI,
     BENCH_OP_COUNT
 };
 
@@ -75,6 +80,7 @@ struct bench_step {
     size_t request_len;
     size_t reply_len;    /* on the request's connection */
     size_t delivery_len; /* on the subscriber connection; 0 = none expected */
+    unsigned replies;    /* replies that make up `reply` (0 counts as 1) */
     char request[BENCH_STEP_CAP];
     char reply[BENCH_STEP_CAP];
     char delivery[BENCH_STEP_CAP];

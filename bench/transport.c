@@ -49,9 +49,20 @@ void bench_conn_close(struct bench_conn *conn)
 
 long long bench_conn_read_reply(struct bench_conn *conn, bench_frame_fn frame)
 {
+    return bench_conn_read_replies(conn, frame, 1);
+}
+
+long long bench_conn_read_replies(struct bench_conn *conn, bench_frame_fn frame, unsigned count)
+{
     for (;;) {
-        long long n = frame(conn->rx, conn->rx_len);
-        if (n > 0) return n;
+        size_t off = 0;
+        long long n = 0;
+        unsigned framed = 0;
+        while (framed < count && (n = frame(conn->rx + off, conn->rx_len - off)) > 0) {
+            off += (size_t)n;
+            framed++;
+        }
+        if (framed == count) return (long long)off;
         if (n < 0) {
             snprintf(conn->error, sizeof conn->error, "malformed reply from the server");
             return -1;

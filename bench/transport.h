@@ -86,6 +86,9 @@ typedef long long (*bench_frame_fn)(const char *buf, size_t len);
  * bench_conn_consume().
  */
 long long bench_conn_read_reply(struct bench_conn *conn, bench_frame_fn frame);
+/* The same for `count` consecutive replies (a pipelined group, the MULTI
+ * op): returns their total length once all are in the buffer. */
+long long bench_conn_read_replies(struct bench_conn *conn, bench_frame_fn frame, unsigned count);
 
 /* Drops the first len bytes of the receive buffer (slides the rest down:
  * at depth one nothing normally follows a reply). */

@@ -455,6 +455,20 @@ static void cmd_client_unblock(struct cmd_ctx *ctx)
     reply_int(ctx->reply, c && session_unblock(c, error) ? 1 : 0);
 }
 
+static void cmd_client_reply(struct cmd_ctx *ctx)
+{
+    if (arg_equals(ctx, 2, "on")) {
+        session_set_reply_mode(ctx->conn, SESSION_REPLY_ON);
+        reply_ok(ctx->reply);
+    } else if (arg_equals(ctx, 2, "off")) {
+        session_set_reply_mode(ctx->conn, SESSION_REPLY_OFF);
+    } else if (arg_equals(ctx, 2, "skip")) {
+        session_set_reply_mode(ctx->conn, SESSION_REPLY_SKIP);
+    } else {
+        reply_error_syntax(ctx->reply);
+    }
+}
+
 static void cmd_client_help(struct cmd_ctx *ctx)
 {
     static const char *const lines[] = {
@@ -504,6 +518,7 @@ static struct command client_subcommands[] = {
     CLIENT_SUB("kill", -3, CMD_ADMIN, cmd_client_kill),
     CLIENT_SUB("no-evict", 3, CMD_ADMIN, cmd_client_no_evict),
     CLIENT_SUB("unblock", -3, CMD_ADMIN, cmd_client_unblock),
+    CLIENT_SUB("reply", 3, 0, cmd_client_reply),
     CLIENT_SUB("help", 2, 0, cmd_client_help),
     COMMAND_END,
 };

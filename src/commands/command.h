@@ -169,5 +169,6 @@ extern struct command sort_commands[];
 extern struct command persist_commands[];
 extern struct command list_commands[];
 extern struct command multi_commands[];
+extern struct command cluster_commands[];
 
 #endif

@@ -377,6 +377,19 @@ static void conn_reply_wire_error(struct conn *c, const struct request *req)
 }
 
 /* Runs the complete requests in c's input (see conn_process_input). */
+/* CLIENT REPLY OFF/SKIP: drops what the command just answered (an empty
+ * framed unit is dropped when closed) and moves SKIP along, as Redis's
+ * resetClient() does. */
+static void conn_apply_reply_mode(struct conn *c, size_t out_before)
+{
+    if (c->flags & (CONN_REPLY_OFF | CONN_REPLY_SKIP)) buf_truncate(&c->out, out_before);
+    c->flags &= ~CONN_REPLY_SKIP;
+    if (c->flags & CONN_REPLY_SKIP_NEXT) {
+        c->flags &= ~CONN_REPLY_SKIP_NEXT;
+        c->flags |= CONN_REPLY_SKIP;
+    }
+}
+
 static void conn_run_commands(struct conn *c)
 {
     struct request_limits limits = {
@@ -439,9 +452,12 @@ static void conn_run_commands(struct conn *c)
             };
             conn_executing = c;
             if (c->framed) conn_unit_open(c, OUT_REPLY, ++c->requests);
+            size_t out_before = buf_len(&c->out);
             reply_frame_begin(&c->reply, req.correlation);
             command_dispatch(&creq);
             reply_frame_end(&c->reply);
+            if (c->flags & (CONN_REPLY_OFF | CONN_REPLY_SKIP | CONN_REPLY_SKIP_NEXT))
+                conn_apply_reply_mode(c, out_before);
             if (c->framed) conn_unit_close(c);
             conn_executing = NULL;
             if (req.owned && req.owned->count) c->wire->request_done(&c->wire_state);

@@ -175,6 +175,11 @@ enum conn_flag {
     CONN_SLOW_CONSUMER =
         1u << 5, /* a push did not fit or crossed a limit: closed after the publish */
     CONN_BLOCKED_ON_KEYS = 1u << 6, /* waiting in BLPOP & co: runs no command (conn_blocked.c) */
+    /* CLIENT REPLY: replies are discarded (OFF), or only the next command's
+     * (SKIP: SKIP_NEXT while CLIENT REPLY SKIP itself runs, then SKIP). */
+    CONN_REPLY_OFF = 1u << 7,
+    CONN_REPLY_SKIP_NEXT = 1u << 8,
+    CONN_REPLY_SKIP = 1u << 9,
 };
 
 /* Blocked on keys (conn_blocked.c). A blocking command that finds nothing

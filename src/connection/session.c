@@ -19,6 +19,21 @@ void session_select_db(struct conn *c, int index)
     c->db_index = index;
 }
 
+void session_set_reply_mode(struct conn *c, enum session_reply_mode mode)
+{
+    switch (mode) {
+    case SESSION_REPLY_ON:
+        c->flags &= ~(CONN_REPLY_OFF | CONN_REPLY_SKIP | CONN_REPLY_SKIP_NEXT);
+        break;
+    case SESSION_REPLY_OFF:
+        c->flags |= CONN_REPLY_OFF;
+        break;
+    case SESSION_REPLY_SKIP:
+        if (!(c->flags & CONN_REPLY_OFF)) c->flags |= CONN_REPLY_SKIP_NEXT;
+        break;
+    }
+}
+
 struct multi_state *session_multi(const struct conn *c)
 {
     return c->multi;

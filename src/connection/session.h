@@ -96,6 +96,11 @@ bool session_unblock(struct conn *c, bool error);
 /* Clients blocked on keys (INFO). */
 size_t session_blocked_count(void);
 
+/* CLIENT REPLY ON / OFF / SKIP (Redis's semantics: OFF and SKIP are not
+ * answered themselves; SKIP drops the next command's reply; ON answers). */
+enum session_reply_mode { SESSION_REPLY_ON, SESSION_REPLY_OFF, SESSION_REPLY_SKIP };
+void session_set_reply_mode(struct conn *c, enum session_reply_mode mode);
+
 /* --- transactions (the state is commands/multi.c's) ------------------- */
 
 struct multi_state;

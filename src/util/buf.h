@@ -78,6 +78,12 @@ static inline void buf_consume(struct buf *b, size_t n)
     if (b->start == b->end) b->start = b->end = 0;
 }
 
+/* Drops the bytes past the first len live ones (len <= buf_len(b)). */
+static inline void buf_truncate(struct buf *b, size_t len)
+{
+    b->end = b->start + len;
+}
+
 /* Slide live bytes to offset 0. */
 void buf_compact(struct buf *b);
 
