@@ -241,6 +241,17 @@ static void section_commandstats(struct buf *b)
     command_foreach(commandstat_visit, b);
 }
 
+static void errorstat_line(const char *code, long long count, void *arg)
+{
+    add(arg, "errorstat_%s:count=%lld", code, count);
+}
+
+static void section_errorstats(struct buf *b)
+{
+    add(b, "# Errorstats");
+    reply_error_stats_foreach(errorstat_line, b);
+}
+
 static void section_keyspace(struct buf *b)
 {
     add(b, "# Keyspace");
@@ -260,10 +271,15 @@ struct info_section {
 };
 
 static const struct info_section sections[] = {
-    {"server", section_server, true},     {"clients", section_clients, true},
-    {"memory", section_memory, true},     {"persistence", section_persistence, true},
-    {"stats", section_stats, true},       {"replication", section_replication, true},
-    {"cpu", section_cpu, true},           {"commandstats", section_commandstats, false},
+    {"server", section_server, true},
+    {"clients", section_clients, true},
+    {"memory", section_memory, true},
+    {"persistence", section_persistence, true},
+    {"stats", section_stats, true},
+    {"replication", section_replication, true},
+    {"cpu", section_cpu, true},
+    {"commandstats", section_commandstats, false},
+    {"errorstats", section_errorstats, true},
     {"keyspace", section_keyspace, true},
 };
 

@@ -274,6 +274,7 @@ static void cmd_config_resetstat(struct cmd_ctx *ctx)
     memset(&stats, 0, sizeof stats);
     memset(&keyspace.stats, 0, sizeof keyspace.stats);
     reply_error_count = 0;
+    reply_error_stats_reset();
     command_reset_stats();
     reply_ok(ctx->reply);
 }

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/numparse.h"
@@ -34,10 +35,58 @@ void reply_set_protocol(struct reply *r, enum proto p)
     r->enc = p == PROTO_RESP3 ? &reply_resp3 : &reply_resp2;
 }
 
+struct error_code_stat {
+    char code[32];
+    long long count;
+};
+
+static struct error_code_stat error_codes[REPLY_ERROR_CODES_MAX];
+static int error_code_count;
+
+/* The error path only: a linear scan of a few distinct codes. */
+static void count_error_code(const char *text, size_t len)
+{
+    const char *space = memchr(text, ' ', len < 32 ? len : 32);
+    const char *code = space ? text : "ERR";
+    size_t code_len = space ? (size_t)(space - text) : 3;
+    for (int i = 0; i < error_code_count; i++) {
+        if (strlen(error_codes[i].code) == code_len &&
+            memcmp(error_codes[i].code, code, code_len) == 0) {
+            error_codes[i].count++;
+            return;
+        }
+    }
+    if (error_code_count == REPLY_ERROR_CODES_MAX) return;
+    struct error_code_stat *e = &error_codes[error_code_count++];
+    memcpy(e->code, code, code_len);
+    e->code[code_len] = '\0';
+    e->count = 1;
+}
+
+static int error_code_order(const void *a, const void *b)
+{
+    return strcmp(((const struct error_code_stat *)a)->code,
+                  ((const struct error_code_stat *)b)->code);
+}
+
+void reply_error_stats_foreach(void (*fn)(const char *code, long long count, void *arg), void *arg)
+{
+    /* Redis lists codes in byte order (a radix tree). */
+    qsort(error_codes, (size_t)error_code_count, sizeof error_codes[0], error_code_order);
+    for (int i = 0; i < error_code_count; i++) fn(error_codes[i].code, error_codes[i].count, arg);
+}
+
+void reply_error_stats_reset(void)
+{
+    error_code_count = 0;
+}
+
 void reply_error(struct reply *r, const char *text)
 {
-    r->enc->error(r, text, strlen(text));
+    size_t len = strlen(text);
+    r->enc->error(r, text, len);
     reply_error_count++;
+    count_error_code(text, len);
 }
 
 void reply_error_fmt(struct reply *r, const char *fmt, ...)

@@ -125,6 +125,15 @@ struct reply {
 /* Counters for INFO stats (total_error_replies). */
 extern long long reply_error_count;
 
+/* INFO errorstats: error replies counted by their code (the text before the
+ * first space, within the first 32 bytes; "ERR" when there is none), as
+ * Redis 7.0 counts them. At most REPLY_ERROR_CODES_MAX distinct codes are
+ * tracked (a peer cannot grow the table); replies with a new code past that
+ * are only in reply_error_count. */
+#define REPLY_ERROR_CODES_MAX 128
+void reply_error_stats_foreach(void (*fn)(const char *code, long long count, void *arg), void *arg);
+void reply_error_stats_reset(void);
+
 /* The sink writes to `out` in protocol p. */
 void reply_init(struct reply *r, struct buf *out, enum proto p);
 /* Switches the sink's wire (HELLO, RESET); takes effect with the next call.

@@ -3,7 +3,9 @@
  * ON/OFF/SKIP (a command whose reply is suppressed is sent without reading;
  * the next compared reply would be off by one if either server answered it)
  * and the cluster-disabled answers of CLUSTER (every subcommand, arity and
- * unknown-subcommand errors), READONLY, READWRITE and ASKING.
+ * unknown-subcommand errors), READONLY, READWRITE and ASKING; INFO
+ * errorstats after a known sequence of errors (counted by code, listed in
+ * byte order, reset by CONFIG RESETSTAT).
  */
 #include <stdlib.h>
 
@@ -96,15 +98,37 @@ static void cluster_disabled(void)
     A("READONLY", "x");
 }
 
+static void errorstats(void)
+{
+    A("CONFIG", "RESETSTAT");
+    A("INFO", "errorstats");
+    A("SET", "str", "x");
+    A("HGET", "str", "f");    /* WRONGTYPE */
+    A("INCR", "str");         /* ERR */
+    A("NOSUCHCOMMAND");       /* ERR */
+    A("GET");                 /* ERR (arity) */
+    A("CONFIG", "NOSUCHSUB"); /* ERR */
+    A("MULTI");
+    A("GET");
+    A("EXEC"); /* EXECABORT */
+    A("EXEC", "x");
+    A("ZADD", "str", "1", "m");
+    A("INFO", "errorstats");
+    A("CONFIG", "RESETSTAT");
+    A("INFO", "errorstats");
+}
+
 int main(void)
 {
     unsigned long long seed = test_seed("diff_session_controls");
     diff_start(&d, "diff_session_controls", seed, NULL, NULL);
     client_reply();
     cluster_disabled();
+    errorstats();
     diff_hello3(&d);
     client_reply();
     cluster_disabled();
+    errorstats();
     diff_stop(&d);
     return 0;
 }
