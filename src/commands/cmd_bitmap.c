@@ -88,7 +88,8 @@ static void cmd_setbit(struct cmd_ctx *ctx)
     unsigned mask = 1u << (7 - (offset & 7));
     int old = (*byte & mask) != 0;
     *byte = (unsigned char)(on ? *byte | mask : *byte & ~mask);
-    keyspace.stats.dirty++;
+    /* An unchanged bit is no change (Redis 7.0: no signal, no dirty). */
+    db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], old != on);
     reply_int(ctx->reply, old);
 }
 
@@ -482,7 +483,7 @@ static void bitfield_generic(struct cmd_ctx *ctx, bool ro)
             continue;
         }
         bf_write(p, op->offset, op->bits, (uint64_t)fitted);
-        keyspace.stats.dirty++;
+        db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], 1);
         reply_int(ctx->reply, op->opcode == BF_INCRBY ? fitted : old);
     }
 out:

@@ -47,7 +47,7 @@ static void cmd_sadd(struct cmd_ctx *ctx)
     long long added = 0;
     for (int i = 2; i < ctx->argc; i++)
         added += set_add(set_of(kv), ctx->argv[i], ctx->argv_len[i]);
-    keyspace.stats.dirty += added;
+    db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], added);
     reply_int(ctx->reply, added);
 }
 
@@ -65,7 +65,7 @@ static void cmd_srem(struct cmd_ctx *ctx)
             break;
         }
     }
-    keyspace.stats.dirty += removed;
+    db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], removed);
     reply_int(ctx->reply, removed);
 }
 
@@ -116,10 +116,10 @@ static void cmd_smove(struct cmd_ctx *ctx)
         reply_int(ctx->reply, 0);
         return;
     }
-    keyspace.stats.dirty++;
+    db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], 1);
     if (set_len(set_of(src)) == 0) db_delete_kv(ctx->db, src);
     if (!dst) dst = set_lookup_or_create(ctx, 2, 3);
-    keyspace.stats.dirty += set_add(set_of(dst), m, len);
+    db_note_key_changes(ctx->db, ctx->argv[2], ctx->argv_len[2], set_add(set_of(dst), m, len));
     reply_int(ctx->reply, 1);
 }
 
@@ -140,7 +140,7 @@ static void pop_one(struct cmd_ctx *ctx, struct kv *kv)
     } else {
         set_remove(s, v.tmp, v.len);
     }
-    keyspace.stats.dirty++;
+    db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], 1);
 }
 
 /* Replies every member of s as a set, in the order Redis 7.0 lists the

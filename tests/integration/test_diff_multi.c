@@ -4,7 +4,7 @@
  * (EXECABORT), runtime errors (no rollback), nested MULTI, WATCH inside
  * MULTI, EXEC/DISCARD without MULTI, SELECT inside a transaction, and WATCH
  * invalidation by a second client through every command family that exists
- * (strings, keys, TTLs, expiry, hashes, sorted sets, FLUSHDB, FLUSHALL,
+ * (strings, keys, TTLs, expiry, hashes, sorted sets, sets, bitmaps, FLUSHDB, FLUSHALL,
  * SWAPDB, MOVE, RENAME) — including the changes that must NOT invalidate
  * (no-op writes, another database, a key absent on FLUSHDB). A third client
  * shows every watcher of a key is invalidated and a watcher that disconnects
@@ -204,7 +204,20 @@ static void watch_invalidation(void)
     watch_case(L("ZADD", "k", "1", "a", "2", "b"), "k", L("ZPOPMIN", "k"));
     watch_case(L("ZADD", "k", "1", "a", "2", "b"), "k", L("ZREMRANGEBYRANK", "k", "0", "0"));
     watch_case(L("ZADD", "s", "1", "a"), "k", L("ZUNIONSTORE", "k", "1", "s"));
+    watch_case(L("SADD", "k", "a"), "k", L("SADD", "k", "b"));
+    watch_case(L("SADD", "k", "a", "b"), "k", L("SREM", "k", "a"));
+    watch_case(L("SADD", "k", "a"), "k", L("SPOP", "k")); /* one member: not random */
+    watch_case(L("SADD", "k", "a"), "k", L("SMOVE", "k", "d", "a"));
+    watch_case(L("SADD", "s", "a", "|", "SADD", "k", "a"), "k", L("SMOVE", "s", "k", "a"));
+    watch_case(L("SADD", "s", "a"), "k", L("SINTERSTORE", "k", "s"));
+    watch_case(L("SET", "k", "a"), "k", L("SETBIT", "k", "0", "1"));
+    watch_case(L("SET", "k", "a"), "k", L("BITFIELD", "k", "SET", "u8", "0", "1"));
+    watch_case(L("SET", "s", "a"), "k", L("COPY", "s", "k"));
     /* Changes that must not invalidate. */
+    watch_case(L("SADD", "k", "a"), "k", L("SADD", "k", "a"));
+    watch_case(L("SADD", "k", "a"), "k", L("SREM", "k", "zz"));
+    watch_case(L("SET", "k", "a"), "k", L("BITFIELD", "k", "GET", "u8", "0"));
+    watch_case(L("SET", "k", "a"), "k", L("SETBIT", "k", "1", "1")); /* already 1 */
     watch_case(L("SET", "k", "1"), "k", L("GET", "k"));
     watch_case(L("SET", "k", "1"), "k", L("SET", "other", "1"));
     watch_case(L("PING"), "k", L("DEL", "k"));
