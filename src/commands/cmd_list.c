@@ -64,7 +64,7 @@ static void push_generic(struct cmd_ctx *ctx, enum list_end where, bool only_exi
     }
     struct list *l = list_of(kv);
     for (int i = 2; i < ctx->argc; i++) list_push(l, where, ctx->argv[i], ctx->argv_len[i]);
-    keyspace.stats.dirty += ctx->argc - 2;
+    db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], ctx->argc - 2);
     reply_int(ctx->reply, (long long)list_len(l));
 }
 
@@ -104,7 +104,7 @@ static void pop_reply_array(struct cmd_ctx *ctx, struct kv *kv, enum list_end wh
         reply_view(ctx->reply, &v);
         list_pop(l, where);
     }
-    keyspace.stats.dirty += (long long)n;
+    db_note_key_changes(ctx->db, kv->key, kv->key_len, (long long)n);
     delete_if_empty(ctx, kv);
 }
 
@@ -115,7 +115,7 @@ static void pop_reply_one(struct cmd_ctx *ctx, struct kv *kv, enum list_end wher
     list_peek(list_of(kv), where, &v);
     reply_view(ctx->reply, &v);
     list_pop(list_of(kv), where);
-    keyspace.stats.dirty++;
+    db_note_modified(ctx->db, kv);
     delete_if_empty(ctx, kv);
 }
 
@@ -312,7 +312,7 @@ static void cmd_lset(struct cmd_ctx *ctx)
         return;
     }
     list_set(l, index, ctx->argv[3], ctx->argv_len[3]);
-    keyspace.stats.dirty++;
+    db_note_modified(ctx->db, kv);
     reply_ok(ctx->reply);
 }
 
@@ -340,7 +340,7 @@ static void cmd_linsert(struct cmd_ctx *ctx)
         reply_int(ctx->reply, -1);
         return;
     }
-    keyspace.stats.dirty++;
+    db_note_modified(ctx->db, kv);
     reply_int(ctx->reply, (long long)list_len(l));
 }
 
@@ -358,7 +358,7 @@ static void cmd_lrem(struct cmd_ctx *ctx)
     size_t limit = count < 0 ? (size_t)(-(count + 1)) + 1 : (size_t)count;
     size_t removed =
         list_remove_value(list_of(kv), ctx->argv[3], ctx->argv_len[3], limit, count < 0);
-    keyspace.stats.dirty += (long long)removed;
+    db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], (long long)removed);
     delete_if_empty(ctx, kv);
     reply_int(ctx->reply, (long long)removed);
 }
@@ -383,7 +383,9 @@ static void cmd_ltrim(struct cmd_ctx *ctx)
     }
     if (ltrim) list_delete_range(l, 0, (size_t)ltrim);
     if (rtrim) list_delete_range(l, list_len(l) - (size_t)rtrim, (size_t)rtrim);
+    /* Redis signals LTRIM's key modified even when nothing was trimmed. */
     keyspace.stats.dirty += ltrim + rtrim;
+    db_signal_modified_key(ctx->db, ctx->argv[1], ctx->argv_len[1]);
     delete_if_empty(ctx, kv);
     reply_ok(ctx->reply);
 }
@@ -408,7 +410,8 @@ static void move_one(struct cmd_ctx *ctx, struct kv *src, struct kv *dst, int ds
     list_push(list_of(dst), to, copy, len);
     reply_bulk(ctx->reply, copy, len);
     if (copy != small) xfree(copy);
-    keyspace.stats.dirty += 2;
+    db_note_modified(ctx->db, dst);
+    db_note_modified(ctx->db, src);
     delete_if_empty(ctx, src);
 }
 
@@ -478,8 +481,7 @@ static void cmd_lmpop(struct cmd_ctx *ctx)
 
 static void block_on(struct cmd_ctx *ctx, int first, int n, int64_t deadline)
 {
-    session_block_on_keys(ctx->conn, OBJ_LIST, ctx->argc, ctx->argv, ctx->argv_len, first, n,
-                          deadline);
+    command_block_on_keys(ctx, OBJ_LIST, first, n, deadline, false);
 }
 
 static void bpop_generic(struct cmd_ctx *ctx, enum list_end where)
@@ -516,7 +518,7 @@ static void bmove_generic(struct cmd_ctx *ctx, enum list_end from, enum list_end
     struct kv *src = lookup_write_typed(ctx, 1, OBJ_LIST, &replied);
     if (replied) return;
     if (!src) {
-        block_on(ctx, 1, 1, deadline);
+        command_block_on_keys(ctx, OBJ_LIST, 1, 1, deadline, true); /* BLMOVE: $-1 in EXEC */
         return;
     }
     struct kv *dst = lookup_write_typed(ctx, 2, OBJ_LIST, &replied);

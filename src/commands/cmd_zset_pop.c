@@ -37,7 +37,7 @@ static void pop_and_reply(struct cmd_ctx *ctx, struct kv *kv, bool max, long lon
     zset_visit_ranks(z, first, first + n, max, nested ? reply_nested_pair : reply_flat_pair,
                      ctx->reply);
     zset_delete_ranks(z, first, first + n);
-    keyspace.stats.dirty += (long long)n;
+    db_note_key_changes(ctx->db, kv->key, kv->key_len, (long long)n);
     if (zset_len(z) == 0) db_delete_kv(ctx->db, kv);
 }
 
@@ -66,8 +66,7 @@ static void mpop_generic(struct cmd_ctx *ctx, bool blocking)
     if (kv) {
         pop_and_reply(ctx, kv, dir == 1, count, true);
     } else if (blocking) {
-        session_block_on_keys(ctx->conn, OBJ_ZSET, ctx->argc, ctx->argv, ctx->argv_len, first, n,
-                              deadline);
+        command_block_on_keys(ctx, OBJ_ZSET, first, n, deadline, false);
     } else {
         reply_nil_array(ctx->reply);
     }
@@ -93,8 +92,7 @@ static void bzpop_generic(struct cmd_ctx *ctx, bool max)
     if (kv)
         pop_and_reply(ctx, kv, max, 1, false);
     else
-        session_block_on_keys(ctx->conn, OBJ_ZSET, ctx->argc, ctx->argv, ctx->argv_len, 1,
-                              ctx->argc - 2, deadline);
+        command_block_on_keys(ctx, OBJ_ZSET, 1, ctx->argc - 2, deadline, false);
 }
 
 void cmd_bzpopmin(struct cmd_ctx *ctx)

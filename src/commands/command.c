@@ -153,6 +153,20 @@ static bool protected_action_allowed(const struct conn *conn)
     return strcmp(setting, "local") == 0 && session_is_local(conn);
 }
 
+void command_block_on_keys(struct cmd_ctx *ctx, enum obj_type type, int first, int n,
+                           int64_t deadline_ms, bool nil_bulk)
+{
+    if (ctx->deny_blocking) {
+        if (nil_bulk)
+            reply_nil(ctx->reply);
+        else
+            reply_nil_array(ctx->reply);
+        return;
+    }
+    session_block_on_keys(ctx->conn, type, ctx->argc, ctx->argv, ctx->argv_len, first, n,
+                          deadline_ms);
+}
+
 void command_call(struct cmd_ctx *ctx)
 {
     struct command *cmd = (struct command *)ctx->cmd;
@@ -225,7 +239,18 @@ static struct command *command_check(const struct cmd_request *req)
         xmalloc_used_bytes() > (size_t)config.maxmemory) {
         reply_error(r, "OOM command not allowed when used memory > 'maxmemory'.");
         cmd->rejected_calls++;
-        return;
+        return NULL;
+    }
+    /* Redis's check order: after maxmemory, before the subscribed context. */
+    if (persist_writes_refused() &&
+        ((cmd->flags & CMD_WRITE) || strcmp(cmd->full_name, "ping") == 0)) {
+        reply_error(r, "MISCONF Redis is configured to save RDB snapshots, but it's currently "
+                       "unable to persist to disk. Commands that may modify the data set are "
+                       "disabled, because this instance is configured to report errors during "
+                       "writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). "
+                       "Please check the Redis logs for details about the RDB error.");
+        cmd->rejected_calls++;
+        return NULL;
     }
     if (req->resp2_subscribed && !(cmd->flags & CMD_PUBSUB_OK)) {
         reply_error_fmt(r,
@@ -247,16 +272,6 @@ void command_dispatch(const struct cmd_request *req)
     }
     if (queuing && !(cmd->flags & CMD_NO_QUEUE)) {
         multi_queue(req->multi, req->reply, cmd, req->argc, req->argv, req->argv_len);
-        return;
-    }
-    if (persist_writes_refused() &&
-        ((cmd->flags & CMD_WRITE) || strcmp(cmd->full_name, "ping") == 0)) {
-        reply_error(r, "MISCONF Redis is configured to save RDB snapshots, but it's currently "
-                       "unable to persist to disk. Commands that may modify the data set are "
-                       "disabled, because this instance is configured to report errors during "
-                       "writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). "
-                       "Please check the Redis logs for details about the RDB error.");
-        cmd->rejected_calls++;
         return;
     }
     struct cmd_ctx ctx = {

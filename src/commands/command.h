@@ -135,6 +135,13 @@ size_t command_count(void);
 /* Zeroes every command's statistics (CONFIG RESETSTAT). */
 void command_reset_stats(void);
 
+/* A blocking command (BLPOP & co) found nothing to serve: blocks the
+ * caller on argv[first..first+n) (session_block_on_keys), or, inside EXEC
+ * (ctx->deny_blocking), answers at once as Redis 7.0 does: a null array,
+ * or a null bulk when nil_bulk (BLMOVE, BRPOPLPUSH). */
+void command_block_on_keys(struct cmd_ctx *ctx, enum obj_type type, int first, int n,
+                           int64_t deadline_ms, bool nil_bulk);
+
 /* A HELP reply: the NULL-terminated lines as an array of status strings. */
 void reply_help(struct reply *r, const char *const *lines);
 

@@ -118,6 +118,22 @@ static void runtime_errors(void)
     A("RESET");
     A("EXEC");
     A("EXISTS", "r");
+    /* Blocking commands inside MULTI answer at once, as their
+     * non-blocking forms would on empty keys. */
+    A("MULTI");
+    A("BLPOP", "empty", "0");
+    A("BRPOP", "empty", "e2", "0");
+    A("BLMOVE", "empty", "dst", "LEFT", "RIGHT", "0");
+    A("BRPOPLPUSH", "empty", "dst", "0");
+    A("BLMPOP", "0", "1", "empty", "LEFT");
+    A("BZPOPMIN", "empty", "0");
+    A("BZPOPMAX", "empty", "0");
+    A("BZMPOP", "0", "1", "empty", "MIN");
+    A("RPUSH", "full", "x", "y");
+    A("BLPOP", "full", "0");
+    A("BLMOVE", "full", "dst", "LEFT", "RIGHT", "0");
+    A("EXEC");
+    A("LRANGE", "dst", "0", "-1");
     /* UNWATCH inside MULTI is queued. */
     A("MULTI");
     A("UNWATCH");
@@ -213,7 +229,23 @@ static void watch_invalidation(void)
     watch_case(L("SET", "k", "a"), "k", L("SETBIT", "k", "0", "1"));
     watch_case(L("SET", "k", "a"), "k", L("BITFIELD", "k", "SET", "u8", "0", "1"));
     watch_case(L("SET", "s", "a"), "k", L("COPY", "s", "k"));
+    watch_case(L("RPUSH", "k", "a"), "k", L("RPUSH", "k", "b"));
+    watch_case(L("RPUSH", "k", "a", "b"), "k", L("LPOP", "k"));
+    watch_case(L("RPUSH", "k", "a", "b"), "k", L("RPOP", "k", "2"));
+    watch_case(L("RPUSH", "k", "a", "b"), "k", L("LSET", "k", "0", "z"));
+    watch_case(L("RPUSH", "k", "a", "b"), "k", L("LINSERT", "k", "BEFORE", "b", "c"));
+    watch_case(L("RPUSH", "k", "a", "b", "a"), "k", L("LREM", "k", "0", "a"));
+    watch_case(L("RPUSH", "k", "a", "b", "c"), "k", L("LTRIM", "k", "1", "1"));
+    watch_case(L("RPUSH", "k", "a"), "k", L("LTRIM", "k", "0", "-1")); /* Redis: even so */
+    watch_case(L("RPUSH", "k", "a", "b"), "k", L("LMOVE", "k", "d", "LEFT", "RIGHT"));
+    watch_case(L("RPUSH", "s", "a", "|", "RPUSH", "k", "x"), "k", L("RPOPLPUSH", "s", "k"));
+    watch_case(L("RPUSH", "k", "a"), "k", L("LMPOP", "1", "k", "LEFT"));
+    watch_case(L("RPUSH", "k", "a"), "k", L("BLPOP", "k", "0"));
+    watch_case(L("ZADD", "k", "1", "a"), "k", L("BZPOPMIN", "k", "0"));
+    watch_case(L("ZADD", "k", "1", "a"), "k", L("ZMPOP", "1", "k", "MAX"));
     /* Changes that must not invalidate. */
+    watch_case(L("RPUSH", "k", "a"), "k", L("LREM", "k", "0", "zz"));
+    watch_case(L("RPUSH", "k", "a"), "k", L("LINSERT", "k", "BEFORE", "zz", "c"));
     watch_case(L("SADD", "k", "a"), "k", L("SADD", "k", "a"));
     watch_case(L("SADD", "k", "a"), "k", L("SREM", "k", "zz"));
     watch_case(L("SET", "k", "a"), "k", L("BITFIELD", "k", "GET", "u8", "0"));
