@@ -46,6 +46,8 @@ static void reply_categories(struct reply *r, const struct command *cmd)
         cats[n++] = "@set";
     else if (strcmp(group, "bitmap") == 0)
         cats[n++] = "@bitmap";
+    else if (strcmp(group, "hyperloglog") == 0)
+        cats[n++] = "@hyperloglog";
     else if (strcmp(group, "generic") == 0)
         cats[n++] = "@keyspace";
     else if (strcmp(group, "pubsub") == 0)

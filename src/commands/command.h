@@ -177,5 +177,6 @@ extern struct command persist_commands[];
 extern struct command list_commands[];
 extern struct command multi_commands[];
 extern struct command cluster_commands[];
+extern struct command hll_commands[];
 
 #endif

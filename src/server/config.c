@@ -15,6 +15,7 @@
 #include "server/version.h"
 #include "persist/persist.h"
 #include "store/hash.h"
+#include "store/hll.h"
 #include "store/set.h"
 #include "store/list.h"
 #include "store/zset.h"
@@ -182,6 +183,9 @@ static const struct config_param params[] = {
      NULL, NULL},
     {"list-compress-depth", NULL, CFG_INT, &list_limits.compress_depth, 0, 0, 0, "0",
      "list node compression: only 0 (none) is supported", NULL, NULL},
+    {"hll-sparse-max-bytes", NULL, CFG_MEMORY, &hll_limits.sparse_max_bytes, 0, LLONG_MAX, 0,
+     "BYTES", "HyperLogLogs whose sparse form would grow past this turn dense (default 3000)", NULL,
+     NULL},
     {"dir", NULL, CFG_STRING, &config.dir, 0, 0, 0, "DIR",
      "directory of the RDB snapshot (default ./)", NULL, NULL, persist_validate_dir},
     {"dbfilename", NULL, CFG_STRING, &config.dbfilename, 0, 0, 0, "FILE",

@@ -1,0 +1,165 @@
+/* cmd_hll.c — HyperLogLog commands: PFADD, PFCOUNT, PFMERGE, with Redis
+ * 7.0's replies and errors. The values are plain strings in the HYLL format
+ * (store/hll.h); a string a command writes becomes raw-encoded, as in
+ * Redis. */
+#include <string.h>
+
+#include "commands/command.h"
+#include "store/hll.h"
+
+static const char err_not_hll[] = "WRONGTYPE Key is not a valid HyperLogLog string value.";
+static const char err_corrupt[] = "INVALIDOBJ Corrupted HLL object detected";
+
+/* True when kv holds an HLL; replies WRONGTYPE otherwise. */
+static bool hll_or_reply(struct cmd_ctx *ctx, const struct kv *kv)
+{
+    if (kv->type != OBJ_STRING) {
+        reply_error_wrongtype(ctx->reply);
+        return false;
+    }
+    struct strview v;
+    kv_string_view(kv, &v);
+    if (kv->encoding == ENC_INT || !hll_header_valid((const unsigned char *)v.ptr, v.len)) {
+        reply_error(ctx->reply, err_not_hll);
+        return false;
+    }
+    return true;
+}
+
+/* The HLL at argv[1] for writing, created empty when absent (*created).
+ * NULL after replying. */
+static struct kv *hll_for_write(struct cmd_ctx *ctx, bool *created)
+{
+    struct kv *kv = db_lookup_write(ctx->db, ctx->argv[1], ctx->argv_len[1]);
+    *created = kv == NULL;
+    if (!kv) {
+        struct strbuf *empty = hll_new();
+        kv = kv_new_string_zeroed(ctx->argv[1], ctx->argv_len[1], 0);
+        strbuf_free(kv->v.raw);
+        kv->v.raw = empty;
+        db_add(ctx->db, kv);
+        return kv;
+    }
+    if (!hll_or_reply(ctx, kv)) return NULL;
+    kv_string_make_raw(kv, 0);
+    return kv;
+}
+
+static void cmd_pfadd(struct cmd_ctx *ctx)
+{
+    bool created;
+    struct kv *kv = hll_for_write(ctx, &created);
+    if (!kv) return;
+    long long updated = created;
+    for (int j = 2; j < ctx->argc; j++) {
+        int r = hll_add(&kv->v.raw, ctx->argv[j], ctx->argv_len[j]);
+        if (r < 0) {
+            reply_error(ctx->reply, err_corrupt);
+            return;
+        }
+        updated += r;
+    }
+    if (updated) {
+        hll_invalidate((unsigned char *)kv->v.raw->data);
+        keyspace.stats.dirty += updated;
+    }
+    reply_int(ctx->reply, updated ? 1 : 0);
+}
+
+/* PFCOUNT of one key: the cached cardinality, or a fresh estimate that
+ * becomes the cache (a write, as in Redis). */
+static void pfcount_one(struct cmd_ctx *ctx)
+{
+    struct kv *kv = db_lookup_read(ctx->db, ctx->argv[1], ctx->argv_len[1]);
+    if (!kv) {
+        reply_int(ctx->reply, 0);
+        return;
+    }
+    if (!hll_or_reply(ctx, kv)) return;
+    struct strbuf *sb = kv_string_make_raw(kv, 0);
+    unsigned char *p = (unsigned char *)sb->data;
+    uint64_t card;
+    if (!hll_cached(p, &card)) {
+        if (!hll_count(p, sb->len, &card)) {
+            reply_error(ctx->reply, err_corrupt);
+            return;
+        }
+        hll_set_cached(p, card);
+        keyspace.stats.dirty++;
+    }
+    reply_int(ctx->reply, (long long)card);
+}
+
+/* Raises max[] to the registers of every HLL at argv[from..]; absent keys
+ * count as empty. *dense says whether any input is dense. False after
+ * replying. */
+static bool merge_keys(struct cmd_ctx *ctx, int from, uint8_t *max, bool *dense)
+{
+    memset(max, 0, HLL_REGISTERS);
+    *dense = false;
+    for (int j = from; j < ctx->argc; j++) {
+        struct kv *kv = db_lookup_read(ctx->db, ctx->argv[j], ctx->argv_len[j]);
+        if (!kv) continue;
+        if (!hll_or_reply(ctx, kv)) return false;
+        struct strview v;
+        kv_string_view(kv, &v);
+        if (v.ptr[4] == 0) *dense = true;
+        if (!hll_merge_max(max, (const unsigned char *)v.ptr, v.len)) {
+            reply_error(ctx->reply, err_corrupt);
+            return false;
+        }
+    }
+    return true;
+}
+
+static void cmd_pfcount(struct cmd_ctx *ctx)
+{
+    if (ctx->argc == 2) {
+        pfcount_one(ctx);
+        return;
+    }
+    uint8_t max[HLL_REGISTERS];
+    bool dense;
+    if (!merge_keys(ctx, 1, max, &dense)) return;
+    reply_int(ctx->reply, (long long)hll_count_registers(max));
+}
+
+static void cmd_pfmerge(struct cmd_ctx *ctx)
+{
+    uint8_t max[HLL_REGISTERS];
+    bool dense, created;
+    if (!merge_keys(ctx, 1, max, &dense)) return;
+    struct kv *kv = hll_for_write(ctx, &created);
+    if (!kv) return;
+    if (dense && !hll_to_dense(&kv->v.raw)) {
+        reply_error(ctx->reply, err_corrupt);
+        return;
+    }
+    for (long i = 0; i < HLL_REGISTERS; i++)
+        if (max[i]) hll_set_register(&kv->v.raw, i, max[i]);
+    hll_invalidate((unsigned char *)kv->v.raw->data);
+    keyspace.stats.dirty++;
+    reply_ok(ctx->reply);
+}
+
+#define HLL_CMD(n, f, fn_, last, sum, cx)                                                          \
+    {                                                                                              \
+        .name = n, .arity = -2, .flags = f, .fn = fn_, .first_key = 1, .last_key = last,           \
+        .key_step = 1, .summary = sum, .since = "2.8.9", .group = "hyperloglog", .complexity = cx  \
+    }
+
+struct command hll_commands[] = {
+    HLL_CMD("pfadd", CMD_WRITE | CMD_DENYOOM | CMD_FAST, cmd_pfadd, 1,
+            "Adds the specified elements to the specified HyperLogLog.",
+            "O(1) to add every element."),
+    HLL_CMD("pfcount", CMD_READONLY, cmd_pfcount, -1,
+            "Return the approximated cardinality of the set(s) observed by the HyperLogLog at "
+            "key(s).",
+            "O(1) with a very small average constant time when called with a single key. O(N) "
+            "with N being the number of keys, and much bigger constant times, when called with "
+            "multiple keys."),
+    HLL_CMD("pfmerge", CMD_WRITE | CMD_DENYOOM, cmd_pfmerge, -1,
+            "Merge N different HyperLogLogs into a single one.",
+            "O(N) to merge N HyperLogLogs, but with high constant times."),
+    COMMAND_END,
+};
