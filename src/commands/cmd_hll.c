@@ -61,7 +61,7 @@ static void cmd_pfadd(struct cmd_ctx *ctx)
     }
     if (updated) {
         hll_invalidate((unsigned char *)kv->v.raw->data);
-        keyspace.stats.dirty += updated;
+        db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], updated);
     }
     reply_int(ctx->reply, updated ? 1 : 0);
 }
@@ -85,7 +85,7 @@ static void pfcount_one(struct cmd_ctx *ctx)
             return;
         }
         hll_set_cached(p, card);
-        keyspace.stats.dirty++;
+        db_note_modified(ctx->db, kv); /* Redis signals the cache update too */
     }
     reply_int(ctx->reply, (long long)card);
 }
@@ -138,7 +138,7 @@ static void cmd_pfmerge(struct cmd_ctx *ctx)
     for (long i = 0; i < HLL_REGISTERS; i++)
         if (max[i]) hll_set_register(&kv->v.raw, i, max[i]);
     hll_invalidate((unsigned char *)kv->v.raw->data);
-    keyspace.stats.dirty++;
+    db_note_modified(ctx->db, kv);
     reply_ok(ctx->reply);
 }
 

@@ -243,7 +243,11 @@ static void watch_invalidation(void)
     watch_case(L("RPUSH", "k", "a"), "k", L("BLPOP", "k", "0"));
     watch_case(L("ZADD", "k", "1", "a"), "k", L("BZPOPMIN", "k", "0"));
     watch_case(L("ZADD", "k", "1", "a"), "k", L("ZMPOP", "1", "k", "MAX"));
+    watch_case(L("PFADD", "k", "a"), "k", L("PFADD", "k", "b"));
+    watch_case(L("PFADD", "k", "a"), "k", L("PFCOUNT", "k")); /* the cache is written */
+    watch_case(L("PFADD", "s", "a"), "k", L("PFMERGE", "k", "s"));
     /* Changes that must not invalidate. */
+    watch_case(L("PFADD", "k", "a"), "k", L("PFADD", "k", "a"));
     watch_case(L("RPUSH", "k", "a"), "k", L("LREM", "k", "0", "zz"));
     watch_case(L("RPUSH", "k", "a"), "k", L("LINSERT", "k", "BEFORE", "zz", "c"));
     watch_case(L("SADD", "k", "a"), "k", L("SADD", "k", "a"));
