@@ -105,3 +105,23 @@ char *resp_render(const char *raw, size_t len, char *out, size_t cap)
     out[o] = '\0';
     return out;
 }
+
+char *resp_format_command(int argc, const char *const *argv, const size_t *lens, char *small,
+                          size_t small_cap, size_t *len)
+{
+    size_t need = 16;
+    for (int i = 0; i < argc; i++) need += (lens ? lens[i] : strlen(argv[i])) + 24;
+    char *buf = need <= small_cap ? small : malloc(need);
+    if (!buf) return NULL;
+    size_t o = (size_t)snprintf(buf, need, "*%d\r\n", argc);
+    for (int i = 0; i < argc; i++) {
+        size_t n = lens ? lens[i] : strlen(argv[i]);
+        o += (size_t)snprintf(buf + o, need - o, "$%zu\r\n", n);
+        memcpy(buf + o, argv[i], n);
+        o += n;
+        buf[o++] = '\r';
+        buf[o++] = '\n';
+    }
+    *len = o;
+    return buf;
+}

@@ -337,19 +337,9 @@ int goblin_ring_send_command(struct goblin_ring *r, int argc, const char *const 
                              const size_t *lens)
 {
     char small[512];
-    size_t need = 16;
-    for (int i = 0; i < argc; i++) need += (lens ? lens[i] : strlen(argv[i])) + 24;
-    char *buf = need <= sizeof small ? small : malloc(need);
+    size_t o;
+    char *buf = resp_format_command(argc, argv, lens, small, sizeof small, &o);
     if (!buf) return -ENOMEM;
-    size_t o = (size_t)snprintf(buf, need, "*%d\r\n", argc);
-    for (int i = 0; i < argc; i++) {
-        size_t len = lens ? lens[i] : strlen(argv[i]);
-        o += (size_t)snprintf(buf + o, need - o, "$%zu\r\n", len);
-        memcpy(buf + o, argv[i], len);
-        o += len;
-        buf[o++] = '\r';
-        buf[o++] = '\n';
-    }
     int rc = goblin_ring_send(r, buf, o);
     if (buf != small) free(buf);
     return rc;

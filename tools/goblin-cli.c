@@ -1,8 +1,9 @@
 /*
  * goblin-cli — a redis-cli-like client that speaks TCP, Unix sockets and
- * Goblin Core's shared-memory rings.
+ * Goblin Core's shared-memory rings and libfabric transport.
  *
  *   goblin-cli [-h host] [-p port] [-s socket] [--ring PATH | --ring-pool DIR]
+ *              [--fabric PROVIDER [--fabric-local ADDR] [--fabric-force-send]] (-h/-p: bootstrap)
  *              [-a password] [--user name] [-n db] [-3] [--sbe] [--raw|--no-raw]
  *              [command args...]
  *
@@ -19,6 +20,7 @@
 #include <strings.h>
 #include <errno.h>
 #include <goblin/resp_reader.h>
+#include <goblin/fabric_client.h>
 #include <goblin/ring_client.h>
 #include <goblin/sbe_client.h>
 #include <netdb.h>
@@ -42,6 +44,7 @@ struct cli {
     int fd;
     struct goblin_ring *ring;
     struct goblin_sbe *sbe; /* --sbe: the connection, whatever its transport */
+    struct goblin_fabric *fabric;
     struct buf rx;
     bool raw;
 };
@@ -92,6 +95,11 @@ static void send_command(struct cli *c, int argc, const char *const *argv, const
         if (rc) die("ring send failed: %s", strerror(-rc));
         return;
     }
+    if (c->fabric) {
+        int rc = goblin_fabric_send_command(c->fabric, argc, argv, lens);
+        if (rc) die("libfabric send failed: %s", goblin_fabric_error(c->fabric));
+        return;
+    }
     struct buf out;
     buf_init(&out, 256);
     char head[32];
@@ -129,9 +137,11 @@ static char *read_reply(struct cli *c, size_t *len)
         print_end = out + *len;
         return out;
     }
-    if (c->ring) {
+    if (c->ring || c->fabric) {
         const char *reply;
-        ssize_t n = goblin_ring_read_reply(c->ring, &reply, -1);
+        ssize_t n = c->ring ? goblin_ring_read_reply(c->ring, &reply, -1)
+                            : goblin_fabric_read_reply(c->fabric, &reply, -1);
+        if (n <= 0 && c->fabric) die("libfabric session ended: %s", goblin_fabric_error(c->fabric));
         if (n <= 0) die("ring closed: %s", n == 0 ? "timeout" : strerror((int)-n));
         char *copy = malloc((size_t)n + 1);
         memcpy(copy, reply, (size_t)n);
@@ -359,6 +369,7 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: goblin-cli [-h host] [-p port] [-s socket] [--ring PATH | --ring-pool DIR]\n"
+            "                  [--fabric PROVIDER [--fabric-local ADDR] [--fabric-force-send]]\n"
             "                  [-a password] [--user name] [-n db] [-3] [--sbe] [--raw|--no-raw]\n"
             "                  [cmd args...]\n");
     exit(2);
@@ -368,6 +379,8 @@ int main(int argc, char **argv)
 {
     const char *host = "127.0.0.1", *port = "6379", *unix_path = NULL, *ring = NULL, *pool = NULL;
     const char *password = NULL, *user = NULL, *db = NULL;
+    const char *fabric = NULL; /* provider; -h/-p name the bootstrap listener */
+    struct goblin_fabric_options fabric_opt = {0};
     bool resp3 = false, sbe = false;
     int raw = -1;
     int i = 1;
@@ -384,6 +397,12 @@ int main(int argc, char **argv)
             ring = argv[++i];
         else if (strcmp(a, "--ring-pool") == 0 && more)
             pool = argv[++i];
+        else if (strcmp(a, "--fabric") == 0 && more)
+            fabric = argv[++i];
+        else if (strcmp(a, "--fabric-local") == 0 && more)
+            fabric_opt.local_address = argv[++i];
+        else if (strcmp(a, "--fabric-force-send") == 0)
+            fabric_opt.force_send = 1;
         else if (strcmp(a, "-a") == 0 && more)
             password = argv[++i];
         else if (strcmp(a, "--user") == 0 && more)
@@ -423,6 +442,15 @@ int main(int argc, char **argv)
             fprintf(stderr, "Could not attach to ring %s: %s\n", ring ? ring : pool, strerror(-rc));
             return 1;
         }
+    } else if (fabric) {
+        char err[256];
+        int rc = goblin_fabric_connect(fabric, host, atoi(port), &fabric_opt, &c.fabric, err,
+                                       sizeof err);
+        if (rc) {
+            fprintf(stderr, "Could not connect over libfabric %s to %s:%s: %s\n", fabric, host,
+                    port, err);
+            return 1;
+        }
     } else {
         connect_socket(&c, host, port, unix_path);
     }
@@ -445,7 +473,7 @@ int main(int argc, char **argv)
         size_t *lens = malloc(sizeof *lens * (size_t)(argc - i));
         for (int k = i; k < argc; k++) lens[k - i] = strlen(argv[k]);
         send_command(&c, argc - i, (const char *const *)argv + i, lens);
-        if (strcasecmp(argv[i], "shutdown") == 0 && !c.ring && !c.sbe) {
+        if (strcasecmp(argv[i], "shutdown") == 0 && !c.ring && !c.sbe && !c.fabric) {
             /* Success is the server closing the connection, as with redis-cli. */
             char byte;
             if (read(c.fd, &byte, 1) <= 0) return 0;
@@ -466,6 +494,8 @@ int main(int argc, char **argv)
                     printf("ring:%s> ", ring);
                 else if (ring || pool)
                     printf("ring:%s> ", goblin_ring_path(c.ring));
+                else if (fabric)
+                    printf("%s:%s:%s> ", fabric, host, port);
                 else if (unix_path)
                     printf("%s> ", unix_path);
                 else
@@ -481,6 +511,7 @@ int main(int argc, char **argv)
     }
     goblin_sbe_close(c.sbe);
     if (c.ring) goblin_ring_close(c.ring);
+    goblin_fabric_close(c.fabric);
     if (c.fd >= 0) close(c.fd);
     buf_free(&c.rx);
     return status;

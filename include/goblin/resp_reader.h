@@ -17,4 +17,11 @@ long long resp_reply_length(const char *buf, size_t len);
 /* Renders a raw reply readably (escapes CR/LF/binary) into out; returns out. */
 char *resp_render(const char *raw, size_t len, char *out, size_t cap);
 
+/* Encodes a command as a RESP multibulk (lens may be NULL for C strings)
+ * into small when it fits small_cap, else into a malloc()ed buffer the
+ * caller frees when it is not small. Returns the buffer (NULL: out of
+ * memory) and its length in *len. */
+char *resp_format_command(int argc, const char *const *argv, const size_t *lens, char *small,
+                          size_t small_cap, size_t *len);
+
 #endif

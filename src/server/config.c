@@ -40,6 +40,8 @@ enum config_kind {
     CFG_RING,          /* --ring PATH SIZE, repeatable */
     CFG_RING_POOL,     /* --ring-pool DIR COUNT SIZE, repeatable */
     CFG_OUTPUT_LIMITS, /* client-output-buffer-limit: "class hard soft seconds" ... */
+    CFG_LIBFABRIC,     /* --libfabric PROVIDER ADDRESS PORT, repeatable */
+    CFG_EFA,           /* --efa ADDRESS PORT: --libfabric efa ADDRESS PORT */
 };
 
 enum config_flag {
@@ -126,6 +128,34 @@ static const struct config_param params[] = {
      "COUNT rings in DIR that clients claim and release; repeatable", NULL, NULL},
     {"no-auth-ring", NULL, CFG_FLAG, &config.no_auth_ring, 0, 0, CFG_IMMUTABLE, "",
      "RESP over rings needs no AUTH (trust the ring file's permissions)", NULL, NULL},
+    {"libfabric", NULL, CFG_LIBFABRIC, NULL, 0, 0, CFG_IMMUTABLE, "PROVIDER ADDRESS PORT",
+     "libfabric FI_EP_RDM endpoint of PROVIDER (e.g. 'tcp;ofi_rxm', shm, efa), bootstrap TCP "
+     "listener on ADDRESS:PORT; repeatable",
+     NULL, NULL},
+    {"efa", NULL, CFG_EFA, NULL, 0, 0, CFG_IMMUTABLE, "ADDRESS PORT",
+     "shorthand for --libfabric efa ADDRESS PORT; repeatable", NULL, NULL},
+    {"no-auth-libfabric", NULL, CFG_FLAG, &config.no_auth_libfabric, 0, 0, CFG_IMMUTABLE, "",
+     "RESP over libfabric needs no AUTH (trust the fabric)", NULL, NULL},
+    {"libfabric-force-send", NULL, CFG_FLAG, &config.libfabric_force_send, 0, 0, CFG_IMMUTABLE, "",
+     "send every libfabric frame with fi_send (never fi_inject)", NULL, NULL},
+    {"efa-heartbeat-timeout-ms", NULL, CFG_INT, &config.efa_heartbeat_timeout_ms, 0, INT_MAX,
+     CFG_IMMUTABLE, "MS",
+     "end a libfabric session silent this long; clients ping after a third (default 30000; 0 = "
+     "never)",
+     NULL, NULL},
+    {"libfabric-tx-slots", NULL, CFG_INT, &config.libfabric_tx_slots, 1, 4096, CFG_IMMUTABLE, "N",
+     "registered fi_send buffers per libfabric endpoint (default 16)", NULL, NULL},
+    {"libfabric-rx-slots", NULL, CFG_INT, &config.libfabric_rx_slots, 1, 4096, CFG_IMMUTABLE, "N",
+     "pre-posted receive buffers per libfabric endpoint (default 16)", NULL, NULL},
+    {"libfabric-max-record", NULL, CFG_MEMORY, &config.libfabric_max_record, 4096, 1LL << 30,
+     CFG_IMMUTABLE, "BYTES", "largest libfabric message, envelope included (default 128kb)", NULL,
+     NULL},
+    {"libfabric-reorder-messages", NULL, CFG_INT, &config.libfabric_reorder_messages, 1, 65536,
+     CFG_IMMUTABLE, "N", "reorder window per libfabric session, in messages (default 64)", NULL,
+     NULL},
+    {"libfabric-reorder-bytes", NULL, CFG_MEMORY, &config.libfabric_reorder_bytes, 4096, 1LL << 30,
+     CFG_IMMUTABLE, "BYTES", "reorder window per libfabric session, in bytes (default 1mb)", NULL,
+     NULL},
     {"enable-sbe", NULL, CFG_FLAG, &config.enable_sbe, 0, 0, CFG_IMMUTABLE, "",
      "accept the binary SBE wire (a connection opening with GOBLINS!) on rings, Unix sockets and "
      "loopback TCP; SBE has NO AUTHENTICATION (docs/sbe.md)",
@@ -240,6 +270,12 @@ void config_init_defaults(void)
     config.numa = -1;
     config.mlockall = true;
     config.socket_poll_interval_us = 20;
+    config.efa_heartbeat_timeout_ms = 30000;
+    config.libfabric_tx_slots = 16;
+    config.libfabric_rx_slots = 16;
+    config.libfabric_max_record = 128 * 1024;
+    config.libfabric_reorder_messages = 64;
+    config.libfabric_reorder_bytes = 1024 * 1024;
     config.idle_strategy = xstrdup("adaptive");
     config.idle_spin_us = 200;
     config.hz = 10;
@@ -450,6 +486,8 @@ static const char *param_apply(const struct config_param *p, const char *value, 
         break;
     case CFG_RING:
     case CFG_RING_POOL:
+    case CFG_LIBFABRIC:
+    case CFG_EFA:
         err = "set on the command line only";
         break;
     case CFG_OUTPUT_LIMITS:
@@ -546,12 +584,27 @@ static void param_render(const struct config_param *p, struct buf *out)
         for (int i = 0; i < config.polled_count; i++) {
             const struct polled_spec *ps = &config.polled[i];
             if ((p->kind == CFG_RING) != (ps->kind == POLLED_RING)) continue;
+            if (ps->kind == POLLED_LIBFABRIC) continue;
             int n = ps->kind == POLLED_RING
                         ? snprintf(tmp, sizeof tmp, "%llu", ps->bytes)
                         : snprintf(tmp, sizeof tmp, "%d %llu", ps->count, ps->bytes);
             if (!first) buf_append_char(out, ' ');
             buf_append(out, ps->path, strlen(ps->path));
             buf_append_char(out, ' ');
+            buf_append(out, tmp, (size_t)n);
+            first = false;
+        }
+        break;
+    }
+    case CFG_LIBFABRIC:
+    case CFG_EFA: {
+        bool first = true;
+        for (int i = 0; i < config.polled_count; i++) {
+            const struct polled_spec *ps = &config.polled[i];
+            if (ps->kind != POLLED_LIBFABRIC) continue;
+            if ((p->kind == CFG_EFA) != (strcmp(ps->path, "efa") == 0)) continue;
+            int n = snprintf(tmp, sizeof tmp, "%s%s %s %d", first ? "" : " ", ps->path, ps->address,
+                             ps->port);
             buf_append(out, tmp, (size_t)n);
             first = false;
         }
@@ -676,6 +729,29 @@ static const char *polled_add(enum config_kind kind, const char *const *v)
     return NULL;
 }
 
+/* --libfabric PROVIDER ADDRESS PORT / --efa ADDRESS PORT: a polled target
+ * in command-line order like the rings. Returns NULL or a reason. */
+static const char *polled_add_libfabric(enum config_kind kind, const char *const *v)
+{
+    static char why[256];
+    const char *provider = kind == CFG_EFA ? "efa" : v[0];
+    const char *const *rest = kind == CFG_EFA ? v : v + 1;
+    long long port;
+    if (!provider[0]) return "provider must not be empty";
+    if (!rest[0][0]) return "address must not be empty";
+    if (!num_parse_ll(rest[1], strlen(rest[1]), &port) || port < 1 || port > 65535) {
+        snprintf(why, sizeof why, "port '%s' must be 1..65535", rest[1]);
+        return why;
+    }
+    struct polled_spec ps = {.kind = POLLED_LIBFABRIC,
+                             .path = xstrdup(provider),
+                             .address = xstrdup(rest[0]),
+                             .port = (int)port};
+    config.polled = xrealloc(config.polled, sizeof ps * (size_t)(config.polled_count + 1));
+    config.polled[config.polled_count++] = ps;
+    return NULL;
+}
+
 /* Overwrites a secret flag's value in place in argv — the memory the kernel
  * shows as /proc/<pid>/cmdline and ps print — as Redis hides its own
  * arguments. The value's length stays visible as the run of '*'. */
@@ -718,14 +794,18 @@ bool config_parse_args(int argc, char **argv, bool *exit_now)
             *(bool *)p->value = true;
             continue;
         }
-        if (p->kind == CFG_RING || p->kind == CFG_RING_POOL) {
-            int nargs = p->kind == CFG_RING ? 2 : 3;
+        if (p->kind == CFG_RING || p->kind == CFG_RING_POOL || p->kind == CFG_LIBFABRIC ||
+            p->kind == CFG_EFA) {
+            int nargs = p->kind == CFG_RING || p->kind == CFG_EFA ? 2 : 3;
             if (eq || i + nargs >= argc) {
                 fprintf(stderr, "goblin-core: flag '--%s' needs %d values (%s)\n", p->name, nargs,
                         p->value_name);
                 return false;
             }
-            const char *why = polled_add(p->kind, (const char *const *)argv + i + 1);
+            const char *const *values = (const char *const *)argv + i + 1;
+            const char *why = p->kind == CFG_LIBFABRIC || p->kind == CFG_EFA
+                                  ? polled_add_libfabric(p->kind, values)
+                                  : polled_add(p->kind, values);
             if (why) {
                 fprintf(stderr, "goblin-core: bad value for --%s: %s\n", p->name, why);
                 return false;

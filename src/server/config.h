@@ -22,11 +22,13 @@ struct listen_addr {
 
 /* A polled target from the command line, in command-line order (which is
  * also its polling priority). */
-enum polled_kind { POLLED_RING, POLLED_RING_POOL };
+enum polled_kind { POLLED_RING, POLLED_RING_POOL, POLLED_LIBFABRIC };
 
 struct polled_spec {
     enum polled_kind kind;
-    char *path;               /* ring file, or pool directory */
+    char *path;               /* ring file, or pool directory; libfabric: provider */
+    char *address;            /* libfabric: bootstrap listener address */
+    int port;                 /* libfabric: bootstrap listener port */
     unsigned long long bytes; /* per direction, as given (rounded up later) */
     int count;                /* pool size */
 };
@@ -76,8 +78,17 @@ struct config {
     bool no_auth_ring;
     bool enable_sbe;       /* SBE wire on trusted transports (docs/sbe.md) */
     bool sbe_allow_remote; /* ... and from non-loopback TCP peers */
-    long long cpu;         /* -1 = not pinned */
-    long long numa;        /* -1 = no binding */
+    /* libfabric (transport/fabric.h) */
+    bool no_auth_libfabric;
+    bool libfabric_force_send;
+    long long efa_heartbeat_timeout_ms; /* 0: sessions never expire */
+    long long libfabric_tx_slots;
+    long long libfabric_rx_slots;
+    long long libfabric_max_record; /* bytes of one message, envelope included */
+    long long libfabric_reorder_messages;
+    long long libfabric_reorder_bytes;
+    long long cpu;  /* -1 = not pinned */
+    long long numa; /* -1 = no binding */
     bool mlockall;
     long long socket_poll_interval_us;
     char *idle_strategy; /* "block", "adaptive" or "spin" */

@@ -5,6 +5,7 @@
 
 #include "util/log.h"
 
+extern const struct transport fabric_transport;
 extern const struct transport ring_transport;
 extern const struct transport socket_transport;
 
@@ -12,6 +13,7 @@ extern const struct transport socket_transport;
  * every transport is ready. One line per transport. */
 static const struct transport *const registry[] = {
     &ring_transport,
+    &fabric_transport,
     &socket_transport,
 };
 
@@ -25,7 +27,8 @@ bool transports_start(void)
         endpoints += registry[i]->endpoint_count();
     }
     if (endpoints == 0) {
-        log_warning("nothing to serve: --port 0 and no --listen, --unixsocket or --ring");
+        log_warning(
+            "nothing to serve: --port 0 and no --listen, --unixsocket, --ring or --libfabric");
         return false;
     }
     return true;

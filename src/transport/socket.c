@@ -306,36 +306,52 @@ static struct listener *listener_new(void)
     return l;
 }
 
-static bool listen_tcp(const char *host, int port)
+int socket_listen_tcp(const char *host, int port, int backlog)
 {
     struct sockaddr_storage ss;
     socklen_t len;
     memset(&ss, 0, sizeof ss);
-    const char *h = host[0] == '-' ? host + 1 : host; /* Redis's optional-bind marker */
-    if (strchr(h, ':')) {
+    if (strchr(host, ':')) {
         struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
         a->sin6_family = AF_INET6;
         a->sin6_port = htons((uint16_t)port);
-        if (inet_pton(AF_INET6, h, &a->sin6_addr) != 1) goto bad_address;
+        if (inet_pton(AF_INET6, host, &a->sin6_addr) != 1) goto bad_address;
         len = sizeof *a;
     } else {
         struct sockaddr_in *a = (struct sockaddr_in *)&ss;
         a->sin_family = AF_INET;
         a->sin_port = htons((uint16_t)port);
-        if (inet_pton(AF_INET, h, &a->sin_addr) != 1) goto bad_address;
+        if (inet_pton(AF_INET, host, &a->sin_addr) != 1) goto bad_address;
         len = sizeof *a;
     }
     int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0) {
-        log_warning("socket() for %s:%d failed: %s", h, port, strerror(errno));
-        return false;
-    }
+    if (fd < 0) return -1;
     int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     if (ss.ss_family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
-    if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, (int)config.tcp_backlog) < 0) {
+    if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, backlog) < 0) {
         int err = errno;
         close(fd);
+        errno = err;
+        return -1;
+    }
+    return fd;
+
+bad_address:
+    errno = EINVAL;
+    return -1;
+}
+
+static bool listen_tcp(const char *host, int port)
+{
+    const char *h = host[0] == '-' ? host + 1 : host; /* Redis's optional-bind marker */
+    int fd = socket_listen_tcp(h, port, (int)config.tcp_backlog);
+    if (fd < 0) {
+        int err = errno;
+        if (err == EINVAL) {
+            log_warning("invalid listen address '%s' (numeric IPv4 or IPv6 expected)", h);
+            return false;
+        }
         if (host[0] == '-' && (err == EADDRNOTAVAIL || err == EAFNOSUPPORT)) return true;
         log_warning("could not listen on %s:%d: %s", h, port, strerror(err));
         return false;
@@ -345,10 +361,6 @@ static bool listen_tcp(const char *host, int port)
     snprintf(l->desc, sizeof l->desc, strchr(h, ':') ? "[%s]:%d" : "%s:%d", h, port);
     if (!server.tcp_port) server.tcp_port = port;
     return true;
-
-bad_address:
-    log_warning("invalid listen address '%s' (numeric IPv4 or IPv6 expected)", h);
-    return false;
 }
 
 static bool listen_unix(const char *path)

@@ -20,4 +20,9 @@
 
 /* The registry entry is `socket_transport` (transport/transport.h). */
 
+/* A nonblocking TCP listening socket on numeric host (IPv4 or IPv6, no
+ * brackets) and port; -1 with errno (EINVAL: not a numeric address). Also
+ * used by the libfabric bootstrap listener (transport/fabric.c). */
+int socket_listen_tcp(const char *host, int port, int backlog);
+
 #endif

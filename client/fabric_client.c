@@ -1,0 +1,611 @@
+/* fabric_client.c — client side of the libfabric transport; contract in
+ * include/goblin/fabric_client.h, envelope in goblin/fabric_envelope.h. */
+#include <goblin/fabric_client.h>
+
+#include <errno.h>
+#include <goblin/fabric_envelope.h>
+#include <goblin/fabric_reorder.h>
+#include <goblin/resp_reader.h>
+#include <netdb.h>
+#include <poll.h>
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CQ_BATCH 16
+
+struct slot {
+    struct fi_context2 ctx; /* first: completions hand its address back */
+    char *buf;
+    struct slot *next_free;
+};
+
+struct goblin_fabric {
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct fid_cq *txcq, *rxcq;
+    struct fid_ep *ep;
+    struct fid_mr *tx_mr, *rx_mr;
+    void *tx_desc, *rx_desc;
+    char *tx_pool, *rx_pool;
+    struct slot *tx_slots, *rx_slots, *tx_free;
+    unsigned tx_count, rx_count;
+    size_t record;
+    size_t inject_size;
+    char *inject_buf;
+    fi_addr_t server;
+    uint64_t session;
+    uint8_t version;
+    uint64_t tx_next;
+    struct goblin_reorder window;
+    bool acked, refused, closed, heartbeat;
+    long long last_sent_us;
+    /* In-order payload received, not yet handed to the caller. */
+    char *rx;
+    size_t rx_start, rx_end, rx_cap;
+    size_t reply_len;
+    struct goblin_fabric_stats stats;
+    char error[256];
+};
+
+static long long now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int fail(struct goblin_fabric *f, int err, const char *what, int rc)
+{
+    snprintf(f->error, sizeof f->error, "%s: %s (%d)", what, fi_strerror(-rc), rc);
+    return -err;
+}
+
+/* --- receive side ----------------------------------------------------- */
+
+static int rx_append(struct goblin_fabric *f, const void *data, size_t len)
+{
+    if (f->rx_start == f->rx_end) f->rx_start = f->rx_end = 0;
+    if (f->rx_cap - f->rx_end < len) {
+        if (f->rx_start > 0 && f->reply_len == 0) {
+            memmove(f->rx, f->rx + f->rx_start, f->rx_end - f->rx_start);
+            f->rx_end -= f->rx_start;
+            f->rx_start = 0;
+        }
+        size_t cap = f->rx_cap ? f->rx_cap : 65536;
+        while (cap - f->rx_end < len) cap *= 2;
+        if (cap != f->rx_cap) {
+            char *p = realloc(f->rx, cap);
+            if (!p) return -ENOMEM;
+            f->rx = p;
+            f->rx_cap = cap;
+        }
+    }
+    memcpy(f->rx + f->rx_end, data, len);
+    f->rx_end += len;
+    return 0;
+}
+
+static void on_data(struct goblin_fabric *f, const struct goblin_fabric_header *h,
+                    const char *payload)
+{
+    switch (goblin_reorder_offer(&f->window, h->sequence, payload, h->payload_len)) {
+    case GOBLIN_REORDER_DELIVER:
+        f->stats.last_correlation = h->correlation;
+        if (rx_append(f, payload, h->payload_len) != 0) goto nomem;
+        for (;;) {
+            size_t len;
+            void *held = goblin_reorder_pop(&f->window, &len);
+            if (!held) break;
+            int rc = rx_append(f, held, len);
+            free(held);
+            if (rc != 0) goto nomem;
+        }
+        return;
+    case GOBLIN_REORDER_HELD:
+    case GOBLIN_REORDER_DUPLICATE:
+        return;
+    case GOBLIN_REORDER_OVERFLOW:
+        snprintf(f->error, sizeof f->error,
+                 "sequence %llu beyond the reorder window (expected %llu)",
+                 (unsigned long long)h->sequence, (unsigned long long)f->window.next);
+        f->closed = true;
+        return;
+    case GOBLIN_REORDER_NOMEM:
+        break;
+    }
+nomem:
+    snprintf(f->error, sizeof f->error, "out of memory buffering replies");
+    f->closed = true;
+}
+
+static void on_message(struct goblin_fabric *f, const char *msg, size_t len)
+{
+    struct goblin_fabric_header h;
+    const char *bad = goblin_fabric_decode(msg, len, &h);
+    if (bad || h.session != f->session) {
+        snprintf(f->error, sizeof f->error, "bad frame from the server: %s",
+                 bad ? bad : "wrong session id");
+        f->closed = true;
+        return;
+    }
+    f->stats.frames_received++;
+    const char *payload = msg + GOBLIN_FABRIC_HEADER_BYTES;
+    switch (h.type) {
+    case GOBLIN_FABRIC_HELLO_ACK: {
+        struct goblin_fabric_hello_ack ack;
+        if ((bad = goblin_fabric_hello_ack_decode(payload, h.payload_len, &ack))) {
+            snprintf(f->error, sizeof f->error, "bad hello-ack: %s", bad);
+            f->refused = true;
+            return;
+        }
+        if (!ack.accepted) {
+            size_t n = h.payload_len - GOBLIN_FABRIC_HELLO_ACK_BYTES;
+            if (n >= sizeof f->error) n = sizeof f->error - 1;
+            memcpy(f->error, payload + GOBLIN_FABRIC_HELLO_ACK_BYTES, n);
+            f->error[n] = '\0';
+            f->refused = true;
+            return;
+        }
+        f->acked = true;
+        f->version = ack.version;
+        f->stats.version = ack.version;
+        f->stats.lease_ms = ack.lease_ms;
+        return;
+    }
+    case GOBLIN_FABRIC_DATA:
+        on_data(f, &h, payload);
+        return;
+    case GOBLIN_FABRIC_PONG:
+        f->stats.pongs_received++;
+        return;
+    case GOBLIN_FABRIC_BYE: {
+        size_t n = h.payload_len < 200 ? h.payload_len : 200;
+        snprintf(f->error, sizeof f->error, "the server ended the session%s%.*s", n ? ": " : "",
+                 (int)n, payload);
+        f->closed = true;
+        return;
+    }
+    default:
+        return;
+    }
+}
+
+static void post_recv(struct goblin_fabric *f, struct slot *s)
+{
+    while (fi_recv(f->ep, s->buf, f->record, f->rx_desc, FI_ADDR_UNSPEC, &s->ctx) == -FI_EAGAIN)
+        fi_cq_read(f->rxcq, NULL, 0);
+}
+
+static void reap_tx(struct goblin_fabric *f)
+{
+    struct fi_cq_msg_entry done[CQ_BATCH];
+    ssize_t n = fi_cq_read(f->txcq, done, CQ_BATCH);
+    if (n == -FI_EAVAIL) {
+        struct fi_cq_err_entry err = {0};
+        if (fi_cq_readerr(f->txcq, &err, 0) == 1) {
+            snprintf(f->error, sizeof f->error, "send failed: %s", fi_strerror(err.err));
+            f->closed = true;
+            if (err.op_context) {
+                struct slot *s = err.op_context;
+                s->next_free = f->tx_free;
+                f->tx_free = s;
+            }
+        }
+        return;
+    }
+    for (ssize_t i = 0; i < n; i++) {
+        struct slot *s = done[i].op_context;
+        s->next_free = f->tx_free;
+        f->tx_free = s;
+    }
+}
+
+static int send_frame(struct goblin_fabric *f, uint8_t type, uint64_t sequence, const void *payload,
+                      size_t len);
+
+/* Both completion queues once; returns how many messages arrived. */
+static int progress(struct goblin_fabric *f)
+{
+    reap_tx(f);
+    struct fi_cq_msg_entry done[CQ_BATCH];
+    ssize_t n = fi_cq_read(f->rxcq, done, CQ_BATCH);
+    if (n == -FI_EAVAIL) {
+        struct fi_cq_err_entry err = {0};
+        if (fi_cq_readerr(f->rxcq, &err, 0) == 1) {
+            snprintf(f->error, sizeof f->error, "receive failed: %s", fi_strerror(err.err));
+            f->closed = true;
+        }
+        return 0;
+    }
+    for (ssize_t i = 0; i < n; i++) {
+        struct slot *s = done[i].op_context;
+        on_message(f, s->buf, done[i].len);
+        post_recv(f, s);
+    }
+    if (f->heartbeat && f->acked && !f->closed && f->stats.lease_ms &&
+        now_us() - f->last_sent_us > (long long)f->stats.lease_ms * 1000 / 3) {
+        if (send_frame(f, GOBLIN_FABRIC_PING, 0, NULL, 0) == 0) f->stats.pings_sent++;
+    }
+    return n > 0 ? (int)n : 0;
+}
+
+/* --- send side -------------------------------------------------------- */
+
+/* One frame, waiting (progressing both queues) while no TX room is free. */
+static int send_frame(struct goblin_fabric *f, uint8_t type, uint64_t sequence, const void *payload,
+                      size_t len)
+{
+    struct goblin_fabric_header h = {.version = type == GOBLIN_FABRIC_HELLO ? 0 : f->version,
+                                     .type = type,
+                                     .session = f->session,
+                                     .sequence = sequence,
+                                     .payload_len = (uint32_t)len};
+    size_t total = GOBLIN_FABRIC_HEADER_BYTES + len;
+    for (;;) {
+        if (total <= f->inject_size) {
+            goblin_fabric_encode((unsigned char *)f->inject_buf, &h);
+            memcpy(f->inject_buf + GOBLIN_FABRIC_HEADER_BYTES, payload, len);
+            ssize_t rc = fi_inject(f->ep, f->inject_buf, total, f->server);
+            if (rc == 0) {
+                f->stats.injected++;
+                break;
+            }
+            if (rc != -FI_EAGAIN) return fail(f, EIO, "fi_inject", (int)rc);
+        } else if (f->tx_free) {
+            struct slot *s = f->tx_free;
+            goblin_fabric_encode((unsigned char *)s->buf, &h);
+            memcpy(s->buf + GOBLIN_FABRIC_HEADER_BYTES, payload, len);
+            ssize_t rc = fi_send(f->ep, s->buf, total, f->tx_desc, f->server, &s->ctx);
+            if (rc == 0) {
+                f->tx_free = s->next_free;
+                f->stats.sent_with_fi_send++;
+                break;
+            }
+            if (rc != -FI_EAGAIN) return fail(f, EIO, "fi_send", (int)rc);
+        }
+        if (f->closed) return -EPIPE;
+        bool was = f->heartbeat;
+        f->heartbeat = false; /* no ping from inside a send */
+        progress(f);
+        f->heartbeat = was;
+    }
+    f->stats.frames_sent++;
+    f->last_sent_us = now_us();
+    return 0;
+}
+
+int goblin_fabric_send(struct goblin_fabric *f, const void *data, size_t len)
+{
+    size_t max = f->record - GOBLIN_FABRIC_HEADER_BYTES;
+    const char *p = data;
+    while (len > 0) {
+        if (f->closed) return -EPIPE;
+        size_t n = len < max ? len : max;
+        int rc = send_frame(f, GOBLIN_FABRIC_DATA, f->tx_next, p, n);
+        if (rc != 0) return rc;
+        f->tx_next++;
+        p += n;
+        len -= n;
+    }
+    return 0;
+}
+
+int goblin_fabric_send_command(struct goblin_fabric *f, int argc, const char *const *argv,
+                               const size_t *lens)
+{
+    char small[512];
+    size_t len;
+    char *buf = resp_format_command(argc, argv, lens, small, sizeof small, &len);
+    if (!buf) return -ENOMEM;
+    int rc = goblin_fabric_send(f, buf, len);
+    if (buf != small) free(buf);
+    return rc;
+}
+
+/* Waits until the buffer holds more than `have` bytes. 1, 0 on timeout,
+ * -EPIPE. */
+static int wait_rx(struct goblin_fabric *f, size_t have, long long timeout_us)
+{
+    long long deadline = timeout_us >= 0 ? now_us() + timeout_us : -1;
+    unsigned spins = 0;
+    while (f->rx_end - f->rx_start <= have) {
+        if (f->closed) return -EPIPE;
+        if (progress(f) == 0 && (++spins & 255) == 0 && deadline >= 0 && now_us() >= deadline)
+            return 0;
+    }
+    return 1;
+}
+
+ssize_t goblin_fabric_recv(struct goblin_fabric *f, void *buf, size_t cap, long long timeout_us)
+{
+    f->rx_start += f->reply_len;
+    f->reply_len = 0;
+    if (f->rx_end == f->rx_start) {
+        int rc = wait_rx(f, 0, timeout_us);
+        if (rc <= 0) return rc;
+    }
+    size_t n = f->rx_end - f->rx_start;
+    if (n > cap) n = cap;
+    memcpy(buf, f->rx + f->rx_start, n);
+    f->rx_start += n;
+    return (ssize_t)n;
+}
+
+ssize_t goblin_fabric_read_reply(struct goblin_fabric *f, const char **reply, long long timeout_us)
+{
+    f->rx_start += f->reply_len;
+    f->reply_len = 0;
+    for (;;) {
+        long long n = resp_reply_length(f->rx + f->rx_start, f->rx_end - f->rx_start);
+        if (n < 0) return -EPROTO;
+        if (n > 0) {
+            *reply = f->rx + f->rx_start;
+            f->reply_len = (size_t)n;
+            return (ssize_t)n;
+        }
+        int rc = wait_rx(f, f->rx_end - f->rx_start, timeout_us);
+        if (rc <= 0) return rc;
+    }
+}
+
+int goblin_fabric_poll(struct goblin_fabric *f)
+{
+    if (!f->closed) progress(f);
+    return f->closed ? -EPIPE : 0;
+}
+
+const char *goblin_fabric_error(const struct goblin_fabric *f)
+{
+    return f->error;
+}
+
+void goblin_fabric_get_stats(const struct goblin_fabric *f, struct goblin_fabric_stats *out)
+{
+    *out = f->stats;
+    out->sequestered = f->window.sequestered;
+    out->duplicates = f->window.duplicates;
+}
+
+/* --- connecting ------------------------------------------------------- */
+
+/* Reads the server endpoint's name from the bootstrap listener. */
+static int bootstrap(struct goblin_fabric *f, const char *host, int port, int timeout_ms,
+                     unsigned char *name, size_t *name_len)
+{
+    char service[16];
+    snprintf(service, sizeof service, "%d", port);
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV}, *res;
+    int gai = getaddrinfo(host, service, &hints, &res);
+    if (gai != 0) {
+        snprintf(f->error, sizeof f->error, "bootstrap address %s:%d: %s", host, port,
+                 gai_strerror(gai));
+        return -EINVAL;
+    }
+    int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int rc = fd < 0 ? -errno : 0;
+    if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) != 0) rc = -errno;
+    freeaddrinfo(res);
+    unsigned char msg[4 + GOBLIN_FABRIC_NAME_MAX];
+    size_t got = 0;
+    while (rc == 0) {
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        if (poll(&pfd, 1, timeout_ms) <= 0) {
+            rc = -ETIMEDOUT;
+            break;
+        }
+        ssize_t n = read(fd, msg + got, sizeof msg - got);
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    if (fd >= 0) close(fd);
+    if (rc != 0) {
+        snprintf(f->error, sizeof f->error, "bootstrap %s:%d: %s", host, port, strerror(-rc));
+        return rc;
+    }
+    uint32_t len = got >= 4 ? goblin_fabric_get32(msg) : 0;
+    if (got < 4 || len == 0 || len > GOBLIN_FABRIC_NAME_MAX || got != 4 + len) {
+        snprintf(f->error, sizeof f->error, "bootstrap %s:%d: malformed reply (%zu bytes)", host,
+                 port, got);
+        return -EPROTO;
+    }
+    memcpy(name, msg + 4, len);
+    *name_len = len;
+    return 0;
+}
+
+static int pool_create(struct goblin_fabric *f, unsigned count, uint64_t access, char **pool,
+                       struct slot **slots, struct fid_mr **mr, void **desc)
+{
+    size_t bytes = f->record * count;
+    *pool = calloc(1, bytes);
+    *slots = calloc(count, sizeof **slots);
+    if (!*pool || !*slots) return -ENOMEM;
+    for (unsigned i = 0; i < count; i++) (*slots)[i].buf = *pool + f->record * i;
+    *desc = NULL;
+    if (!(f->info->domain_attr->mr_mode & FI_MR_LOCAL)) return 0;
+    int rc = fi_mr_reg(f->domain, *pool, bytes, access, 0, 0, 0, mr, NULL);
+    if (rc) return fail(f, EIO, "fi_mr_reg", rc);
+    *desc = fi_mr_desc(*mr);
+    return 0;
+}
+
+static int endpoint_open(struct goblin_fabric *f, const char *provider,
+                         const struct goblin_fabric_options *o)
+{
+    struct fi_info *hints = fi_allocinfo();
+    if (!hints) return -ENOMEM;
+    hints->ep_attr->type = FI_EP_RDM;
+    hints->caps = FI_MSG | FI_SOURCE;
+    hints->mode = FI_CONTEXT | FI_CONTEXT2;
+    hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+    hints->domain_attr->threading = FI_THREAD_DOMAIN;
+    hints->fabric_attr->prov_name = strdup(provider);
+    int rc = fi_getinfo(FI_VERSION(1, 9), o->local_address, NULL, o->local_address ? FI_SOURCE : 0,
+                        hints, &f->info);
+    if (rc == 0 && o->local_address && f->info->addr_format == FI_ADDR_STR) {
+        /* Not an IP-addressed provider (shm): let it choose a unique name. */
+        fi_freeinfo(f->info);
+        f->info = NULL;
+        rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &f->info);
+    }
+    fi_freeinfo(hints);
+    if (rc) {
+        snprintf(f->error, sizeof f->error,
+                 "provider '%s' offers no FI_EP_RDM endpoint with FI_MSG | FI_SOURCE: "
+                 "fi_getinfo: %s (%d)",
+                 provider, fi_strerror(-rc), rc);
+        return -ENODEV;
+    }
+    if ((rc = fi_fabric(f->info->fabric_attr, &f->fabric, NULL)))
+        return fail(f, EIO, "fi_fabric", rc);
+    if ((rc = fi_domain(f->fabric, f->info, &f->domain, NULL)))
+        return fail(f, EIO, "fi_domain", rc);
+    struct fi_cq_attr cq = {.format = FI_CQ_FORMAT_MSG, .wait_obj = FI_WAIT_NONE};
+    cq.size = f->tx_count * 2;
+    if ((rc = fi_cq_open(f->domain, &cq, &f->txcq, NULL))) return fail(f, EIO, "fi_cq_open", rc);
+    cq.size = f->rx_count * 2;
+    if ((rc = fi_cq_open(f->domain, &cq, &f->rxcq, NULL))) return fail(f, EIO, "fi_cq_open", rc);
+    struct fi_av_attr av = {.type = FI_AV_TABLE};
+    if ((rc = fi_av_open(f->domain, &av, &f->av, NULL))) return fail(f, EIO, "fi_av_open", rc);
+    if ((rc = fi_endpoint(f->domain, f->info, &f->ep, NULL)))
+        return fail(f, EIO, "fi_endpoint", rc);
+    if ((rc = fi_ep_bind(f->ep, &f->av->fid, 0)) ||
+        (rc = fi_ep_bind(f->ep, &f->txcq->fid, FI_TRANSMIT)) ||
+        (rc = fi_ep_bind(f->ep, &f->rxcq->fid, FI_RECV)))
+        return fail(f, EIO, "fi_ep_bind", rc);
+    if ((rc = fi_enable(f->ep))) return fail(f, EIO, "fi_enable", rc);
+    f->inject_size = o->force_send ? 0 : f->info->tx_attr->inject_size;
+    if (f->inject_size > f->record) f->inject_size = f->record;
+    f->inject_buf = malloc(f->inject_size ? f->inject_size : 1);
+    if (!f->inject_buf) return -ENOMEM;
+    if ((rc = pool_create(f, f->tx_count, FI_SEND, &f->tx_pool, &f->tx_slots, &f->tx_mr,
+                          &f->tx_desc)) ||
+        (rc = pool_create(f, f->rx_count, FI_RECV, &f->rx_pool, &f->rx_slots, &f->rx_mr,
+                          &f->rx_desc)))
+        return rc;
+    for (unsigned i = 0; i < f->tx_count; i++) {
+        f->tx_slots[i].next_free = f->tx_free;
+        f->tx_free = &f->tx_slots[i];
+    }
+    for (unsigned i = 0; i < f->rx_count; i++) post_recv(f, &f->rx_slots[i]);
+    return 0;
+}
+
+static int hello(struct goblin_fabric *f, const struct goblin_fabric_options *o, int timeout_ms)
+{
+    unsigned char name[GOBLIN_FABRIC_NAME_MAX];
+    size_t name_len = sizeof name;
+    int rc = fi_getname(&f->ep->fid, name, &name_len);
+    if (rc) return fail(f, EIO, "fi_getname", rc);
+    unsigned char msg[GOBLIN_FABRIC_HELLO_BYTES + GOBLIN_FABRIC_NAME_MAX];
+    struct goblin_fabric_hello h = {
+        .version_min = (uint8_t)(o->version_min ? o->version_min : GOBLIN_FABRIC_VERSION_MIN),
+        .version_max = (uint8_t)(o->version_max ? o->version_max : GOBLIN_FABRIC_VERSION_MAX),
+        .name_len = (uint16_t)name_len,
+        .window_messages = f->window.max_messages,
+        .window_bytes = (uint32_t)f->window.max_bytes};
+    goblin_fabric_hello_encode(msg, &h);
+    memcpy(msg + GOBLIN_FABRIC_HELLO_BYTES, name, name_len);
+    if ((rc = send_frame(f, GOBLIN_FABRIC_HELLO, 0, msg, GOBLIN_FABRIC_HELLO_BYTES + name_len)))
+        return rc;
+    long long deadline = now_us() + (long long)timeout_ms * 1000;
+    while (!f->acked && !f->refused && !f->closed) {
+        if (progress(f) == 0 && now_us() > deadline) {
+            snprintf(f->error, sizeof f->error, "no hello-ack within %d ms", timeout_ms);
+            return -ETIMEDOUT;
+        }
+    }
+    if (f->refused) return -ECONNREFUSED;
+    return f->closed ? -EPIPE : 0;
+}
+
+int goblin_fabric_connect(const char *provider, const char *host, int port,
+                          const struct goblin_fabric_options *opt, struct goblin_fabric **out,
+                          char *err, size_t err_cap)
+{
+    struct goblin_fabric_options defaults = {0};
+    const struct goblin_fabric_options *o = opt ? opt : &defaults;
+    int timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 5000;
+    struct goblin_fabric *f = calloc(1, sizeof *f);
+    if (!f) return -ENOMEM;
+    f->tx_count = o->tx_slots ? o->tx_slots : 16;
+    f->rx_count = o->rx_slots ? o->rx_slots : 16;
+    f->record = o->max_record ? o->max_record : 128 * 1024;
+    f->tx_next = 1;
+    f->heartbeat = !o->no_heartbeat;
+    int rc = goblin_reorder_init(&f->window, o->window_messages ? o->window_messages : 64,
+                                 o->window_bytes ? o->window_bytes : (1u << 20));
+    if (rc != 0) rc = -ENOMEM;
+    unsigned char name[GOBLIN_FABRIC_NAME_MAX];
+    size_t name_len = 0;
+    if (rc == 0 && f->record <= GOBLIN_FABRIC_HEADER_BYTES + GOBLIN_FABRIC_HELLO_BYTES +
+                                    GOBLIN_FABRIC_NAME_MAX) {
+        snprintf(f->error, sizeof f->error, "max_record %zu is too small", f->record);
+        rc = -EINVAL;
+    }
+    if (rc == 0) rc = bootstrap(f, host, port, timeout_ms, name, &name_len);
+    if (rc == 0) rc = endpoint_open(f, provider, o);
+    if (rc == 0 && fi_av_insert(f->av, name, 1, &f->server, 0, NULL) != 1) {
+        snprintf(f->error, sizeof f->error, "the server's endpoint name is not a %s address",
+                 provider);
+        rc = -EPROTO;
+    }
+    if (rc == 0 && getrandom(&f->session, sizeof f->session, 0) != sizeof f->session) rc = -errno;
+    if (rc == 0) rc = hello(f, o, timeout_ms);
+    if (rc != 0) {
+        if (err && err_cap) snprintf(err, err_cap, "%s", f->error[0] ? f->error : strerror(-rc));
+        f->closed = true; /* no BYE: there is no session */
+        goblin_fabric_close(f);
+        return rc;
+    }
+    f->error[0] = '\0';
+    *out = f;
+    return 0;
+}
+
+void goblin_fabric_close(struct goblin_fabric *f)
+{
+    if (!f) return;
+    f->inject_size = 0; /* the BYE by fi_send: its completion says it has left */
+    if (!f->closed && f->acked && send_frame(f, GOBLIN_FABRIC_BYE, 0, NULL, 0) == 0) {
+        /* Let the BYE leave before the endpoint goes (bounded wait). */
+        long long deadline = now_us() + 100000;
+        unsigned in_flight;
+        do {
+            reap_tx(f);
+            in_flight = 0;
+            for (struct slot *s = f->tx_free; s; s = s->next_free) in_flight++;
+            in_flight = f->tx_count - in_flight;
+        } while (in_flight && now_us() < deadline);
+    }
+    if (f->ep) fi_close(&f->ep->fid);
+    if (f->tx_mr) fi_close(&f->tx_mr->fid);
+    if (f->rx_mr) fi_close(&f->rx_mr->fid);
+    if (f->av) fi_close(&f->av->fid);
+    if (f->txcq) fi_close(&f->txcq->fid);
+    if (f->rxcq) fi_close(&f->rxcq->fid);
+    if (f->domain) fi_close(&f->domain->fid);
+    if (f->fabric) fi_close(&f->fabric->fid);
+    if (f->info) fi_freeinfo(f->info);
+    goblin_reorder_free(&f->window);
+    free(f->tx_pool);
+    free(f->rx_pool);
+    free(f->tx_slots);
+    free(f->rx_slots);
+    free(f->inject_buf);
+    free(f->rx);
+    free(f);
+}

@@ -1,0 +1,864 @@
+/* fabric.c — libfabric FI_EP_RDM transport, server side; see fabric.h and
+ * include/goblin/fabric_envelope.h. */
+#include "transport/fabric.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <goblin/fabric_envelope.h>
+#include <goblin/fabric_reorder.h>
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "connection/conn.h"
+#include "server/config.h"
+#include "server/event_loop.h"
+#include "transport/socket.h"
+#include "transport/transport.h"
+#include "util/clock.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
+
+#define FABRIC_API_VERSION FI_VERSION(1, 9)
+#define FABRIC_CQ_BATCH 16
+/* Control frames (hello-ack, pong, bye) wait this long for a TX slot. */
+#define FABRIC_CONTROL_WAIT_US 100000
+
+/* A buffer of the TX or RX pool; its fi_context2 is the operation context
+ * the completion hands back. */
+struct fabric_slot {
+    struct fi_context2 ctx; /* first: completions return its address */
+    char *buf;
+    struct fabric_slot *next_free;
+};
+
+struct fabric_endpoint;
+
+struct fabric_session {
+    struct fabric_endpoint *ep;
+    uint64_t id;
+    fi_addr_t addr;
+    uint8_t version;   /* envelope version agreed at hello */
+    struct conn *conn; /* NULL once ended (freed at reap: fabric_release) */
+    struct goblin_reorder window;
+    uint64_t tx_next;      /* next outgoing DATA sequence */
+    uint64_t last_request; /* sequence of the last DATA delivered: RESP replies' correlation */
+    const char *cur;       /* an in-order payload being read (borrowed), see session_deliver */
+    size_t cur_len;
+    struct buf pending; /* in-order payload bytes the conn has not read yet */
+    int64_t last_seen_ms;
+    bool want_read, want_write;
+    bool bye_received; /* the client ended it: no BYE back */
+};
+
+struct fabric_endpoint {
+    char name[160]; /* "libfabric:PROVIDER@ADDRESS:PORT" */
+    const struct polled_spec *spec;
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct fid_cq *txcq, *rxcq;
+    struct fid_ep *ep;
+    struct fid_mr *tx_mr, *rx_mr;
+    void *tx_desc, *rx_desc;
+    char *tx_pool, *rx_pool;
+    struct fabric_slot *tx_slots, *rx_slots;
+    struct fabric_slot *tx_free;
+    int tx_in_flight;
+    size_t record;      /* bytes of one message, envelope included */
+    size_t inject_size; /* 0: never inject */
+    char *inject_buf;   /* envelope + payload for fi_inject (the provider copies it) */
+    char epname[GOBLIN_FABRIC_NAME_MAX];
+    size_t epname_len;
+    char epname_text[128];
+    int listen_fd;
+    struct ev_handler listen_handler;
+    struct fabric_session **sessions; /* live sessions, unordered */
+    int session_count, session_cap;
+    struct fabric_session *last_found; /* one-entry lookup cache (depth-one clients) */
+    int sessions_pending;              /* sessions holding unread input (pending) */
+    int sessions_blocked;              /* sessions waiting for a TX slot */
+    struct log_limiter warnings;
+};
+
+static struct fabric_endpoint *endpoints;
+static int endpoint_count;
+
+/* --- sending -------------------------------------------------------- */
+
+/* Moves TX completions back to the free list; returns how many. */
+static int fabric_reap_tx(struct fabric_endpoint *ep)
+{
+    struct fi_cq_msg_entry done[FABRIC_CQ_BATCH];
+    ssize_t n = fi_cq_read(ep->txcq, done, FABRIC_CQ_BATCH);
+    if (n == -FI_EAVAIL) {
+        struct fi_cq_err_entry err = {0};
+        if (fi_cq_readerr(ep->txcq, &err, 0) == 1) {
+            log_warning_limited(&ep->warnings, "%s: send failed: %s", ep->name,
+                                fi_strerror(err.err));
+            if (err.op_context) {
+                struct fabric_slot *s = err.op_context;
+                s->next_free = ep->tx_free;
+                ep->tx_free = s;
+                ep->tx_in_flight--;
+            }
+            return 1;
+        }
+        return 0;
+    }
+    if (n <= 0) return 0;
+    for (ssize_t i = 0; i < n; i++) {
+        struct fabric_slot *s = done[i].op_context;
+        s->next_free = ep->tx_free;
+        ep->tx_free = s;
+        ep->tx_in_flight--;
+    }
+    return (int)n;
+}
+
+/* Sends one envelope (header h, payload) to addr: fi_inject when it fits
+ * and sending is not forced, else fi_send from a TX slot. Returns 1 when
+ * handed to the provider, 0 when no slot or provider room is free now
+ * (the caller retries after fabric_reap_tx), -1 on a provider error. */
+static int fabric_send_frame(struct fabric_endpoint *ep, fi_addr_t addr,
+                             const struct goblin_fabric_header *h, const void *payload)
+{
+    size_t total = GOBLIN_FABRIC_HEADER_BYTES + h->payload_len;
+    if (total <= ep->inject_size) {
+        goblin_fabric_encode((unsigned char *)ep->inject_buf, h);
+        memcpy(ep->inject_buf + GOBLIN_FABRIC_HEADER_BYTES, payload, h->payload_len);
+        ssize_t rc = fi_inject(ep->ep, ep->inject_buf, total, addr);
+        if (rc == 0) return 1;
+        if (rc != -FI_EAGAIN) goto failed;
+        fabric_reap_tx(ep);
+        return 0;
+    }
+    struct fabric_slot *s = ep->tx_free;
+    if (!s) {
+        fabric_reap_tx(ep);
+        if (!(s = ep->tx_free)) return 0;
+    }
+    goblin_fabric_encode((unsigned char *)s->buf, h);
+    memcpy(s->buf + GOBLIN_FABRIC_HEADER_BYTES, payload, h->payload_len);
+    ssize_t rc = fi_send(ep->ep, s->buf, total, ep->tx_desc, addr, &s->ctx);
+    if (rc == -FI_EAGAIN) {
+        fabric_reap_tx(ep);
+        return 0;
+    }
+    if (rc != 0) {
+        errno = (int)-rc;
+        goto failed;
+    }
+    ep->tx_free = s->next_free;
+    ep->tx_in_flight++;
+    return 1;
+
+failed:
+    log_warning_limited(&ep->warnings, "%s: send of a %zu-byte frame failed", ep->name, total);
+    errno = EIO;
+    return -1;
+}
+
+/* Control frames (hello-ack, pong, bye) are rare and small: they wait a
+ * bounded time for room, progressing the TX queue, rather than queueing. */
+static void fabric_send_control(struct fabric_endpoint *ep, fi_addr_t addr, uint8_t type,
+                                uint8_t version, uint64_t session, const void *payload, size_t len)
+{
+    struct goblin_fabric_header h = {
+        .version = version, .type = type, .session = session, .payload_len = (uint32_t)len};
+    int64_t deadline = clock_mono_us() + FABRIC_CONTROL_WAIT_US;
+    int rc;
+    while ((rc = fabric_send_frame(ep, addr, &h, payload)) == 0 && clock_mono_us() < deadline) {
+        fabric_reap_tx(ep);
+    }
+    if (rc == 0)
+        log_warning_limited(&ep->warnings, "%s: no room to send a control frame in %d ms", ep->name,
+                            FABRIC_CONTROL_WAIT_US / 1000);
+}
+
+/* --- conn transport ------------------------------------------------- */
+
+static ssize_t fabric_read(struct conn *c, void *dst, size_t cap)
+{
+    struct fabric_session *s = c->transport_data;
+    size_t copied = 0;
+    size_t held = buf_len(&s->pending);
+    if (held) {
+        copied = held < cap ? held : cap;
+        memcpy(dst, buf_head(&s->pending), copied);
+        buf_consume(&s->pending, copied);
+        if (buf_len(&s->pending) == 0) s->ep->sessions_pending--;
+    }
+    if (copied < cap && s->cur_len) {
+        size_t n = s->cur_len < cap - copied ? s->cur_len : cap - copied;
+        memcpy((char *)dst + copied, s->cur, n);
+        s->cur += n;
+        s->cur_len -= n;
+        copied += n;
+    }
+    if (copied == 0) {
+        errno = EAGAIN;
+        return -1;
+    }
+    return (ssize_t)copied;
+}
+
+/* Sends len bytes of payload as DATA frames of at most one record each. */
+static ssize_t fabric_send_data(struct fabric_session *s, const void *src, size_t len,
+                                uint64_t correlation)
+{
+    struct fabric_endpoint *ep = s->ep;
+    size_t max = ep->record - GOBLIN_FABRIC_HEADER_BYTES;
+    size_t sent = 0;
+    while (sent < len) {
+        size_t n = len - sent < max ? len - sent : max;
+        struct goblin_fabric_header h = {.version = s->version,
+                                         .type = GOBLIN_FABRIC_DATA,
+                                         .session = s->id,
+                                         .sequence = s->tx_next,
+                                         .correlation = correlation,
+                                         .payload_len = (uint32_t)n};
+        int rc = fabric_send_frame(ep, s->addr, &h, (const char *)src + sent);
+        if (rc < 0) return -1;
+        if (rc == 0) break;
+        s->tx_next++;
+        sent += n;
+    }
+    if (sent == 0) {
+        errno = EAGAIN;
+        return -1;
+    }
+    return (ssize_t)sent;
+}
+
+/* A byte-stream wire (RESP): replies echo the last request delivered;
+ * bytes from the Pub/Sub FIFO are unsolicited (correlation 0). */
+static ssize_t fabric_write(struct conn *c, const void *src, size_t len)
+{
+    struct fabric_session *s = c->transport_data;
+    const char *p = src;
+    bool push = buf_len(&c->push_fifo) && p >= buf_head(&c->push_fifo) &&
+                p < buf_head(&c->push_fifo) + buf_len(&c->push_fifo);
+    return fabric_send_data(s, src, len, push ? 0 : s->last_request);
+}
+
+/* A framed wire (SBE): one unit, one message, whole or not at all. */
+static int fabric_send_unit(struct conn *c, const struct out_unit *unit, const char *payload)
+{
+    struct fabric_session *s = c->transport_data;
+    if (unit->len > s->ep->record - GOBLIN_FABRIC_HEADER_BYTES) {
+        log_warning_limited(&s->ep->warnings,
+                            "%s: a %u-byte reply exceeds --libfabric-max-record: session ended",
+                            s->ep->name, unit->len);
+        errno = EMSGSIZE;
+        return -1;
+    }
+    ssize_t n = fabric_send_data(s, payload, unit->len, unit->correlation);
+    if (n < 0) return errno == EAGAIN ? 0 : -1;
+    return 1;
+}
+
+static void fabric_set_interest(struct conn *c, bool readable, bool writable)
+{
+    struct fabric_session *s = c->transport_data;
+    if (writable != s->want_write) s->ep->sessions_blocked += writable ? 1 : -1;
+    s->want_read = readable;
+    s->want_write = writable;
+}
+
+static void session_table_remove(struct fabric_endpoint *ep, struct fabric_session *s)
+{
+    for (int i = 0; i < ep->session_count; i++) {
+        if (ep->sessions[i] != s) continue;
+        ep->sessions[i] = ep->sessions[--ep->session_count];
+        break;
+    }
+    if (ep->last_found == s) ep->last_found = NULL;
+}
+
+/* Ends the session at once: BYE to the client (unless it said bye), out of
+ * the table. Its memory goes at reap (fabric_release): the poll that
+ * delivered the frame closing it may still hold it. */
+static void fabric_close(struct conn *c)
+{
+    struct fabric_session *s = c->transport_data;
+    struct fabric_endpoint *ep = s->ep;
+    if (!s->bye_received)
+        fabric_send_control(ep, s->addr, GOBLIN_FABRIC_BYE, GOBLIN_FABRIC_VERSION_MAX, s->id, NULL,
+                            0);
+    if (buf_len(&s->pending)) ep->sessions_pending--;
+    if (s->want_write) ep->sessions_blocked--;
+    s->want_read = s->want_write = false;
+    buf_free(&s->pending);
+    s->cur_len = 0;
+    session_table_remove(ep, s);
+    s->conn = NULL;
+}
+
+static void fabric_release(struct conn *c)
+{
+    struct fabric_session *s = c->transport_data;
+    /* The address stays in the AV: a send to it may still be in flight
+     * (bounded: one entry per accepted hello, reused on reconnect). */
+    goblin_reorder_free(&s->window);
+    xfree(s);
+    c->transport_data = NULL;
+}
+
+static void fabric_peer_source(const struct conn *c, char *out, size_t cap)
+{
+    /* The client's endpoint address without the port: the host. */
+    snprintf(out, cap, "%s", c->addr);
+    char *colon = strrchr(out, ':');
+    if (colon && strchr(out, '.')) *colon = '\0';
+}
+
+static bool fabric_skips_auth(void)
+{
+    return config.no_auth_libfabric;
+}
+
+static bool fabric_start(void);
+static int fabric_endpoint_count(void);
+static void fabric_housekeeping(void);
+static void fabric_stop(void);
+static size_t fabric_lock_memory(size_t budget, size_t *total);
+
+const struct transport fabric_transport = {
+    .name = "libfabric",
+    .flags = TRANSPORT_POLLED | TRANSPORT_CARRIES_SBE,
+    .start = fabric_start,
+    .endpoint_count = fabric_endpoint_count,
+    .housekeeping = fabric_housekeeping,
+    .stop = fabric_stop,
+    .skips_auth = fabric_skips_auth,
+    .lock_memory = fabric_lock_memory,
+};
+
+static const struct conn_transport fabric_conn_io = {
+    .name = "libfabric",
+    .owner = &fabric_transport,
+    .read = fabric_read,
+    .write = fabric_write,
+    .set_interest = fabric_set_interest,
+    .close = fabric_close,
+    .release = fabric_release,
+    .send_unit = fabric_send_unit,
+    .peer_source = fabric_peer_source,
+};
+
+/* --- sessions ------------------------------------------------------- */
+
+static struct fabric_session *session_find(struct fabric_endpoint *ep, uint64_t id)
+{
+    if (ep->last_found && ep->last_found->id == id) return ep->last_found;
+    for (int i = 0; i < ep->session_count; i++) {
+        if (ep->sessions[i]->id == id) return ep->last_found = ep->sessions[i];
+    }
+    return NULL;
+}
+
+/* Hands one in-order payload to the conn: read in place while the conn
+ * reads, the rest copied to `pending` (the RX buffer is reposted after). */
+static void session_deliver(struct fabric_session *s, uint64_t sequence, const char *data,
+                            size_t len)
+{
+    struct fabric_endpoint *ep = s->ep;
+    s->last_request = sequence;
+    if (buf_len(&s->pending) == 0 && s->want_read) {
+        s->cur = data;
+        s->cur_len = len;
+        while (s->conn && s->cur_len && s->want_read) conn_on_readable(s->conn);
+        if (!s->conn) return;
+        data = s->cur;
+        len = s->cur_len;
+        s->cur_len = 0;
+    }
+    if (len == 0) return;
+    if (buf_len(&s->pending) + len > (size_t)config.client_query_buffer_limit) {
+        conn_close(s->conn, "libfabric input beyond client-query-buffer-limit");
+        return;
+    }
+    if (buf_len(&s->pending) == 0) ep->sessions_pending++;
+    buf_append(&s->pending, data, len);
+}
+
+static void session_on_data(struct fabric_session *s, const struct goblin_fabric_header *h,
+                            const char *payload)
+{
+    switch (goblin_reorder_offer(&s->window, h->sequence, payload, h->payload_len)) {
+    case GOBLIN_REORDER_DELIVER:
+        session_deliver(s, h->sequence, payload, h->payload_len);
+        for (;;) {
+            size_t len;
+            uint64_t sequence = s->window.next;
+            char *held = s->conn ? goblin_reorder_pop(&s->window, &len) : NULL;
+            if (!held) break;
+            session_deliver(s, sequence, held, len);
+            free(held); /* the window allocates with malloc */
+        }
+        return;
+    case GOBLIN_REORDER_HELD:
+    case GOBLIN_REORDER_DUPLICATE:
+        return;
+    case GOBLIN_REORDER_OVERFLOW:
+    case GOBLIN_REORDER_NOMEM:
+        log_warning_limited(&s->ep->warnings,
+                            "%s: session %016llx: sequence %llu beyond the reorder window "
+                            "(expected %llu): session ended",
+                            s->ep->name, (unsigned long long)s->id, (unsigned long long)h->sequence,
+                            (unsigned long long)s->window.next);
+        conn_close(s->conn, "libfabric reorder window overflow");
+        return;
+    }
+}
+
+static void hello_refuse(struct fabric_endpoint *ep, fi_addr_t addr, uint64_t session,
+                         const struct goblin_fabric_hello *hello, const char *why)
+{
+    unsigned char msg[GOBLIN_FABRIC_HELLO_ACK_BYTES + 256];
+    struct goblin_fabric_hello_ack ack = {.accepted = 0,
+                                          .server_min = GOBLIN_FABRIC_VERSION_MIN,
+                                          .server_max = GOBLIN_FABRIC_VERSION_MAX};
+    goblin_fabric_hello_ack_encode(msg, &ack);
+    int n = snprintf((char *)msg + GOBLIN_FABRIC_HELLO_ACK_BYTES, 256, "%s", why);
+    if (n > 255) n = 255;
+    log_warning_limited(&ep->warnings,
+                        "%s: hello for session %016llx (versions %u..%u) refused: %s", ep->name,
+                        (unsigned long long)session, hello->version_min, hello->version_max, why);
+    fabric_send_control(ep, addr, GOBLIN_FABRIC_HELLO_ACK, 0, session, msg,
+                        GOBLIN_FABRIC_HELLO_ACK_BYTES + (size_t)n);
+}
+
+static void session_open(struct fabric_endpoint *ep, const struct goblin_fabric_header *h,
+                         const char *payload)
+{
+    struct goblin_fabric_hello hello;
+    const void *name;
+    const char *bad = goblin_fabric_hello_decode(payload, h->payload_len, &hello, &name);
+    if (bad) {
+        log_warning_limited(&ep->warnings, "%s: malformed hello: %s", ep->name, bad);
+        return; /* no usable address to answer */
+    }
+    fi_addr_t addr;
+    if (fi_av_insert(ep->av, name, 1, &addr, 0, NULL) != 1) {
+        log_warning_limited(&ep->warnings, "%s: hello with an endpoint name the provider refuses",
+                            ep->name);
+        return;
+    }
+    struct fabric_session *s = session_find(ep, h->session);
+    if (s && s->addr != addr) {
+        hello_refuse(ep, addr, h->session, &hello, "ERR libfabric session id already in use");
+        return;
+    }
+    /* s: a retransmitted hello (the client missed our ack): ack again. */
+    uint8_t version =
+        s ? s->version
+          : goblin_fabric_pick_version(hello.version_min, hello.version_max,
+                                       GOBLIN_FABRIC_VERSION_MIN, GOBLIN_FABRIC_VERSION_MAX);
+    if (!version) {
+        char why[256];
+        snprintf(why, sizeof why,
+                 "ERR unsupported libfabric envelope versions %u..%u: this server speaks %u..%u",
+                 hello.version_min, hello.version_max, GOBLIN_FABRIC_VERSION_MIN,
+                 GOBLIN_FABRIC_VERSION_MAX);
+        hello_refuse(ep, addr, h->session, &hello, why);
+        return;
+    }
+    if (!s) {
+        if ((long long)conn_count() >= config.maxclients) {
+            hello_refuse(ep, addr, h->session, &hello, "ERR max number of clients reached");
+            return;
+        }
+        s = xcalloc(1, sizeof *s);
+        if (goblin_reorder_init(&s->window, (uint32_t)config.libfabric_reorder_messages,
+                                (size_t)config.libfabric_reorder_bytes) != 0) {
+            xfree(s);
+            hello_refuse(ep, addr, h->session, &hello, "ERR out of memory");
+            return;
+        }
+        s->ep = ep;
+        s->id = h->session;
+        s->addr = addr;
+        s->tx_next = 1;
+        s->version = version;
+        s->want_read = true;
+        buf_init(&s->pending, 0);
+        s->last_seen_ms = clock_unix_ms_coarse();
+        if (ep->session_count == ep->session_cap) {
+            ep->session_cap = ep->session_cap ? 2 * ep->session_cap : 16;
+            ep->sessions = xrealloc(ep->sessions, sizeof *ep->sessions * (size_t)ep->session_cap);
+        }
+        ep->sessions[ep->session_count++] = s;
+        struct conn *c = conn_create(&fabric_conn_io, -1, s);
+        s->conn = c;
+        size_t alen = sizeof c->addr;
+        if (fi_av_straddr(ep->av, name, c->addr, &alen) == NULL) snprintf(c->addr, 64, "fabric");
+        snprintf(c->laddr, sizeof c->laddr, "%.63s", ep->epname_text);
+        log_verbose("%s: session %016llx opened from %s (envelope v%u)", ep->name,
+                    (unsigned long long)s->id, c->addr, version);
+    }
+    unsigned char msg[GOBLIN_FABRIC_HELLO_ACK_BYTES];
+    struct goblin_fabric_hello_ack ack = {
+        .accepted = 1,
+        .version = version,
+        .server_min = GOBLIN_FABRIC_VERSION_MIN,
+        .server_max = GOBLIN_FABRIC_VERSION_MAX,
+        .lease_ms = (uint32_t)config.efa_heartbeat_timeout_ms,
+        .max_payload = (uint32_t)(ep->record - GOBLIN_FABRIC_HEADER_BYTES),
+        .window_messages = (uint32_t)config.libfabric_reorder_messages};
+    goblin_fabric_hello_ack_encode(msg, &ack);
+    fabric_send_control(ep, addr, GOBLIN_FABRIC_HELLO_ACK, ack.version, s->id, msg, sizeof msg);
+}
+
+/* One received message from src (FI_ADDR_NOTAVAIL when not in the AV). */
+static void fabric_on_message(struct fabric_endpoint *ep, const char *msg, size_t len,
+                              fi_addr_t src)
+{
+    struct goblin_fabric_header h;
+    const char *bad = goblin_fabric_decode(msg, len, &h);
+    if (bad) {
+        log_warning_limited(&ep->warnings, "%s: dropped a %zu-byte message: %s", ep->name, len,
+                            bad);
+        return;
+    }
+    const char *payload = msg + GOBLIN_FABRIC_HEADER_BYTES;
+    if (h.type == GOBLIN_FABRIC_HELLO) {
+        session_open(ep, &h, payload);
+        return;
+    }
+    /* Sessions are found by their id alone: the id is the client's random
+     * 64-bit secret, and the source fi_addr is not comparable across
+     * providers (udp;ofi_rxd reports its own AV index for a peer that our
+     * fi_av_insert of the same name numbered differently). */
+    struct fabric_session *s = session_find(ep, h.session);
+    if (!s) {
+        log_warning_limited(&ep->warnings, "%s: frame type %u for unknown session %016llx",
+                            ep->name, h.type, (unsigned long long)h.session);
+        if (src != FI_ADDR_NOTAVAIL && h.type != GOBLIN_FABRIC_BYE)
+            fabric_send_control(ep, src, GOBLIN_FABRIC_BYE, GOBLIN_FABRIC_VERSION_MAX, h.session,
+                                "unknown session", 15);
+        return;
+    }
+    s->last_seen_ms = clock_unix_ms_coarse();
+    switch (h.type) {
+    case GOBLIN_FABRIC_DATA:
+        session_on_data(s, &h, payload);
+        break;
+    case GOBLIN_FABRIC_PING:
+        fabric_send_control(ep, s->addr, GOBLIN_FABRIC_PONG, GOBLIN_FABRIC_VERSION_MAX, s->id, NULL,
+                            0);
+        break;
+    case GOBLIN_FABRIC_BYE:
+        s->bye_received = true;
+        conn_close(s->conn, "libfabric client said bye");
+        break;
+    default: /* PONG, HELLO_ACK: not for a server */
+        break;
+    }
+}
+
+/* --- polling -------------------------------------------------------- */
+
+static void fabric_post_recv(struct fabric_endpoint *ep, struct fabric_slot *slot)
+{
+    ssize_t rc;
+    while ((rc = fi_recv(ep->ep, slot->buf, ep->record, ep->rx_desc, FI_ADDR_UNSPEC, &slot->ctx)) ==
+           -FI_EAGAIN)
+        fi_cq_read(ep->rxcq, NULL, 0); /* progress */
+    if (rc != 0)
+        log_warning_limited(&ep->warnings, "%s: fi_recv failed: %s", ep->name, fi_strerror(-rc));
+}
+
+/* Gives conns that were waiting a turn: writers when TX slots came back,
+ * readers with input left over from a pause. */
+static int fabric_resume_sessions(struct fabric_endpoint *ep, bool slots_freed)
+{
+    int work = 0;
+    for (int i = 0; i < ep->session_count; i++) {
+        struct fabric_session *s = ep->sessions[i];
+        if (slots_freed && s->want_write && s->conn) {
+            conn_on_writable(s->conn);
+            work++;
+        }
+        if (i < ep->session_count && ep->sessions[i] == s && s->conn && s->want_read &&
+            buf_len(&s->pending)) {
+            conn_on_readable(s->conn);
+            work++;
+        }
+    }
+    return work;
+}
+
+static int fabric_endpoint_poll(void *arg)
+{
+    struct fabric_endpoint *ep = arg;
+    int work = 0;
+    if (ep->tx_in_flight) {
+        int freed = fabric_reap_tx(ep);
+        work += freed;
+        if (freed && ep->sessions_blocked) work += fabric_resume_sessions(ep, true);
+    }
+    struct fi_cq_msg_entry done[FABRIC_CQ_BATCH];
+    fi_addr_t src[FABRIC_CQ_BATCH];
+    ssize_t n = fi_cq_readfrom(ep->rxcq, done, FABRIC_CQ_BATCH, src);
+    if (n == -FI_EAVAIL) {
+        struct fi_cq_err_entry err = {0};
+        if (fi_cq_readerr(ep->rxcq, &err, 0) == 1) {
+            log_warning_limited(&ep->warnings, "%s: receive failed: %s", ep->name,
+                                fi_strerror(err.err));
+            if (err.op_context) fabric_post_recv(ep, err.op_context);
+        }
+        return work + 1;
+    }
+    for (ssize_t i = 0; i < n; i++) {
+        struct fabric_slot *slot = done[i].op_context;
+        fabric_on_message(ep, slot->buf, done[i].len, src[i]);
+        fabric_post_recv(ep, slot);
+        work++;
+    }
+    if (ep->sessions_pending && n <= 0) work += fabric_resume_sessions(ep, false);
+    return work;
+}
+
+static void on_bootstrap_readable(struct ev_handler *handler, uint32_t mask)
+{
+    struct fabric_endpoint *ep =
+        (struct fabric_endpoint *)((char *)handler -
+                                   offsetof(struct fabric_endpoint, listen_handler));
+    /* One accept per readiness report (socket.h, seed 000). */
+    int fd = accept4(ep->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+    if (fd < 0) {
+        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNABORTED && errno != EINTR)
+            log_warning_limited(&ep->warnings, "%s: bootstrap accept failed: %s", ep->name,
+                                strerror(errno));
+        return;
+    }
+    /* The reply: u32 little-endian name length, then the name. A fresh
+     * socket's send buffer always takes these few bytes at once. */
+    unsigned char msg[4 + GOBLIN_FABRIC_NAME_MAX];
+    goblin_fabric_put32(msg, (uint32_t)ep->epname_len);
+    memcpy(msg + 4, ep->epname, ep->epname_len);
+    if (send(fd, msg, 4 + ep->epname_len, MSG_NOSIGNAL | MSG_DONTWAIT) !=
+        (ssize_t)(4 + ep->epname_len))
+        log_warning_limited(&ep->warnings, "%s: bootstrap reply not sent: %s", ep->name,
+                            strerror(errno));
+    close(fd);
+}
+
+/* --- setup ---------------------------------------------------------- */
+
+static bool fabric_fail(const struct fabric_endpoint *ep, const char *what, int rc)
+{
+    log_warning("--libfabric %s %s %d: %s failed: %s (%d)", ep->spec->path, ep->spec->address,
+                ep->spec->port, what, fi_strerror(-rc), rc);
+    return false;
+}
+
+/* Allocates and (when the provider needs local registration) registers a
+ * pool of count slots of ep->record bytes. */
+static bool fabric_pool_create(struct fabric_endpoint *ep, int count, uint64_t access, char **pool,
+                               struct fabric_slot **slots, struct fid_mr **mr, void **desc)
+{
+    size_t bytes = ep->record * (size_t)count;
+    *pool = xmalloc(bytes);
+    memset(*pool, 0, bytes); /* prefault */
+    *slots = xcalloc((size_t)count, sizeof **slots);
+    for (int i = 0; i < count; i++) (*slots)[i].buf = *pool + ep->record * (size_t)i;
+    *desc = NULL;
+    if (!(ep->info->domain_attr->mr_mode & FI_MR_LOCAL)) return true;
+    int rc = fi_mr_reg(ep->domain, *pool, bytes, access, 0, 0, 0, mr, NULL);
+    if (rc) return fabric_fail(ep, "fi_mr_reg", rc);
+    *desc = fi_mr_desc(*mr);
+    return true;
+}
+
+static bool fabric_endpoint_open(struct fabric_endpoint *ep)
+{
+    const struct polled_spec *ps = ep->spec;
+    struct fi_info *hints = fi_allocinfo();
+    hints->ep_attr->type = FI_EP_RDM;
+    hints->caps = FI_MSG | FI_SOURCE;
+    hints->mode = FI_CONTEXT | FI_CONTEXT2;
+    hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+    hints->domain_attr->threading = FI_THREAD_DOMAIN;
+    hints->fabric_attr->prov_name = strdup(ps->path);
+    /* The endpoint's own address is ADDRESS (any port); a provider without
+     * IP addressing (shm) names itself. */
+    int rc = fi_getinfo(FABRIC_API_VERSION, ps->address, NULL, FI_SOURCE, hints, &ep->info);
+    if (rc == 0 && ep->info->addr_format == FI_ADDR_STR) {
+        /* Names that are not IP addresses (shm: a shared-memory region):
+         * ADDRESS would become the name itself, shared by every server on
+         * it; let the provider choose a unique one. */
+        fi_freeinfo(ep->info);
+        ep->info = NULL;
+        rc = fi_getinfo(FABRIC_API_VERSION, NULL, NULL, 0, hints, &ep->info);
+    }
+    /* fi_freeinfo frees prov_name with free(): hence strdup. */
+    fi_freeinfo(hints);
+    if (rc) {
+        log_warning("--libfabric %s %s %d: provider '%s' offers no FI_EP_RDM endpoint with FI_MSG "
+                    "| FI_SOURCE: fi_getinfo: %s (%d)",
+                    ps->path, ps->address, ps->port, ps->path, fi_strerror(-rc), rc);
+        return false;
+    }
+    struct fi_info *info = ep->info;
+    if ((rc = fi_fabric(info->fabric_attr, &ep->fabric, NULL)))
+        return fabric_fail(ep, "fi_fabric", rc);
+    if ((rc = fi_domain(ep->fabric, info, &ep->domain, NULL)))
+        return fabric_fail(ep, "fi_domain", rc);
+    int tx = (int)config.libfabric_tx_slots, rx = (int)config.libfabric_rx_slots;
+    struct fi_cq_attr cq = {.format = FI_CQ_FORMAT_MSG, .wait_obj = FI_WAIT_NONE};
+    cq.size = (size_t)tx * 2;
+    if ((rc = fi_cq_open(ep->domain, &cq, &ep->txcq, NULL)))
+        return fabric_fail(ep, "fi_cq_open (TX)", rc);
+    cq.size = (size_t)rx * 2;
+    if ((rc = fi_cq_open(ep->domain, &cq, &ep->rxcq, NULL)))
+        return fabric_fail(ep, "fi_cq_open (RX)", rc);
+    struct fi_av_attr av = {.type = FI_AV_TABLE};
+    if ((rc = fi_av_open(ep->domain, &av, &ep->av, NULL))) return fabric_fail(ep, "fi_av_open", rc);
+    if ((rc = fi_endpoint(ep->domain, info, &ep->ep, NULL)))
+        return fabric_fail(ep, "fi_endpoint", rc);
+    if ((rc = fi_ep_bind(ep->ep, &ep->av->fid, 0)) ||
+        (rc = fi_ep_bind(ep->ep, &ep->txcq->fid, FI_TRANSMIT)) ||
+        (rc = fi_ep_bind(ep->ep, &ep->rxcq->fid, FI_RECV)))
+        return fabric_fail(ep, "fi_ep_bind", rc);
+    if ((rc = fi_enable(ep->ep))) return fabric_fail(ep, "fi_enable", rc);
+    ep->epname_len = sizeof ep->epname;
+    if ((rc = fi_getname(&ep->ep->fid, ep->epname, &ep->epname_len)))
+        return fabric_fail(ep, "fi_getname", rc);
+    size_t tlen = sizeof ep->epname_text;
+    if (!fi_av_straddr(ep->av, ep->epname, ep->epname_text, &tlen))
+        snprintf(ep->epname_text, sizeof ep->epname_text, "%s", ps->path);
+
+    ep->record = (size_t)config.libfabric_max_record;
+    ep->inject_size = config.libfabric_force_send ? 0 : info->tx_attr->inject_size;
+    if (ep->inject_size > ep->record) ep->inject_size = ep->record;
+    ep->inject_buf = xmalloc(ep->inject_size ? ep->inject_size : 1);
+    if (!fabric_pool_create(ep, tx, FI_SEND, &ep->tx_pool, &ep->tx_slots, &ep->tx_mr,
+                            &ep->tx_desc) ||
+        !fabric_pool_create(ep, rx, FI_RECV, &ep->rx_pool, &ep->rx_slots, &ep->rx_mr, &ep->rx_desc))
+        return false;
+    for (int i = tx - 1; i >= 0; i--) {
+        ep->tx_slots[i].next_free = ep->tx_free;
+        ep->tx_free = &ep->tx_slots[i];
+    }
+    for (int i = 0; i < rx; i++) fabric_post_recv(ep, &ep->rx_slots[i]);
+
+    ep->listen_fd = socket_listen_tcp(ps->address, ps->port, (int)config.tcp_backlog);
+    if (ep->listen_fd < 0) {
+        log_warning("--libfabric %s %s %d: bootstrap listener: %s", ps->path, ps->address, ps->port,
+                    strerror(errno));
+        return false;
+    }
+    ep->listen_handler.on_event = on_bootstrap_readable;
+    if (!ev_add(ep->listen_fd, EV_READABLE, &ep->listen_handler)) {
+        log_warning("%s: cannot watch the bootstrap listener: %s", ep->name, strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+static bool fabric_start(void)
+{
+    if (config.polled_count > 0)
+        endpoints = xcalloc((size_t)config.polled_count, sizeof *endpoints);
+    for (int i = 0; i < config.polled_count; i++) {
+        const struct polled_spec *ps = &config.polled[i];
+        if (ps->kind != POLLED_LIBFABRIC) continue;
+        struct fabric_endpoint *ep = &endpoints[endpoint_count++];
+        ep->spec = ps;
+        ep->listen_fd = -1;
+        snprintf(ep->name, sizeof ep->name, "libfabric:%s@%s:%d", ps->path, ps->address, ps->port);
+        if (!fabric_endpoint_open(ep)) return false;
+        log_notice("serving %s (%s, endpoint %s, inject %zu bytes%s)", ep->name,
+                   ep->info->fabric_attr->prov_name, ep->epname_text, ep->inject_size,
+                   config.libfabric_force_send ? ", every frame by fi_send" : "");
+        struct poll_target pt = {.name = ep->name, .poll = fabric_endpoint_poll, .arg = ep};
+        ev_add_polled(&pt, i);
+    }
+    return true;
+}
+
+static int fabric_endpoint_count(void)
+{
+    return endpoint_count;
+}
+
+/* Ends sessions silent for longer than the lease. */
+static void fabric_housekeeping(void)
+{
+    if (config.efa_heartbeat_timeout_ms <= 0) return;
+    int64_t now = clock_unix_ms_coarse();
+    for (int e = 0; e < endpoint_count; e++) {
+        struct fabric_endpoint *ep = &endpoints[e];
+        for (int i = 0; i < ep->session_count;) {
+            struct fabric_session *s = ep->sessions[i];
+            if (now - s->last_seen_ms > config.efa_heartbeat_timeout_ms) {
+                log_verbose("%s: session %016llx expired", ep->name, (unsigned long long)s->id);
+                conn_close(s->conn, "libfabric session expired"); /* removes it from the table */
+                continue;
+            }
+            i++;
+        }
+    }
+}
+
+static size_t fabric_lock_memory(size_t budget, size_t *total)
+{
+    size_t locked = 0;
+    *total = 0;
+    for (int e = 0; e < endpoint_count; e++) {
+        struct fabric_endpoint *ep = &endpoints[e];
+        size_t tx = ep->record * (size_t)config.libfabric_tx_slots;
+        size_t rx = ep->record * (size_t)config.libfabric_rx_slots;
+        *total += tx + rx;
+        if (ep->tx_pool && locked + tx <= budget && mlock(ep->tx_pool, tx) == 0) locked += tx;
+        if (ep->rx_pool && locked + rx <= budget && mlock(ep->rx_pool, rx) == 0) locked += rx;
+    }
+    return locked;
+}
+
+static void fabric_close_fid(struct fid *fid)
+{
+    if (fid) fi_close(fid);
+}
+
+static void fabric_stop(void)
+{
+    for (int e = 0; e < endpoint_count; e++) {
+        struct fabric_endpoint *ep = &endpoints[e];
+        while (ep->session_count) conn_close(ep->sessions[0]->conn, "server shutting down");
+        if (ep->listen_fd >= 0) {
+            ev_remove(ep->listen_fd);
+            close(ep->listen_fd);
+        }
+        if (ep->ep) fabric_close_fid(&ep->ep->fid);
+        if (ep->tx_mr) fabric_close_fid(&ep->tx_mr->fid);
+        if (ep->rx_mr) fabric_close_fid(&ep->rx_mr->fid);
+        if (ep->av) fabric_close_fid(&ep->av->fid);
+        if (ep->txcq) fabric_close_fid(&ep->txcq->fid);
+        if (ep->rxcq) fabric_close_fid(&ep->rxcq->fid);
+        if (ep->domain) fabric_close_fid(&ep->domain->fid);
+        if (ep->fabric) fabric_close_fid(&ep->fabric->fid);
+        if (ep->info) fi_freeinfo(ep->info);
+        xfree(ep->tx_pool);
+        xfree(ep->rx_pool);
+        xfree(ep->tx_slots);
+        xfree(ep->rx_slots);
+        xfree(ep->inject_buf);
+        xfree(ep->sessions);
+    }
+    xfree(endpoints);
+    endpoints = NULL;
+    endpoint_count = 0;
+}
