@@ -143,3 +143,33 @@ seed $h dense-zero "\x1c$H0$(printf '\\x00%.0s' $(seq 12288))"
 seed $h dense-63 "\x1c$H0$(printf '\\xff%.0s' $(seq 12288))"
 seed $h bad-encoding '\x00HYLL\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00'
 seed $h not-hyll '\x00hello world, not an hll'
+# fuzz_fabric_envelope: byte 0 window shape (low nibble: messages-1, high:
+# bytes 64<<n), then messages as u16-LE length + bytes; built by python3
+# (binary headers are unreadable as printf formats).
+python3 - "$here/corpus/fuzz_fabric_envelope" <<'PY'
+import os, struct, sys
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+def env(t, seq=0, payload=b"", session=0x1122334455667788, version=1, corr=0):
+    m = b"GFAB" + struct.pack("<BBHQQQII", version, t, 0, session, seq, corr, len(payload), 0) + payload
+    return struct.pack("<H", len(m)) + m
+def hello(vmin=1, vmax=1, name=b"\x02\x00\x9c\x41\x7f\x00\x00\x01" + b"\x00" * 8):
+    return struct.pack("<BBHIII", vmin, vmax, len(name), 64, 1 << 20, 0) + name
+seeds = {
+    "in-order": b"\x27" + b"".join(env(3, s, b"*1\r\n$4\r\nPING\r\n") for s in (1, 2, 3)),
+    "reversed": b"\x27" + b"".join(env(3, s, b"x" * s) for s in (4, 3, 2, 1)),
+    "duplicates": b"\x27" + b"".join(env(3, s, b"d") for s in (2, 2, 1, 1, 2, 3)),
+    "overflow-count": b"\x03" + b"".join(env(3, s, b"o") for s in (2, 9, 1)),
+    "overflow-bytes": b"\x0f" + env(3, 2, b"b" * 60) + env(3, 3, b"b" * 60) + env(3, 1, b""),
+    "hello": b"\x00" + env(1, 0, hello(), version=0),
+    "hello-versions": b"\x00" + env(1, 0, hello(2, 3), version=0) + env(1, 0, hello(3, 2), version=0),
+    "hello-ack": b"\x00" + env(2, 0, struct.pack("<BBBBIII", 1, 1, 1, 1, 30000, 131032, 64))
+                 + env(2, 0, struct.pack("<BBBBIII", 0, 0, 1, 1, 0, 0, 0) + b"ERR refused"),
+    "control": b"\x00" + env(4) + env(5) + env(6, 0, b"bye"),
+    "bad-length": b"\x00" + struct.pack("<H", 44) + b"GFAB" + struct.pack("<BBHQQQII", 1, 3, 0, 1, 1, 0, 100, 0) + b"abcd",
+    "huge-sequence": b"\x27" + env(3, (1 << 64) - 1, b"x") + env(3, 1, b"y"),
+}
+for name, data in seeds.items():
+    with open(os.path.join(out, name), "wb") as f:
+        f.write(data)
+PY
