@@ -51,6 +51,7 @@ struct goblin_fabric {
     uint64_t tx_next;
     struct goblin_reorder window;
     bool acked, refused, closed, heartbeat;
+    int timeout_ms; /* bootstrap, hello, and waiting for TX room */
     long long last_sent_us;
     /* In-order payload received, not yet handed to the caller. */
     char *rx;
@@ -254,10 +255,11 @@ static int send_frame(struct goblin_fabric *f, uint8_t type, uint64_t sequence, 
                                      .sequence = sequence,
                                      .payload_len = (uint32_t)len};
     size_t total = GOBLIN_FABRIC_HEADER_BYTES + len;
+    long long deadline = -1;
     for (;;) {
         if (total <= f->inject_size) {
             goblin_fabric_encode((unsigned char *)f->inject_buf, &h);
-            memcpy(f->inject_buf + GOBLIN_FABRIC_HEADER_BYTES, payload, len);
+            if (len) memcpy(f->inject_buf + GOBLIN_FABRIC_HEADER_BYTES, payload, len);
             ssize_t rc = fi_inject(f->ep, f->inject_buf, total, f->server);
             if (rc == 0) {
                 f->stats.injected++;
@@ -267,7 +269,7 @@ static int send_frame(struct goblin_fabric *f, uint8_t type, uint64_t sequence, 
         } else if (f->tx_free) {
             struct slot *s = f->tx_free;
             goblin_fabric_encode((unsigned char *)s->buf, &h);
-            memcpy(s->buf + GOBLIN_FABRIC_HEADER_BYTES, payload, len);
+            if (len) memcpy(s->buf + GOBLIN_FABRIC_HEADER_BYTES, payload, len);
             ssize_t rc = fi_send(f->ep, s->buf, total, f->tx_desc, f->server, &s->ctx);
             if (rc == 0) {
                 f->tx_free = s->next_free;
@@ -277,6 +279,15 @@ static int send_frame(struct goblin_fabric *f, uint8_t type, uint64_t sequence, 
             if (rc != -FI_EAGAIN) return fail(f, EIO, "fi_send", (int)rc);
         }
         if (f->closed) return -EPIPE;
+        /* No room: wait for the server (never drop), but not for ever. */
+        long long now = now_us();
+        if (deadline < 0) {
+            deadline = now + (long long)f->timeout_ms * 1000;
+        } else if (now > deadline) {
+            snprintf(f->error, sizeof f->error, "no room to send within %d ms", f->timeout_ms);
+            f->closed = true;
+            return -ETIMEDOUT;
+        }
         bool was = f->heartbeat;
         f->heartbeat = false; /* no ping from inside a send */
         progress(f);
@@ -546,6 +557,7 @@ int goblin_fabric_connect(const char *provider, const char *host, int port,
     f->record = o->max_record ? o->max_record : 128 * 1024;
     f->tx_next = 1;
     f->heartbeat = !o->no_heartbeat;
+    f->timeout_ms = timeout_ms;
     int rc = goblin_reorder_init(&f->window, o->window_messages ? o->window_messages : 64,
                                  o->window_bytes ? o->window_bytes : (1u << 20));
     if (rc != 0) rc = -ENOMEM;

@@ -59,7 +59,7 @@ struct goblin_fabric_options {
     size_t window_bytes;       /* 0: 1 MiB */
     unsigned version_min;      /* envelope versions offered; 0: this library's */
     unsigned version_max;      /* 0: this library's */
-    int timeout_ms;            /* bootstrap and hello; 0: 5000 */
+    int timeout_ms;            /* bootstrap, hello, longest wait for TX room; 0: 5000 */
     int no_heartbeat;          /* 1: never ping (tests of server-side expiry) */
 };
 

@@ -56,7 +56,8 @@ struct fabric_session {
     struct buf pending; /* in-order payload bytes the conn has not read yet */
     int64_t last_seen_ms;
     bool want_read, want_write;
-    bool bye_received; /* the client ended it: no BYE back */
+    bool bye_received;      /* the client ended it: no BYE back */
+    const char *end_reason; /* the BYE's text when the transport ends it, else none */
 };
 
 struct fabric_endpoint {
@@ -135,7 +136,8 @@ static int fabric_send_frame(struct fabric_endpoint *ep, fi_addr_t addr,
     size_t total = GOBLIN_FABRIC_HEADER_BYTES + h->payload_len;
     if (total <= ep->inject_size) {
         goblin_fabric_encode((unsigned char *)ep->inject_buf, h);
-        memcpy(ep->inject_buf + GOBLIN_FABRIC_HEADER_BYTES, payload, h->payload_len);
+        if (h->payload_len)
+            memcpy(ep->inject_buf + GOBLIN_FABRIC_HEADER_BYTES, payload, h->payload_len);
         ssize_t rc = fi_inject(ep->ep, ep->inject_buf, total, addr);
         if (rc == 0) return 1;
         if (rc != -FI_EAGAIN) goto failed;
@@ -148,7 +150,7 @@ static int fabric_send_frame(struct fabric_endpoint *ep, fi_addr_t addr,
         if (!(s = ep->tx_free)) return 0;
     }
     goblin_fabric_encode((unsigned char *)s->buf, h);
-    memcpy(s->buf + GOBLIN_FABRIC_HEADER_BYTES, payload, h->payload_len);
+    if (h->payload_len) memcpy(s->buf + GOBLIN_FABRIC_HEADER_BYTES, payload, h->payload_len);
     ssize_t rc = fi_send(ep->ep, s->buf, total, ep->tx_desc, addr, &s->ctx);
     if (rc == -FI_EAGAIN) {
         fabric_reap_tx(ep);
@@ -285,6 +287,13 @@ static void session_table_remove(struct fabric_endpoint *ep, struct fabric_sessi
     if (ep->last_found == s) ep->last_found = NULL;
 }
 
+/* Ends a session for a reason the client is told in the BYE. */
+static void session_end(struct fabric_session *s, const char *reason)
+{
+    s->end_reason = reason;
+    conn_close(s->conn, reason);
+}
+
 /* Ends the session at once: BYE to the client (unless it said bye), out of
  * the table. Its memory goes at reap (fabric_release): the poll that
  * delivered the frame closing it may still hold it. */
@@ -293,8 +302,8 @@ static void fabric_close(struct conn *c)
     struct fabric_session *s = c->transport_data;
     struct fabric_endpoint *ep = s->ep;
     if (!s->bye_received)
-        fabric_send_control(ep, s->addr, GOBLIN_FABRIC_BYE, GOBLIN_FABRIC_VERSION_MAX, s->id, NULL,
-                            0);
+        fabric_send_control(ep, s->addr, GOBLIN_FABRIC_BYE, s->version, s->id, s->end_reason,
+                            s->end_reason ? strlen(s->end_reason) : 0);
     if (buf_len(&s->pending)) ep->sessions_pending--;
     if (s->want_write) ep->sessions_blocked--;
     s->want_read = s->want_write = false;
@@ -385,7 +394,7 @@ static void session_deliver(struct fabric_session *s, uint64_t sequence, const c
     }
     if (len == 0) return;
     if (buf_len(&s->pending) + len > (size_t)config.client_query_buffer_limit) {
-        conn_close(s->conn, "libfabric input beyond client-query-buffer-limit");
+        session_end(s, "libfabric input beyond client-query-buffer-limit");
         return;
     }
     if (buf_len(&s->pending) == 0) ep->sessions_pending++;
@@ -417,7 +426,7 @@ static void session_on_data(struct fabric_session *s, const struct goblin_fabric
                             "(expected %llu): session ended",
                             s->ep->name, (unsigned long long)s->id, (unsigned long long)h->sequence,
                             (unsigned long long)s->window.next);
-        conn_close(s->conn, "libfabric reorder window overflow");
+        session_end(s, "libfabric reorder window overflow");
         return;
     }
 }
@@ -805,7 +814,7 @@ static void fabric_housekeeping(void)
             struct fabric_session *s = ep->sessions[i];
             if (now - s->last_seen_ms > config.efa_heartbeat_timeout_ms) {
                 log_verbose("%s: session %016llx expired", ep->name, (unsigned long long)s->id);
-                conn_close(s->conn, "libfabric session expired"); /* removes it from the table */
+                session_end(s, "libfabric session expired"); /* removes it from the table */
                 continue;
             }
             i++;
@@ -837,7 +846,7 @@ static void fabric_stop(void)
 {
     for (int e = 0; e < endpoint_count; e++) {
         struct fabric_endpoint *ep = &endpoints[e];
-        while (ep->session_count) conn_close(ep->sessions[0]->conn, "server shutting down");
+        while (ep->session_count) session_end(ep->sessions[0], "server shutting down");
         if (ep->listen_fd >= 0) {
             ev_remove(ep->listen_fd);
             close(ep->listen_fd);
