@@ -62,14 +62,20 @@ static void usage(FILE *f)
         "  --label TEXT        configuration name in the output (default server-transport-wire)\n"
         "  --server-name NAME  the CSV \"server\" column (default unknown)\n"
         "  --cpu K             pin the client to CPU K\n"
-        "  --host ADDR         tcp: server address (default 127.0.0.1)\n"
-        "  --port P            tcp: server port (default 6379)\n"
+        "  --host ADDR         tcp: server address; fabric: bootstrap address (default 127.0.0.1)\n"
+        "  --port P            tcp: server port; fabric: bootstrap port (default 6379)\n"
+        "  --provider NAME     fabric: libfabric provider ('tcp;ofi_rxm', shm, efa, ...)\n"
+        "  --local-address A   fabric: the client endpoint's address\n"
         "  --socket PATH       unix: server socket path\n"
         "  --ring PATH         ring: a ring file per connection (repeat: PUBSUB needs two)\n"
         "  --ring-pool DIR     ring: claim rings from a --ring-pool directory\n"
         "  --timeout MS        fail when a reply takes longer (default 10000)\n"
         "  --csv FILE          also write the results as CSV\n"
         "  --help              this text\n"
+        "\n"
+        "The seeds' positional form is accepted too:\n"
+        "  goblin-bench fabric-sbe|fabric-resp PROVIDER SERVER_ADDR PORT CLIENT_ADDR LABEL\n"
+        "               SAMPLES WARMUP auto|send\n"
         "\n"
         "The table goes to stdout; progress to stderr when it is a terminal.\n"
         "Exit status: 0 ok, 1 measurement failed (reply mismatch, connection), 2 usage.\n",
@@ -108,8 +114,36 @@ static void check_csv_text(const char *flag, const char *text)
     }
 }
 
+/* The seeds' form, `goblin-bench fabric-sbe|fabric-resp PROVIDER SERVER_ADDR
+ * PORT CLIENT_ADDR LABEL SAMPLES WARMUP auto|send`, rewritten as flags. */
+static char **positional_to_flags(int *argc, char **argv)
+{
+    if (*argc < 2 || strncmp(argv[1], "fabric-", 7) != 0) return argv;
+    if (*argc != 10)
+        usage_error("%s: expected PROVIDER SERVER_ADDR PORT CLIENT_ADDR LABEL SAMPLES WARMUP "
+                    "auto|send",
+                    argv[1]);
+    static char *flags[32];
+    int n = 0;
+    flags[n++] = argv[0];
+    const char *const names[] = {"--provider", "--host",    "--port",   "--local-address",
+                                 "--label",    "--samples", "--warmup", "--send-mode"};
+    for (int i = 0; i < 8; i++) {
+        flags[n++] = (char *)names[i];
+        flags[n++] = argv[2 + i];
+    }
+    flags[n++] = (char *)"--transport";
+    flags[n++] = (char *)"fabric";
+    flags[n++] = (char *)"--wire";
+    flags[n++] = argv[1] + 7; /* sbe or resp */
+    flags[n] = NULL;
+    *argc = n;
+    return flags;
+}
+
 static void parse_options(int argc, char **argv, struct options *o)
 {
+    argv = positional_to_flags(&argc, argv);
     enum {
         OPT_TRANSPORT = 256,
         OPT_WIRE,
@@ -125,6 +159,8 @@ static void parse_options(int argc, char **argv, struct options *o)
         OPT_SOCKET,
         OPT_RING,
         OPT_RING_POOL,
+        OPT_PROVIDER,
+        OPT_LOCAL_ADDRESS,
         OPT_TIMEOUT,
         OPT_CSV,
         OPT_HELP
@@ -144,6 +180,8 @@ static void parse_options(int argc, char **argv, struct options *o)
         {"socket", required_argument, NULL, OPT_SOCKET},
         {"ring", required_argument, NULL, OPT_RING},
         {"ring-pool", required_argument, NULL, OPT_RING_POOL},
+        {"provider", required_argument, NULL, OPT_PROVIDER},
+        {"local-address", required_argument, NULL, OPT_LOCAL_ADDRESS},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"csv", required_argument, NULL, OPT_CSV},
         {"help", no_argument, NULL, OPT_HELP},
@@ -205,6 +243,12 @@ static void parse_options(int argc, char **argv, struct options *o)
             break;
         case OPT_RING_POOL:
             o->target.ring_pool = optarg;
+            break;
+        case OPT_PROVIDER:
+            o->target.provider = optarg;
+            break;
+        case OPT_LOCAL_ADDRESS:
+            o->target.local_address = optarg;
             break;
         case OPT_TIMEOUT:
             o->target.timeout_ms = (int)parse_count("--timeout", optarg, 86400000);
@@ -361,6 +405,13 @@ int main(int argc, char **argv)
         usage_error("--ring/--ring-pool apply to --transport ring (transport is '%s')",
                     r.transport->name);
     const char *send_mode = resolve_send_mode(r.transport, o.send_mode);
+    o.target.send_mode = send_mode;
+    bool is_fabric = strcmp(r.transport->name, "fabric") == 0;
+    if (is_fabric && !o.target.provider)
+        usage_error("--transport fabric needs --provider NAME%s", "");
+    if (!is_fabric && (o.target.provider || o.target.local_address))
+        usage_error("--provider/--local-address apply to --transport fabric (transport is '%s')",
+                    r.transport->name);
 
     enum bench_op_id ops[BENCH_OP_COUNT];
     char err[256];

@@ -9,11 +9,15 @@
 #                                      goblin-block = goblin with --idle-strategy
 #                                      spin / block; goblin-base = GOBLIN_BASE_SERVER,
 #                                      an older build, for before/after; redis)
-#   TRANSPORTS   tcp,unix              goblin-bench transports (tcp, unix, ring)
+#   TRANSPORTS   tcp,unix              goblin-bench transports (tcp, unix, ring, fabric)
 #   WIRES        resp                  wires: resp, sbe (goblin-core with --enable-sbe;
 #                                      redis-server and goblin-base: resp only)
 #   SEND_MODES   (transport default)   send modes, for transports that have them
+#                                      (fabric: auto,send; "send" also starts the
+#                                      server with --libfabric-force-send)
 #   PROVIDERS    (none)                libfabric providers, for transport fabric
+#                                      (e.g. 'tcp;ofi_rxm,shm,udp;ofi_rxd'); each
+#                                      gets its fi_pingpong floor in the same run
 #   OPS          the seeds' eight      goblin-bench --ops
 #   SAMPLES      200000                measured operations per op
 #   WARMUP       20000                 warmup operations per op
@@ -21,7 +25,9 @@
 #   CLIENT_CPU   1 (0 on one CPU)      CPU goblin-bench is pinned to
 #   NUMA_NODE    (unset)               pin with numactl --membind as well
 #   FLOORS       1                     0 skips the floors (echo for sockets,
-#                                      cache-line ping-pong for rings)
+#                                      cache-line ping-pong for rings, fi_pingpong
+#                                      -e rdm for libfabric providers)
+#   PINGPONG_BYTES 64                  fi_pingpong message size
 #   RING_SIZE    64k                   per-direction size of the rings of ring cells
 #   RESULTS_ROOT <repo>/results        results/<UTC timestamp>/ is created there
 #   BUILD_DIR    <repo>/build          goblin-bench, goblin-echo-floor, goblin-core
@@ -54,6 +60,7 @@ RESULTS_ROOT=${RESULTS_ROOT:-$ROOT/results}
 BENCH=$BUILD_DIR/goblin-bench
 CACHELINE_FLOOR=$BUILD_DIR/goblin-cacheline-floor
 RING_SIZE=${RING_SIZE:-64k}
+PINGPONG_BYTES=${PINGPONG_BYTES:-64}
 
 for bin in "$BENCH" "$ECHO_FLOOR" "$CACHELINE_FLOOR"; do
     [ -x "$bin" ] || { echo "matrix.sh: $bin not found; build first (make build)" >&2; exit 2; }
@@ -68,22 +75,22 @@ printf 'label\tserver\ttransport\tprovider\twire\tsend_mode\tstatus\texit\tmessa
 
 # The environment the run used, for metadata.txt and report.py.
 MATRIX_VARS=(SERVERS TRANSPORTS WIRES SEND_MODES PROVIDERS OPS SAMPLES WARMUP SERVER_CPU
-             CLIENT_CPU NUMA_NODE FLOORS RING_SIZE)
+             CLIENT_CPU NUMA_NODE FLOORS RING_SIZE PINGPONG_BYTES)
 for v in "${MATRIX_VARS[@]}"; do printf '%s=%s\n' "$v" "${!v:-}"; done >"$OUT/matrix.env"
 
 split() { tr ',' '\n' <<<"$1" | sed '/^$/d'; }
 
-# Transports with send modes / providers (none yet; "fabric" when it lands).
+# Transports with send modes / providers.
 transport_send_modes() { case $1 in fabric) split "${SEND_MODES:--}" ;; *) echo - ;; esac; }
 # With no PROVIDERS a fabric cell still runs (and is recorded), never skipped.
 transport_providers() { case $1 in fabric) split "${PROVIDERS:--}" ;; *) echo - ;; esac; }
 # redis-server speaks RESP over kernel sockets only.
-# Rings always spin, so goblin-spin adds nothing there.
+# Rings and libfabric endpoints always spin, so goblin-spin adds nothing there.
 applicable() {
     case $1 in
     redis) [ "$3" = resp ] && case $2 in tcp|unix) true ;; *) false ;; esac ;;
     goblin-base) [ "$3" = resp ] ;;
-    goblin-spin|goblin-block) [ "$2" != ring ] ;;
+    goblin-spin|goblin-block) [ "$2" != ring ] && [ "$2" != fabric ] ;;
     *) true ;;
     esac
 }
@@ -107,6 +114,41 @@ run_ring_floor() {
         "$message" >>"$CELLS"
 }
 
+# The libfabric floor of a provider: fi_pingpong -e rdm (fabtests), server and
+# client pinned like the cells, SAMPLES iterations of PINGPONG_BYTES. It
+# reports only a mean per transfer (one way: a round trip is two), recorded
+# in pingpong.tsv as round_trip_us = 2 x usec/xfer.
+run_pingpong_floor() {
+    local provider=$1 label=floor-fabric-$(tr ';' '+' <<<"$1")
+    local dir=$OUT/cells/$label status=ok rc=0 message= port
+    TOTAL=$((TOTAL + 1))
+    mkdir -p "$dir"
+    printf '[%s] %-28s ' "$(date -u +%H:%M:%S)" "$label" >&2
+    port=$(free_port)
+    local -a spin cpin common=(-p "$provider" -e rdm -I "$SAMPLES" -S "$PINGPONG_BYTES")
+    read -r -a spin <<<"$(pin_command "$SERVER_CPU")"
+    read -r -a cpin <<<"$(pin_command "$CLIENT_CPU")"
+    echo "${spin[*]} fi_pingpong ${common[*]} -B $port & ${cpin[*]} fi_pingpong ${common[*]} -P $port 127.0.0.1" \
+        >"$dir/command.txt"
+    "${spin[@]}" fi_pingpong "${common[@]}" -B "$port" >"$dir/server.txt" 2>&1 &
+    local server=$!
+    sleep 0.5
+    timeout 600 "${cpin[@]}" fi_pingpong "${common[@]}" -P "$port" 127.0.0.1 >"$dir/table.txt" 2>&1 || rc=$?
+    wait "$server" 2>/dev/null || true
+    local usec
+    usec=$(awk -v b="$PINGPONG_BYTES" '$1 == b { print $7 }' "$dir/table.txt" | tail -n 1)
+    if [ "$rc" -ne 0 ] || [ -z "$usec" ]; then
+        status=failed message=$(tail -n 2 "$dir/table.txt" | tr '\t\n' '  ')
+        FAILED=$((FAILED + 1))
+    else
+        printf '%s\t%s\t%s\t%s\t%s\n' "$provider" "$PINGPONG_BYTES" "$SAMPLES" "$usec" \
+            "$(awk -v u="$usec" 'BEGIN { printf "%.2f", 2 * u }')" >>"$OUT/pingpong.tsv"
+    fi
+    printf '%s\n' "$status" >&2
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" floor fabric "$provider" resp - \
+        "$status" "$rc" "$message" >>"$CELLS"
+}
+
 # run_cell LABEL SERVER TRANSPORT PROVIDER WIRE SEND_MODE OPS
 run_cell() {
     local label=$1 server=$2 transport=$3 provider=$4 wire=$5 mode=$6 ops=$7
@@ -121,6 +163,14 @@ run_cell() {
         ring_a=/dev/shm/goblin-matrix-$$-$label-a ring_b=/dev/shm/goblin-matrix-$$-$label-b
         server_args=(--ring "$ring_a" "$RING_SIZE" --ring "$ring_b" "$RING_SIZE")
     fi
+    local boot=
+    if [ "$transport" = fabric ]; then
+        # Heartbeats off while measuring, as in the seeds; forced fi_send
+        # on both sides for the "send" mode.
+        boot=$(free_port)
+        server_args=(--libfabric "$provider" 127.0.0.1 "$boot" --efa-heartbeat-timeout-ms 0)
+        [ "$mode" = send ] && server_args+=(--libfabric-force-send)
+    fi
     [ "$wire" = sbe ] && server_args+=(--enable-sbe)
     if ! server_start "$server" "$SERVER_CPU" "$dir" "${server_args[@]}" 2>>"$dir/server_start.err"; then
         status=failed rc=1 message="server did not start: $(tail -n 1 "$dir/server_start.err")"
@@ -130,8 +180,9 @@ run_cell() {
               --csv "$OUT/csv/$label.csv")
         [ -n "$CLIENT_CPU" ] && args+=(--cpu "$CLIENT_CPU")
         [ "$mode" != - ] && args+=(--send-mode "$mode")
-        [ "$provider" != - ] && args+=(--provider "$provider")
+        [ "$provider" != - ] && args+=(--provider "$provider" --local-address 127.0.0.1)
         if [ "$transport" = unix ]; then args+=(--socket "$SERVER_SOCKET")
+        elif [ "$transport" = fabric ]; then args+=(--host 127.0.0.1 --port "$boot")
         elif [ "$transport" = ring ]; then args+=(--ring "$ring_a" --ring "$ring_b")
         else args+=(--host 127.0.0.1 --port "$SERVER_PORT"); fi
         read -r -a pin <<<"$(pin_command "$CLIENT_CPU")"
@@ -166,6 +217,7 @@ for transport in $(split "$TRANSPORTS"); do
             case $transport in
             tcp|unix) run_cell "floor-$tp" floor "$transport" "$provider" resp - ECHO ;;
             ring) run_ring_floor ;;
+            fabric) [ "$provider" != - ] && run_pingpong_floor "$provider" ;;
             esac
         fi
         for server in $(split "$SERVERS"); do

@@ -37,6 +37,10 @@ NUMERIC = ["samples", "warmup", "min_us", "max_us", "mean_us", "ops_per_sec"] + 
     c for c, _, _ in PERCENTILES
 ]
 FLOOR_GOAL = 1.15  # issue 5: goblin-core within 1.15x of the echo floor at p50
+# issue 12, per libfabric provider: PING p50 within 1.3x of the fi_pingpong
+# round trip, the eight-operation average p50 within 1.6x.
+PINGPONG_PING_GOAL = 1.3
+PINGPONG_AVERAGE_GOAL = 1.6
 
 
 class Config:
@@ -96,6 +100,19 @@ def load(results):
                     row[column] = float(row[column])
                 config.ops[row["op"]] = row
     return configs
+
+
+def load_pingpong(results):
+    """fi_pingpong floors: provider -> row (bytes, iterations, usec/xfer, round trip)."""
+    floors = {}
+    path = os.path.join(results, "pingpong.tsv")
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                provider, size, iterations, usec, round_trip = line.rstrip("\n").split("\t")
+                floors[provider] = {"bytes": int(size), "iterations": int(iterations),
+                                    "usec_per_xfer": float(usec), "round_trip_us": float(round_trip)}
+    return floors
 
 
 def fmt(value, digits=2):
@@ -206,6 +223,7 @@ def main():
     floors = [c for c in configs if c.server == "floor"]
     servers = [c for c in configs if c.server != "floor"]
     floor_of = {f.path: f for f in floors if "ECHO" in f.ops}
+    pingpong = load_pingpong(results)
     redis_of = {c.path: c for c in servers if c.server == "redis" and c.wire == "resp"}
 
     def complete(c):
@@ -217,6 +235,9 @@ def main():
     ops = requested + sorted({op for c in servers for op in c.ops} - set(requested))
 
     def floor_p50(c):
+        if c.transport == "fabric":
+            p = pingpong.get(c.provider)
+            return p["round_trip_us"] if p else None
         f = floor_of.get(c.path)
         return f.ops["ECHO"]["p50_us"] if f else None
 
@@ -260,7 +281,8 @@ def main():
         "Ranked by the arithmetic average of the per-operation p50s. Average p99.99 is an "
         "average of per-operation percentiles, not a merged distribution; sequential ops/s is "
         "the average over operations of 1e6 / mean. \"÷ floor\" divides the average p50 by the "
-        "echo floor's p50 on the same transport; \"÷ redis\" by redis-server's average p50 on "
+        "echo floor's p50 on the same transport (libfabric: the provider's fi_pingpong round "
+        "trip); \"÷ redis\" by redis-server's average p50 on "
         "the same transport (over the operations both measured).\n")
     rows = []
     for rank, c in enumerate(shown, 1):
@@ -290,6 +312,28 @@ def main():
                  fmt(r["max_us"]), fmt(r["mean_us"])] if r else ["—"] * 6))
         out.append(table(["floor", "transport", "provider", "status", "min µs", "p50 µs",
                           "p99 µs", "p99.99 µs", "max µs", "mean µs"], rows) + "\n")
+
+    if pingpong:
+        out.append("## libfabric floors (fi_pingpong)\n")
+        out.append("`fi_pingpong -e rdm` (fabtests) on each provider, pinned like the cells. It "
+                   "reports only a mean time per transfer (one way); the round trip is twice "
+                   "that. Targets of issue 12: PING p50 within "
+                   f"{PINGPONG_PING_GOAL:.1f}× of the round trip, the average p50 of the "
+                   f"operations within {PINGPONG_AVERAGE_GOAL:.1f}×.\n")
+        rows = []
+        for provider, p in pingpong.items():
+            for c in (c for c in shown if c.transport == "fabric" and c.provider == provider):
+                ping = c.ops.get("PING", {}).get("p50_us")
+                rows.append([provider, p["bytes"], p["iterations"], fmt(p["usec_per_xfer"]),
+                             fmt(p["round_trip_us"]), c.label,
+                             fmt_ratio(ratio(ping, p["round_trip_us"])),
+                             fmt_ratio(ratio(c.average("p50_us"), p["round_trip_us"]))])
+            if not any(c.transport == "fabric" and c.provider == provider for c in shown):
+                rows.append([provider, p["bytes"], p["iterations"], fmt(p["usec_per_xfer"]),
+                             fmt(p["round_trip_us"]), "—", "—", "—"])
+        out.append(table(["provider", "bytes", "iterations", "µs/xfer (one way)",
+                          "round trip µs", "configuration", "PING p50 ÷ round trip",
+                          "avg p50 ÷ round trip"], rows) + "\n")
 
     if shown:
         out.append("## Operation latency: p50 / p99.99 (µs)\n")

@@ -9,6 +9,7 @@ static const struct bench_transport *const transports[] = {
     &bench_transport_tcp,
     &bench_transport_unix,
     &bench_transport_ring,
+    &bench_transport_fabric,
 };
 
 #define TRANSPORT_COUNT (sizeof transports / sizeof transports[0])

@@ -32,8 +32,11 @@ struct bench_target {
     const char *socket_path;   /* unix: socket path */
     const char *ring_paths[4]; /* ring: one ring per connection, in order */
     int ring_count;
-    const char *ring_pool; /* ring: claim from a --ring-pool directory instead */
-    int timeout_ms;        /* a reply not arriving within this fails the run */
+    const char *ring_pool;     /* ring: claim from a --ring-pool directory instead */
+    const char *provider;      /* fabric: libfabric provider ("tcp;ofi_rxm", "efa", ...) */
+    const char *local_address; /* fabric: the client endpoint's address (NULL: default) */
+    const char *send_mode;     /* the resolved send mode of transports that have them */
+    int timeout_ms;            /* a reply not arriving within this fails the run */
 };
 
 /* Receive buffer of one connection. Depth one keeps at most one reply (or one
@@ -99,5 +102,7 @@ extern const struct bench_transport bench_transport_tcp;
 extern const struct bench_transport bench_transport_unix;
 /* The shared-memory ring transport (transport_ring.c). */
 extern const struct bench_transport bench_transport_ring;
+/* The libfabric FI_EP_RDM transport (transport_fabric.c). */
+extern const struct bench_transport bench_transport_fabric;
 
 #endif
