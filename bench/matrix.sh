@@ -257,6 +257,7 @@ governor() {
     echo "kernel: $(uname -srvm)"
     echo "cpu_model: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//' || echo unknown)"
     echo "cpus_online: $(nproc)"
+    echo "loadavg_at_end: $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "lscpu: $(lscpu 2>/dev/null | grep -E '^(Socket|Core|Thread|NUMA node\(s\))' | tr -s ' ' | tr '\n' ';' || echo unavailable)"
     echo "governor_server_cpu: $(governor "$SERVER_CPU")"
     echo "governor_client_cpu: $(governor "$CLIENT_CPU")"
