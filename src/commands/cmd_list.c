@@ -415,14 +415,19 @@ static void move_one(struct cmd_ctx *ctx, struct kv *src, struct kv *dst, int ds
     delete_if_empty(ctx, src);
 }
 
-/* LMOVE / RPOPLPUSH once the directions are known. */
-static void move_generic(struct cmd_ctx *ctx, enum list_end from, enum list_end to)
+/* LMOVE / RPOPLPUSH once the directions are known; with a deadline
+ * (BLMOVE / BRPOPLPUSH) an absent source blocks instead of answering nil. */
+static void move_generic(struct cmd_ctx *ctx, enum list_end from, enum list_end to,
+                         const int64_t *deadline)
 {
     bool replied;
     struct kv *src = lookup_write_typed(ctx, 1, OBJ_LIST, &replied);
     if (replied) return;
     if (!src) {
-        reply_nil(ctx->reply);
+        if (deadline) /* BLMOVE: $-1 in EXEC */
+            command_block_on_keys(ctx, OBJ_LIST, 1, 1, *deadline, true);
+        else
+            reply_nil(ctx->reply);
         return;
     }
     struct kv *dst = lookup_write_typed(ctx, 2, OBJ_LIST, &replied);
@@ -434,12 +439,12 @@ static void cmd_lmove(struct cmd_ctx *ctx)
 {
     enum list_end from, to;
     if (!parse_end(ctx, 3, &from) || !parse_end(ctx, 4, &to)) return;
-    move_generic(ctx, from, to);
+    move_generic(ctx, from, to, NULL);
 }
 
 static void cmd_rpoplpush(struct cmd_ctx *ctx)
 {
-    move_generic(ctx, LIST_TAIL, LIST_HEAD);
+    move_generic(ctx, LIST_TAIL, LIST_HEAD, NULL);
 }
 
 /* The first non-empty list among keys argv[first..first+n); NULL when none.
@@ -513,17 +518,7 @@ static void cmd_brpop(struct cmd_ctx *ctx)
 static void bmove_generic(struct cmd_ctx *ctx, enum list_end from, enum list_end to, int timeout_i)
 {
     int64_t deadline;
-    if (!arg_to_block_deadline(ctx, timeout_i, &deadline)) return;
-    bool replied;
-    struct kv *src = lookup_write_typed(ctx, 1, OBJ_LIST, &replied);
-    if (replied) return;
-    if (!src) {
-        command_block_on_keys(ctx, OBJ_LIST, 1, 1, deadline, true); /* BLMOVE: $-1 in EXEC */
-        return;
-    }
-    struct kv *dst = lookup_write_typed(ctx, 2, OBJ_LIST, &replied);
-    if (replied) return;
-    move_one(ctx, src, dst, 2, from, to);
+    if (arg_to_block_deadline(ctx, timeout_i, &deadline)) move_generic(ctx, from, to, &deadline);
 }
 
 static void cmd_blmove(struct cmd_ctx *ctx)
