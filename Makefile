@@ -6,7 +6,7 @@
 # missing ones (as root, or through sudo).
 DEPS := build-essential cmake pkg-config libhiredis-dev libsodium-dev libxxhash-dev \
         libnuma-dev libjemalloc-dev liblzf-dev redis-server redis-tools gnuplot-nox python3 python3-redis strace \
-        clang-format nutcracker iproute2 libfabric-dev libfabric-bin \
+        clang-format nutcracker iproute2 libfabric-dev libfabric-bin libssl-dev openssl \
         clang libclang-rt-14-dev
 BUILD ?= build
 JOBS ?= $(shell nproc)

@@ -252,14 +252,21 @@ static void cmd_config_set(struct cmd_ctx *ctx)
         if (err) {
             reply_error_fmt(ctx->reply, "ERR %s", err);
             buf_free(&old[i]);
-            while (applied-- > 0) {
-                int k = order[applied];
-                config_set(names[k], strlen(names[k]), buf_head(&old[k]), buf_len(&old[k]));
-                buf_free(&old[k]);
-            }
-            applied = 0;
-            goto done;
+            break;
         }
+    }
+    /* Settings that act together (TLS) take effect once all are stored. */
+    const char *err = applied == pairs ? config_set_commit() : NULL;
+    if (err) reply_error_fmt(ctx->reply, "ERR %s", err);
+    if (applied < pairs || err) {
+        while (applied-- > 0) {
+            int k = order[applied];
+            config_set(names[k], strlen(names[k]), buf_head(&old[k]), buf_len(&old[k]));
+            buf_free(&old[k]);
+        }
+        applied = 0;
+        config_set_abandon(); /* the old values are back; so is what they made */
+        goto done;
     }
     reply_ok(ctx->reply);
 done:

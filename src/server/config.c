@@ -19,6 +19,7 @@
 #include "store/set.h"
 #include "store/list.h"
 #include "store/zset.h"
+#include "transport/tls.h"
 #include "util/glob.h"
 #include "util/log.h"
 #include "util/numparse.h"
@@ -65,6 +66,11 @@ struct config_param {
     /* Checks a new value before it is stored: NULL when acceptable, else
      * the reason (CFG_STRING rows); NULL when any value is acceptable. */
     const char *(*validate)(const char *text);
+    /* Settings that take effect together (the TLS context): called once
+     * after every value of a CONFIG SET is stored (config_set_commit);
+     * NULL or the reason the new values cannot take effect (they are then
+     * put back). Not called for the command line (start() reads it all). */
+    const char *(*commit)(void);
 };
 
 static void apply_loglevel(void);
@@ -75,6 +81,7 @@ static const char *const loglevels[] = {"debug", "verbose", "notice", "warning",
 static const char *const idle_strategies[] = {"block", "adaptive", "spin", NULL};
 static const char *const protected_actions[] = {"no", "yes", "local", NULL};
 static const char *const const_no[] = {"no", NULL};
+static const char *const tls_auth_choices[] = {"no", "yes", "optional", NULL};
 static const char *const const_noeviction[] = {"noeviction", NULL};
 
 /* Rows leave their trailing hooks (apply, validate) out when they have none. */
@@ -121,6 +128,34 @@ static const struct config_param params[] = {
      "password of the default user (kept only as a hash)", NULL, NULL},
     {"auth-file", NULL, CFG_STRING, &config.auth_file, 0, 0, CFG_IMMUTABLE, "FILE",
      "users file: lines 'user password-hash' (libsodium crypto_pwhash_str)", NULL, NULL},
+    {"tls-port", NULL, CFG_INT, &config.tls_port, 0, 65535, CFG_IMMUTABLE, "P",
+     "TLS port on the --bind addresses (default 0 = none; docs/tls.md)", NULL, NULL},
+    {"tls-cert-file", NULL, CFG_STRING, &config.tls_cert_file, 0, 0, 0, "FILE",
+     "server certificate (PEM, chain allowed); CONFIG SET reloads it for new connections", NULL,
+     NULL, NULL, tls_config_commit},
+    {"tls-key-file", NULL, CFG_STRING, &config.tls_key_file, 0, 0, 0, "FILE",
+     "private key of --tls-cert-file (PEM, unencrypted)", NULL, NULL, NULL, tls_config_commit},
+    {"tls-ca-cert-file", NULL, CFG_STRING, &config.tls_ca_cert_file, 0, 0, 0, "FILE",
+     "CA certificates (PEM) that client certificates must chain to", NULL, NULL, NULL,
+     tls_config_commit},
+    {"tls-ca-cert-dir", NULL, CFG_STRING, &config.tls_ca_cert_dir, 0, 0, 0, "DIR",
+     "directory of CA certificates (c_rehash layout), as --tls-ca-cert-file", NULL, NULL, NULL,
+     tls_config_commit},
+    {"tls-auth-clients", NULL, CFG_ENUM, &config.tls_auth_clients, 0, 0, 0, "yes|no|optional",
+     "client certificates: required, not asked for, or checked when sent (default yes)",
+     tls_auth_choices, NULL, NULL, tls_config_commit},
+    {"tls-protocols", NULL, CFG_STRING, &config.tls_protocols, 0, 0, 0, "'TLSv1.2 TLSv1.3'",
+     "TLS versions accepted: TLSv1, TLSv1.1, TLSv1.2, TLSv1.3 (default TLSv1.2 and TLSv1.3)", NULL,
+     NULL, NULL, tls_config_commit},
+    {"tls-ciphers", NULL, CFG_STRING, &config.tls_ciphers, 0, 0, 0, "LIST",
+     "TLSv1.2 and below cipher list, OpenSSL syntax (default OpenSSL's)", NULL, NULL, NULL,
+     tls_config_commit},
+    {"tls-ciphersuites", NULL, CFG_STRING, &config.tls_ciphersuites, 0, 0, 0, "LIST",
+     "TLSv1.3 cipher suites, OpenSSL syntax (default OpenSSL's)", NULL, NULL, NULL,
+     tls_config_commit},
+    {"tls-prefer-server-ciphers", NULL, CFG_BOOL, &config.tls_prefer_server_ciphers, 0, 0, 0,
+     "yes|no", "the server's cipher order wins over the client's (default no)", NULL, NULL, NULL,
+     tls_config_commit},
     {"ring", NULL, CFG_RING, NULL, 0, 0, CFG_IMMUTABLE, "PATH SIZE",
      "shared-memory ring file for one client, SIZE per direction (k/kb/m/mb/g/gb); repeatable",
      NULL, NULL},
@@ -282,6 +317,7 @@ void config_init_defaults(void)
     config.active_expire_effort = 1;
     config.loglevel = xstrdup("notice");
     config.enable_debug_command = xstrdup("no");
+    config.tls_auth_clients = xstrdup("yes");
     config.daemonize = false;
     config.dir = xstrdup("./");
     config.dbfilename = xstrdup("dump.rdb");
@@ -657,6 +693,40 @@ void config_get_matching(const char *pattern, size_t len,
     buf_free(&value);
 }
 
+/* Rows with a commit hook set by config_set() since the last commit, one
+ * per hook (the first row naming it, for the error text). */
+static const struct config_param *pending_commits[PARAM_COUNT];
+static size_t pending_commit_count;
+
+static void commit_pending_add(const struct config_param *p)
+{
+    for (size_t i = 0; i < pending_commit_count; i++)
+        if (pending_commits[i]->commit == p->commit) return;
+    pending_commits[pending_commit_count++] = p;
+}
+
+const char *config_set_commit(void)
+{
+    static char err[256];
+    for (size_t i = 0; i < pending_commit_count; i++) {
+        const struct config_param *p = pending_commits[i];
+        const char *why = p->commit();
+        if (why) {
+            pending_commit_count = 0;
+            snprintf(err, sizeof err, "CONFIG SET failed (possibly related to argument '%s') - %s",
+                     p->name, why);
+            return err;
+        }
+    }
+    pending_commit_count = 0;
+    return NULL;
+}
+
+void config_set_abandon(void)
+{
+    pending_commit_count = 0;
+}
+
 const char *config_set(const char *name, size_t name_len, const char *value, size_t value_len)
 {
     static char err[256];
@@ -679,6 +749,7 @@ const char *config_set(const char *name, size_t name_len, const char *value, siz
                  p->name, why);
         return err;
     }
+    if (p->commit) commit_pending_add(p);
     return NULL;
 }
 

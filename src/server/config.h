@@ -72,6 +72,18 @@ struct config {
     char *auth_file;
     char *enable_debug_command; /* "no", "yes" or "local" (Redis 7's protected action) */
 
+    /* TLS (transport/tls.c, docs/tls.md); NULL or "" strings: not set */
+    long long tls_port; /* 0 = no TLS listener */
+    char *tls_cert_file;
+    char *tls_key_file;
+    char *tls_ca_cert_file;
+    char *tls_ca_cert_dir;
+    char *tls_auth_clients; /* "yes", "no" or "optional" */
+    char *tls_protocols;    /* e.g. "TLSv1.2 TLSv1.3"; empty: those two */
+    char *tls_ciphers;      /* TLSv1.2 and below (OpenSSL cipher list) */
+    char *tls_ciphersuites; /* TLSv1.3 */
+    bool tls_prefer_server_ciphers;
+
     /* polled transports and placement */
     struct polled_spec *polled;
     int polled_count;
@@ -131,6 +143,14 @@ void config_get_matching(const char *pattern, size_t len,
 
 /* CONFIG SET of one parameter. Returns NULL on success or an error text. */
 const char *config_set(const char *name, size_t name_len, const char *value, size_t value_len);
+
+/* Makes the values stored by config_set() since the last call take effect
+ * where they must act together (the TLS context: one new context from all
+ * of them, built once): NULL, or Redis's error text naming a parameter —
+ * the caller then puts the old values back and calls config_set_abandon().
+ * Values without such a hook took effect in config_set(). */
+const char *config_set_commit(void);
+void config_set_abandon(void);
 
 /* Whether a parameter exists (for CONFIG SET validation before applying). */
 bool config_param_exists(const char *name, size_t name_len);

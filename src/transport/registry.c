@@ -8,12 +8,15 @@
 extern const struct transport fabric_transport;
 extern const struct transport ring_transport;
 extern const struct transport socket_transport;
+extern const struct transport tls_transport;
 
 /* Start order: polled transports first, so that once a socket accepts,
- * every transport is ready. One line per transport. */
+ * every transport is ready; TLS opens its listeners before the socket
+ * transport, which holds them (socket.h). One line per transport. */
 static const struct transport *const registry[] = {
     &ring_transport,
     &fabric_transport,
+    &tls_transport,
     &socket_transport,
 };
 
@@ -28,7 +31,8 @@ bool transports_start(void)
     }
     if (endpoints == 0) {
         log_warning(
-            "nothing to serve: --port 0 and no --listen, --unixsocket, --ring or --libfabric");
+            "nothing to serve: --port 0 and no --tls-port, --listen, --unixsocket, --ring or "
+            "--libfabric");
         return false;
     }
     return true;

@@ -31,8 +31,9 @@ struct listener {
     struct ev_handler handler; /* first: the event loop hands this back */
     int fd;
     bool is_unix;
-    int64_t paused_until_ms; /* 0 = in the event loop */
-    char *path;              /* Unix socket path to unlink on stop */
+    socket_accept_fn on_accept; /* another transport's (TLS); NULL: plain TCP or Unix */
+    int64_t paused_until_ms;    /* 0 = in the event loop */
+    char *path;                 /* Unix socket path to unlink on stop */
     char desc[160];
 };
 
@@ -98,7 +99,7 @@ static void sock_release(struct conn *c)
  * host usually holds a whole /64, so per-address budgets would be free to
  * multiply. An IPv4-mapped IPv6 address counts as the IPv4 address. Runs on
  * AUTH only (one getpeername), never per request. */
-static void tcp_peer_source(const struct conn *c, char *out, size_t cap)
+void socket_tcp_peer_source(const struct conn *c, char *out, size_t cap)
 {
     struct sockaddr_storage ss;
     socklen_t len = sizeof ss;
@@ -160,7 +161,7 @@ static const struct conn_transport tcp_transport = {
     .set_interest = sock_set_interest,
     .close = sock_close,
     .release = sock_release,
-    .peer_source = tcp_peer_source,
+    .peer_source = socket_tcp_peer_source,
 };
 
 static const struct conn_transport unix_transport = {
@@ -202,6 +203,15 @@ static void format_sockaddr(const struct sockaddr_storage *ss, char *out, size_t
     } else {
         snprintf(out, cap, "?:0");
     }
+}
+
+void socket_conn_set_addresses(struct conn *c, const struct sockaddr_storage *peer)
+{
+    struct sockaddr_storage local;
+    socklen_t llen = sizeof local;
+    format_sockaddr(peer, c->addr, sizeof c->addr);
+    if (getsockname(c->fd, (struct sockaddr *)&local, &llen) == 0)
+        format_sockaddr(&local, c->laddr, sizeof c->laddr);
 }
 
 /* --- listeners ------------------------------------------------------ */
@@ -275,6 +285,10 @@ static void on_listener_readable(struct ev_handler *h, uint32_t mask)
             setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
         }
     }
+    if (l->on_accept) {
+        l->on_accept(fd, &peer);
+        return;
+    }
     struct socket_conn *sc = xcalloc(1, sizeof *sc);
     sc->handler.on_event = on_conn_event;
     sc->mask = EV_READABLE;
@@ -284,11 +298,7 @@ static void on_listener_readable(struct ev_handler *h, uint32_t mask)
         snprintf(c->addr, sizeof c->addr, "%s:0", l->path);
         snprintf(c->laddr, sizeof c->laddr, "%s:0", l->path);
     } else {
-        struct sockaddr_storage local;
-        socklen_t llen = sizeof local;
-        format_sockaddr(&peer, c->addr, sizeof c->addr);
-        if (getsockname(fd, (struct sockaddr *)&local, &llen) == 0)
-            format_sockaddr(&local, c->laddr, sizeof c->laddr);
+        socket_conn_set_addresses(c, &peer);
     }
     if (!ev_add(fd, EV_READABLE, &sc->handler)) {
         log_warning("epoll_ctl for client %s failed: %s", c->addr, strerror(errno));
@@ -342,7 +352,7 @@ bad_address:
     return -1;
 }
 
-static bool listen_tcp(const char *host, int port)
+static bool listen_tcp(const char *host, int port, socket_accept_fn on_accept)
 {
     const char *h = host[0] == '-' ? host + 1 : host; /* Redis's optional-bind marker */
     int fd = socket_listen_tcp(h, port, (int)config.tcp_backlog);
@@ -358,9 +368,22 @@ static bool listen_tcp(const char *host, int port)
     }
     struct listener *l = listener_new();
     l->fd = fd;
-    snprintf(l->desc, sizeof l->desc, strchr(h, ':') ? "[%s]:%d" : "%s:%d", h, port);
-    if (!server.tcp_port) server.tcp_port = port;
+    l->on_accept = on_accept;
+    snprintf(l->desc, sizeof l->desc, strchr(h, ':') ? "[%s]:%d%s" : "%s:%d%s", h, port,
+             on_accept ? " (TLS)" : "");
+    if (!server.tcp_port && !on_accept) server.tcp_port = port;
     return true;
+}
+
+bool socket_listen_bind_addresses(int port, socket_accept_fn on_accept)
+{
+    bool ok = true;
+    char *addrs = xstrdup(config.bind ? config.bind : "127.0.0.1");
+    char *save = NULL;
+    for (char *tok = strtok_r(addrs, " ", &save); tok && ok; tok = strtok_r(NULL, " ", &save))
+        ok = listen_tcp(tok, port, on_accept);
+    xfree(addrs);
+    return ok;
 }
 
 static bool listen_unix(const char *path)
@@ -397,15 +420,9 @@ static bool listen_unix(const char *path)
 static bool socket_start(void)
 {
     bool ok = true;
-    if (config.port > 0) {
-        char *addrs = xstrdup(config.bind ? config.bind : "127.0.0.1");
-        char *save = NULL;
-        for (char *tok = strtok_r(addrs, " ", &save); tok && ok; tok = strtok_r(NULL, " ", &save))
-            ok = listen_tcp(tok, config.port);
-        xfree(addrs);
-    }
+    if (config.port > 0) ok = socket_listen_bind_addresses(config.port, NULL);
     for (int i = 0; ok && i < config.listen_count; i++)
-        ok = listen_tcp(config.listen[i].host, config.listen[i].port);
+        ok = listen_tcp(config.listen[i].host, config.listen[i].port, NULL);
     for (int i = 0; ok && i < config.unixsocket_count; i++) ok = listen_unix(config.unixsocket[i]);
     if (!ok) return false;
     for (int i = 0; i < listener_count; i++) {

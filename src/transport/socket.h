@@ -17,6 +17,7 @@
 #define GOBLIN_SOCKET_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* The registry entry is `socket_transport` (transport/transport.h). */
 
@@ -24,5 +25,25 @@
  * brackets) and port; -1 with errno (EINVAL: not a numeric address). Also
  * used by the libfabric bootstrap listener (transport/fabric.c). */
 int socket_listen_tcp(const char *host, int port, int backlog);
+
+/* Listeners of another transport that speaks over TCP (TLS, transport/tls.c)
+ * share the socket transport's listeners: accept readiness, maxclients,
+ * TCP_NODELAY and keepalive, the EMFILE backoff and stop. Such a transport
+ * opens them before socket_start() (earlier in the registry), which adds
+ * every listener to the event loop; each accepted, tuned, nonblocking fd is
+ * handed to `on_accept` with the peer's address. */
+struct conn;
+struct sockaddr_storage;
+typedef void (*socket_accept_fn)(int fd, const struct sockaddr_storage *peer);
+
+/* Listens on `port` at every --bind address; false after logging why. */
+bool socket_listen_bind_addresses(int port, socket_accept_fn on_accept);
+
+/* Fills c->addr and c->laddr ("ip:port") of an accepted TCP conn. */
+void socket_conn_set_addresses(struct conn *c, const struct sockaddr_storage *peer);
+
+/* A TCP peer's AUTH source (conn_transport.peer_source): its IPv4 address
+ * or IPv6 /64. */
+void socket_tcp_peer_source(const struct conn *c, char *out, size_t cap);
 
 #endif
