@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # redis_benchmark.sh — goblin-core vs redis-server with the stock
 # redis-benchmark, in one run: depth one (-c 1 -P 1) and pipelined (-P 16),
-# over TCP and the Unix socket, each server started fresh and pinned.
+# over TCP, the Unix socket and (TRANSPORTS) TLS, each server started fresh
+# and pinned.
 #
 # Environment (defaults in brackets):
 #   TESTS       ping,set,get    redis-benchmark -t
@@ -11,6 +12,10 @@
 #   CLIENTS     1               connections of the pipelined run (-c)
 #   SERVER_CPU  1, CLIENT_CPU 0 pinning (taskset)
 #   EXTRA       (empty)         extra redis-benchmark flags (e.g. "-r 100000")
+#   TRANSPORTS  tcp unix        any of tcp, unix, tls (TLS: both servers get
+#                               --tls-port with certificates made by
+#                               tests/integration/tls_certs.sh; redis-benchmark
+#                               --tls presents a client certificate)
 #   BASELINE    redis           the server compared with goblin: redis, or
 #                               goblin-base (an older build, GOBLIN_BASE_SERVER)
 #   RESULTS_ROOT <repo>/results
@@ -30,6 +35,7 @@ CLIENTS=${CLIENTS:-1}
 SERVER_CPU=${SERVER_CPU:-1}
 CLIENT_CPU=${CLIENT_CPU:-0}
 EXTRA=${EXTRA:-}
+TRANSPORTS=${TRANSPORTS:-tcp unix}
 BASELINE=${BASELINE:-redis}
 OUT=${RESULTS_ROOT:-$ROOT/results}/$(date -u +%Y%m%dT%H%M%SZ)-redis-benchmark
 mkdir -p "$OUT/raw"
@@ -37,9 +43,20 @@ mkdir -p "$OUT/raw"
 # run SERVER TRANSPORT MODE: one redis-benchmark invocation, CSV into raw/.
 run() {
     local server=$1 transport=$2 mode=$3 dir=$OUT/cells/$1-$2-$3
-    local -a target args
-    server_start "$server" "$SERVER_CPU" "$dir"
-    if [ "$transport" = unix ]; then target=(-s "$SERVER_SOCKET"); else target=(-h 127.0.0.1 -p "$SERVER_PORT"); fi
+    local -a target args tls=()
+    if [ "$transport" = tls ]; then
+        local tls_port
+        tls_port=$(free_port)
+        tls=(--tls-port "$tls_port" --tls-cert-file "$CERTS/server.crt" --tls-key-file "$CERTS/server.key"
+             --tls-ca-cert-file "$CERTS/ca.crt")
+    fi
+    server_start "$server" "$SERVER_CPU" "$dir" "${tls[@]}"
+    case $transport in
+    unix) target=(-s "$SERVER_SOCKET") ;;
+    tls) target=(-h 127.0.0.1 -p "$tls_port" --tls --cacert "$CERTS/ca.crt" --cert "$CERTS/client.crt"
+                 --key "$CERTS/client.key") ;;
+    *) target=(-h 127.0.0.1 -p "$SERVER_PORT") ;;
+    esac
     if [ "$mode" = depth1 ]; then args=(-c 1 -P 1 -n "$REQUESTS")
     else args=(-c "$CLIENTS" -P "$PIPELINE" -n "$P_REQUESTS"); fi
     # shellcheck disable=SC2086
@@ -48,7 +65,11 @@ run() {
     server_stop
 }
 
-for transport in tcp unix; do
+CERTS=$OUT/cells/certs
+case " $TRANSPORTS " in *" tls "*) bash "$ROOT/tests/integration/tls_certs.sh" "$CERTS" ;; esac
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+
+for transport in $TRANSPORTS; do
     for mode in depth1 pipelined; do
         for server in goblin "$BASELINE"; do run "$server" "$transport" "$mode"; done
     done
@@ -60,7 +81,8 @@ done
     echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), kernel $(uname -r)"
     echo "redis-server: $("$REDIS_SERVER" --version | head -n1)"
     echo "pinning: server CPU $SERVER_CPU, redis-benchmark CPU $CLIENT_CPU"
-    echo "command: TESTS=$TESTS REQUESTS=$REQUESTS PIPELINE=$PIPELINE P_REQUESTS=$P_REQUESTS CLIENTS=$CLIENTS EXTRA='$EXTRA'$([ "$BASELINE" = redis ] || echo " BASELINE=$BASELINE") bash bench/redis_benchmark.sh"
+    echo "load average (1, 5, 15 min): before $LOAD_BEFORE, after $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "command: $([ "$TRANSPORTS" = "tcp unix" ] || echo "TRANSPORTS='$TRANSPORTS' ")TESTS=$TESTS REQUESTS=$REQUESTS PIPELINE=$PIPELINE P_REQUESTS=$P_REQUESTS CLIENTS=$CLIENTS EXTRA='$EXTRA'$([ "$BASELINE" = redis ] || echo " BASELINE=$BASELINE") bash bench/redis_benchmark.sh"
 } >"$OUT/metadata.txt"
 python3 "$ROOT/bench/report_redis_benchmark.py" "$OUT"
 cat "$OUT/report.md"

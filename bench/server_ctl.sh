@@ -12,7 +12,8 @@
 #                               pinned) on an ephemeral 127.0.0.1 port and on
 #                               DIR/server.sock, logging to DIR/server.log;
 #                               sets SERVER_PID, SERVER_PORT, SERVER_SOCKET.
-#                               ARGS are extra server flags (e.g. --ring).
+#                               ARGS are extra server flags (e.g. --ring;
+#                               for redis too, e.g. --tls-port).
 #   server_stop                 SIGTERM to SERVER_PID, SIGKILL after 10 s;
 #                               returns the server's exit status.
 #   pin_command CPU             the command prefix that pins to CPU (taskset,
@@ -72,7 +73,7 @@ server_start() {
                  --idle-strategy "${kind#goblin-}" "${extra[@]}") ;;
         redis) cmd=("$REDIS_SERVER" --port "$SERVER_PORT" --bind 127.0.0.1
                     --unixsocket "$SERVER_SOCKET" --save '' --appendonly no
-                    --daemonize no --dir "$dir") ;;
+                    --daemonize no --dir "$dir" "${extra[@]}") ;;
         floor) cmd=("$ECHO_FLOOR" --port "$SERVER_PORT" --socket "$SERVER_SOCKET") ;;
         *) echo "server_start: unknown server '$kind' (goblin, goblin-base, goblin-spin, goblin-block, redis, floor)" >&2; return 2 ;;
         esac
