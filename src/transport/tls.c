@@ -27,18 +27,24 @@ struct tls_settings {
     bool prefer_server_ciphers;
 };
 
+/* A session reads through a socket BIO and writes into a memory BIO that
+ * tls_flush() empties into the socket: SSL_write never waits for the
+ * socket, so the bytes it reports taken are taken, whichever buffer of the
+ * conn they came from, and what it encrypted but the socket did not take
+ * yet (at most one record: partial writes) waits here, with writability
+ * asked for, like bytes in a kernel send buffer. */
 struct tls_conn {
     struct ev_handler handler; /* first: the event loop hands this back */
     struct conn *conn;
     SSL *ssl;
-    uint32_t mask;            /* current epoll interest */
-    bool conn_reads;          /* what the conn asked for (set_interest) */
-    bool conn_writes;         /* ... */
-    bool handshaking;         /* SSL_accept not finished */
-    uint32_t handshake_needs; /* EV_READABLE or EV_WRITABLE while handshaking */
-    bool read_needs_write;    /* SSL_read wants writability before it can go on */
-    bool write_needs_read;    /* SSL_write wants readability before it can go on */
-    bool failed;              /* a fatal TLS error: no close_notify */
+    BIO *wbio;             /* owned by ssl: ciphertext not yet written */
+    uint32_t mask;         /* current epoll interest */
+    bool conn_reads;       /* what the conn asked for (set_interest) */
+    bool conn_writes;      /* ... */
+    bool handshaking;      /* SSL_accept not finished */
+    bool handshake_reads;  /* ... and waiting for the peer */
+    bool write_needs_read; /* SSL_write wants readability before it can go on */
+    bool failed;           /* a fatal TLS error: no close_notify */
 };
 
 static SSL_CTX *tls_ctx; /* new connections get this one */
@@ -215,17 +221,41 @@ const char *tls_config_commit(void)
 
 /* --- the conn transport --------------------------------------------- */
 
+/* Writes the ciphertext waiting in the memory BIO to the socket: true
+ * when none is left, false with errno (EAGAIN: the socket is full). */
+static bool tls_flush(struct tls_conn *tc)
+{
+    char *p;
+    long n;
+    while ((n = BIO_get_mem_data(tc->wbio, &p)) > 0) {
+        ssize_t w;
+        do w = write(tc->conn->fd, p, (size_t)n);
+        while (w < 0 && errno == EINTR);
+        if (w < 0) return false;
+        char sink[4096];
+        for (ssize_t left = w; left > 0;) {
+            int k = BIO_read(tc->wbio, sink,
+                             left < (ssize_t)sizeof sink ? (int)left : (int)sizeof sink);
+            if (k <= 0) break;
+            left -= k;
+        }
+    }
+    return true;
+}
+
 /* Epoll interest: the handshake's need, else what the conn asked for plus
- * what OpenSSL needs to finish a read or a write it started. */
+ * what the session needs (ciphertext to write out, a write that must read
+ * first). */
 static void tls_update_mask(struct tls_conn *tc)
 {
     struct conn *c = tc->conn;
+    bool cipher_waits = BIO_ctrl_pending(tc->wbio) > 0;
     uint32_t mask;
     if (tc->handshaking)
-        mask = tc->handshake_needs;
+        mask = (tc->handshake_reads ? EV_READABLE : 0) | (cipher_waits ? EV_WRITABLE : 0);
     else
         mask = (tc->conn_reads || tc->write_needs_read ? EV_READABLE : 0) |
-               (tc->conn_writes || tc->read_needs_write ? EV_WRITABLE : 0);
+               (tc->conn_writes || cipher_waits ? EV_WRITABLE : 0);
     if (mask == tc->mask || (c->flags & CONN_CLOSED)) return;
     tc->mask = mask;
     /* A conn the loop no longer reports would stall for ever: close it. */
@@ -237,8 +267,9 @@ static void tls_update_mask(struct tls_conn *tc)
 }
 
 /* A read or write that returned ret <= 0, in the conn transport's terms
- * (conn.h): -1 with errno EAGAIN when OpenSSL waits for readiness (noting
- * which), 0 for a read at the peer's close, -1 with errno otherwise. */
+ * (conn.h): -1 with errno EAGAIN when OpenSSL waits for the peer (a write
+ * that must read first noted), 0 for a read at the peer's close, -1 with
+ * errno otherwise. */
 static ssize_t tls_io_result(struct tls_conn *tc, int ret, bool reading)
 {
     char why[256];
@@ -251,11 +282,7 @@ static ssize_t tls_io_result(struct tls_conn *tc, int ret, bool reading)
         }
         errno = EAGAIN;
         return -1;
-    case SSL_ERROR_WANT_WRITE:
-        if (reading && !tc->read_needs_write) {
-            tc->read_needs_write = true;
-            tls_update_mask(tc);
-        }
+    case SSL_ERROR_WANT_WRITE: /* not with a memory BIO; harmless */
         errno = EAGAIN;
         return -1;
     case SSL_ERROR_ZERO_RETURN: /* close_notify */
@@ -287,8 +314,15 @@ static ssize_t tls_read(struct conn *c, void *dst, size_t cap)
     ERR_clear_error();
     errno = 0;
     int n = SSL_read(tc->ssl, dst, cap > INT_MAX ? INT_MAX : (int)cap);
-    if (n > 0) return n;
-    return tls_io_result(tc, n, true);
+    ssize_t result = n > 0 ? n : tls_io_result(tc, n, true);
+    int saved = errno;
+    /* Reading may have produced records to send (an alert, a key update). */
+    if (BIO_ctrl_pending(tc->wbio) > 0) {
+        tls_flush(tc);
+        tls_update_mask(tc);
+    }
+    errno = saved;
+    return result;
 }
 
 static ssize_t tls_write(struct conn *c, const void *src, size_t len)
@@ -298,11 +332,16 @@ static ssize_t tls_write(struct conn *c, const void *src, size_t len)
         errno = EAGAIN;
         return -1;
     }
+    /* Earlier ciphertext first: a full socket takes nothing more. */
+    if (!tls_flush(tc)) return -1;
     ERR_clear_error();
     errno = 0;
     int n = SSL_write(tc->ssl, src, len > INT_MAX ? INT_MAX : (int)len);
-    if (n > 0) return n;
-    return tls_io_result(tc, n, false);
+    if (n <= 0) return tls_io_result(tc, n, false);
+    /* The record is taken; what the socket does not take now waits in the
+     * BIO (writability asked for), an error shows at the next write. */
+    if (!tls_flush(tc) && errno == EAGAIN) tls_update_mask(tc);
+    return n;
 }
 
 static void tls_set_interest(struct conn *c, bool readable, bool writable)
@@ -316,8 +355,12 @@ static void tls_set_interest(struct conn *c, bool readable, bool writable)
 static void tls_close(struct conn *c)
 {
     struct tls_conn *tc = c->transport_data;
-    /* close_notify, best effort: one nonblocking write. */
-    if (!tc->handshaking && !tc->failed) SSL_shutdown(tc->ssl);
+    /* close_notify, best effort: no waiting for the socket (ciphertext the
+     * socket cannot take now, at most a record, is dropped with it). */
+    if (!tc->handshaking && !tc->failed) {
+        SSL_shutdown(tc->ssl);
+        tls_flush(tc);
+    }
     ERR_clear_error();
     ev_remove(c->fd);
     close(c->fd);
@@ -368,18 +411,20 @@ static bool tls_handshake(struct tls_conn *tc)
     ERR_clear_error();
     errno = 0;
     int r = SSL_accept(tc->ssl);
-    if (r == 1) {
-        tc->handshaking = false;
+    int e = r == 1 ? SSL_ERROR_NONE : SSL_get_error(tc->ssl, r);
+    if (e == SSL_ERROR_NONE || e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
+        /* The server's flight is in the BIO: out with it. */
+        if (!tls_flush(tc) && errno != EAGAIN) {
+            conn_close(c, strerror(errno));
+            return false;
+        }
+        tc->handshaking = e != SSL_ERROR_NONE;
+        tc->handshake_reads = e == SSL_ERROR_WANT_READ;
         tls_update_mask(tc);
-        return true;
-    }
-    int e = SSL_get_error(tc->ssl, r);
-    if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
-        tc->handshake_needs = e == SSL_ERROR_WANT_READ ? EV_READABLE : EV_WRITABLE;
-        tls_update_mask(tc);
-        return false;
+        return e == SSL_ERROR_NONE;
     }
     tc->failed = true;
+    tls_flush(tc); /* the alert that tells the client why, best effort */
     if (e == SSL_ERROR_SYSCALL)
         snprintf(why, sizeof why, "%s", errno ? strerror(errno) : "connection closed by peer");
     else
@@ -413,9 +458,11 @@ static void on_tls_event(struct ev_handler *h, uint32_t mask)
         /* The first request may have come with the client's Finished. */
         mask = EV_READABLE;
     }
-    if (tc->read_needs_write && (mask & EV_WRITABLE)) {
-        tc->read_needs_write = false;
-        mask |= EV_READABLE;
+    if ((mask & EV_WRITABLE) && BIO_ctrl_pending(tc->wbio) > 0) {
+        if (!tls_flush(tc) && errno != EAGAIN) {
+            conn_close(c, strerror(errno));
+            return;
+        }
         tls_update_mask(tc);
     }
     if (tc->write_needs_read && (mask & EV_READABLE)) {
@@ -433,18 +480,23 @@ static void tls_on_accept(int fd, const struct sockaddr_storage *peer)
     char why[256];
     ERR_clear_error();
     SSL *ssl = SSL_new(tls_ctx);
-    if (!ssl || !SSL_set_fd(ssl, fd)) {
+    BIO *rbio = BIO_new_socket(fd, BIO_NOCLOSE), *wbio = BIO_new(BIO_s_mem());
+    if (!ssl || !rbio || !wbio) {
         log_warning("TLS session for a new client failed: %s", tls_error_text(why, sizeof why));
         SSL_free(ssl);
+        BIO_free(rbio);
+        BIO_free(wbio);
         close(fd);
         return;
     }
+    SSL_set_bio(ssl, rbio, wbio); /* ssl owns both now */
     SSL_set_accept_state(ssl);
     struct tls_conn *tc = xcalloc(1, sizeof *tc);
     tc->handler.on_event = on_tls_event;
     tc->ssl = ssl;
+    tc->wbio = wbio;
     tc->handshaking = true;
-    tc->handshake_needs = EV_READABLE;
+    tc->handshake_reads = true;
     tc->conn_reads = true;
     tc->mask = EV_READABLE;
     struct conn *c = conn_create(&tls_conn_transport, fd, tc);
