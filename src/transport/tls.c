@@ -45,6 +45,7 @@ struct tls_conn {
     bool handshake_reads;  /* ... and waiting for the peer */
     bool write_needs_read; /* SSL_write wants readability before it can go on */
     bool failed;           /* a fatal TLS error: no close_notify */
+    bool read_took;        /* the last tls_read returned bytes */
 };
 
 static SSL_CTX *tls_ctx; /* new connections get this one */
@@ -142,7 +143,7 @@ static SSL_CTX *tls_context_build(const struct tls_settings *s)
     }
     if (verify && !s->ca_cert_file && !s->ca_cert_dir) {
         log_warning("Either tls-ca-cert-file or tls-ca-cert-dir must be specified when "
-                    "tls-auth-clients is enabled!");
+                    "tls-cluster, tls-replication or tls-auth-clients are enabled!");
         return NULL;
     }
     if (!tls_protocol_options(s->protocols, &no_protocols)) {
@@ -162,6 +163,9 @@ static SSL_CTX *tls_context_build(const struct tls_settings *s)
     /* conn's output buffer moves (realloc) and grows between the retries
      * of a write that would block. */
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    /* Reads take what the socket has (one read per request, not one per
+     * record header and body); tls_read_pending() hands on what they hold. */
+    SSL_CTX_set_read_ahead(ctx, 1);
     /* Resumed sessions with client certificates need a session id context. */
     SSL_CTX_set_session_id_context(ctx, (const unsigned char *)"goblin-core", 11);
     SSL_CTX_set_default_passwd_cb(ctx, tls_no_passphrase);
@@ -315,6 +319,7 @@ static ssize_t tls_read(struct conn *c, void *dst, size_t cap)
     errno = 0;
     int n = SSL_read(tc->ssl, dst, cap > INT_MAX ? INT_MAX : (int)cap);
     ssize_t result = n > 0 ? n : tls_io_result(tc, n, true);
+    tc->read_took = n > 0;
     int saved = errno;
     /* Reading may have produced records to send (an alert, a key update). */
     if (BIO_ctrl_pending(tc->wbio) > 0) {
@@ -435,16 +440,17 @@ static bool tls_handshake(struct tls_conn *tc)
     return false;
 }
 
-/* Decrypted bytes OpenSSL already holds (a record larger than the room of
- * the last read) make no epoll event: the conn reads them now, while each
- * read takes some, so a pipelined batch never waits for the next packet. */
+/* Bytes OpenSSL already holds — read ahead from the socket, or decrypted
+ * beyond the room of the last read (the tail of a large argument) — make
+ * no epoll event: the conn reads them now, while reads take some, so a
+ * pipelined batch never waits for the next packet. */
 static void tls_read_pending(struct tls_conn *tc)
 {
     struct conn *c = tc->conn;
-    int pending;
-    while (!(c->flags & CONN_CLOSED) && (pending = SSL_pending(tc->ssl)) > 0) {
+    while (!(c->flags & CONN_CLOSED) && SSL_has_pending(tc->ssl)) {
+        tc->read_took = false;
         conn_on_readable(c);
-        if (!(c->flags & CONN_CLOSED) && SSL_pending(tc->ssl) >= pending) break;
+        if (!tc->read_took) break; /* an incomplete record: the socket will say */
     }
 }
 

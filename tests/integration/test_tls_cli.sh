@@ -16,6 +16,15 @@ source "$(dirname "$0")/../lib/testlib.sh"
 
 bash "$(dirname "$0")/tls_certs.sh" "$CERTS" || fail "could not make certificates"
 TLS_PORT=$(free_port)
+# Incomplete TLS settings stop the start, with Redis's reasons.
+timeout 20 "$GOBLIN_SERVER" --port 0 --tls-port "$TLS_PORT" --save '' --dir "$DIR" >"$DIR/bad.log" 2>&1 &&
+    fail "started with --tls-port and no certificate"
+grep -q "No tls-cert-file configured!" "$DIR/bad.log" || fail "no reason logged: $(cat "$DIR/bad.log")"
+timeout 20 "$GOBLIN_SERVER" --port 0 --tls-port "$TLS_PORT" --tls-cert-file "$CERTS/server.crt" \
+    --tls-key-file "$CERTS/server.key" --save '' --dir "$DIR" >"$DIR/bad.log" 2>&1 &&
+    fail "started with tls-auth-clients yes and no CA"
+grep -q "Either tls-ca-cert-file or tls-ca-cert-dir must be specified" "$DIR/bad.log" ||
+    fail "no reason logged: $(cat "$DIR/bad.log")"
 TLS_FLAGS=(--tls-port "$TLS_PORT" --tls-cert-file "$CERTS/server.crt" --tls-key-file "$CERTS/server.key"
            --tls-ca-cert-file "$CERTS/ca.crt" --tls-protocols "TLSv1.2 TLSv1.3")
 launch_server() {
