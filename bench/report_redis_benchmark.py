@@ -37,16 +37,17 @@ def render(run):
     base = "goblin-base" if os.path.exists(os.path.join(run, "raw", "goblin-base-tcp-depth1.csv")) \
         else "redis"
     title = "an older goblin-core build" if base == "goblin-base" else "redis-server"
-    out = [f"# redis-benchmark: goblin-core vs {title}", ""]
+    # Transports the run measured (TRANSPORTS in bench/redis_benchmark.sh).
+    transports = [t for t in ("tcp", "unix", "tls")
+                  if os.path.exists(os.path.join(run, "raw", f"goblin-{t}-depth1.csv"))]
+    over = "" if transports == ["tcp", "unix"] else f" over {', '.join(transports)}"
+    out = [f"# redis-benchmark: goblin-core vs {title}{over}", ""]
     for key in ("date (UTC)", "commit", "machine", "redis-server", "pinning"):
         out.append(f"- {key}: {meta.get(key, 'unknown')}")
     if "load average (1, 5, 15 min)" in meta:
         out.append(f"- load average (1, 5, 15 min): {meta['load average (1, 5, 15 min)']}")
     out.append(f"- command: `{meta.get('command', 'unknown')}`")
     out.append("")
-    # Transports the run measured (TRANSPORTS in bench/redis_benchmark.sh).
-    transports = [t for t in ("tcp", "unix", "tls")
-                  if os.path.exists(os.path.join(run, "raw", f"goblin-{t}-depth1.csv"))]
     for transport in transports:
         g = load(run, f"goblin-{transport}-depth1.csv")
         r = load(run, f"{base}-{transport}-depth1.csv")
