@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cluster/cluster.h"
 #include "commands/command.h"
 #include "commands/multi.h"
 #include "connection/session.h"
@@ -51,6 +52,10 @@ static void cmd_select(struct cmd_ctx *ctx)
     if (id < INT32_MIN || id > INT32_MAX) { /* Redis reads the index as an int */
         reply_error(ctx->reply,
                     "ERR value is out of range, value must between -2147483648 and 2147483647");
+        return;
+    }
+    if (cluster_enabled && id != 0) {
+        reply_error(ctx->reply, "ERR SELECT is not allowed in cluster mode");
         return;
     }
     if (id < 0 || id >= keyspace.count) {

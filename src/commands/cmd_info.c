@@ -7,6 +7,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "cluster/cluster.h"
 #include "commands/command.h"
 #include "connection/session.h"
 #include "server/auth.h"
@@ -252,6 +253,12 @@ static void section_errorstats(struct buf *b)
     reply_error_stats_foreach(errorstat_line, b);
 }
 
+static void section_cluster(struct buf *b)
+{
+    add(b, "# Cluster");
+    add(b, "cluster_enabled:%d", cluster_enabled ? 1 : 0);
+}
+
 static void section_keyspace(struct buf *b)
 {
     add(b, "# Keyspace");
@@ -280,6 +287,7 @@ static const struct info_section sections[] = {
     {"cpu", section_cpu, true},
     {"commandstats", section_commandstats, false},
     {"errorstats", section_errorstats, true},
+    {"cluster", section_cluster, true},
     {"keyspace", section_keyspace, true},
 };
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cluster/cluster.h"
 #include "commands/command.h"
 #include "commands/typed_args.h"
 #include "util/glob.h"
@@ -360,6 +361,10 @@ static struct db *db_index_arg(struct cmd_ctx *ctx, int i)
 
 static void cmd_move(struct cmd_ctx *ctx)
 {
+    if (cluster_enabled) {
+        reply_error(ctx->reply, "ERR MOVE is not allowed in cluster mode");
+        return;
+    }
     struct db *dst = db_index_arg(ctx, 2);
     if (!dst) return;
     if (dst == ctx->db) {
@@ -389,6 +394,10 @@ static void cmd_copy(struct cmd_ctx *ctx)
             reply_error_syntax(ctx->reply);
             return;
         }
+    }
+    if (cluster_enabled && dst != ctx->db) {
+        reply_error(ctx->reply, "ERR Copying to another database is not allowed in cluster mode");
+        return;
     }
     const char *key = ctx->argv[1], *newkey = ctx->argv[2];
     size_t key_len = ctx->argv_len[1], newkey_len = ctx->argv_len[2];

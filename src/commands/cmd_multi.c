@@ -64,6 +64,23 @@ void multi_exec_rejected(struct multi_state *m, struct reply *r, const char *why
     reply_error_fmt(r, "EXECABORT Transaction discarded because of: %s", why);
 }
 
+void multi_discard(struct multi_state *m)
+{
+    if (!m) return;
+    end_transaction(m);
+    watch_clear(&m->watcher);
+}
+
+void multi_foreach_queued(const struct multi_state *m,
+                          void (*fn)(const struct command *cmd, int argc, const char **argv,
+                                     const size_t *argv_len, void *arg),
+                          void *arg)
+{
+    if (!multi_is_queuing(m)) return;
+    for (size_t i = 0; i < m->count; i++)
+        fn(m->queue[i].cmd, m->queue[i].argc, m->queue[i].argv, m->queue[i].argv_len, arg);
+}
+
 void multi_state_free(struct multi_state *m)
 {
     if (!m) return;

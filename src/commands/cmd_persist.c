@@ -163,6 +163,19 @@ struct command persist_commands[] = {
                    "complexity is thus O(1)+O(1*M) where M is small, so simply O(1). However "
                    "for sorted set values the complexity is O(N*M*log(N)) because inserting "
                    "values into sorted sets is O(log(N))."},
+    {.name = "restore-asking",
+     .arity = -4,
+     .flags = CMD_WRITE | CMD_DENYOOM | CMD_ASKING,
+     .fn = cmd_restore,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .summary = "An internal command for migrating keys in a cluster",
+     .since = "3.0.0",
+     .group = "server",
+     .complexity = "O(1) to create the new key and additional O(N*M) to reconstruct the "
+                   "serialized value, where N is the number of Redis objects composing the "
+                   "value and M their average size."},
     {.name = "save",
      .arity = 1,
      .flags = CMD_ADMIN | CMD_NOSCRIPT,

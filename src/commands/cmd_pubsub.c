@@ -8,6 +8,8 @@
  * Redis 7.0 sends them; delivery itself is session_publish()'s (connection/session.h). */
 #include <ctype.h>
 
+#include "cluster/cluster.h"
+#include "cluster/cluster_bus.h"
 #include "commands/command.h"
 #include "connection/session.h"
 
@@ -105,6 +107,9 @@ static void cmd_publish(struct cmd_ctx *ctx)
 {
     long long receivers = session_publish(PUBSUB_CHANNEL, ctx->argv[1], ctx->argv_len[1],
                                           ctx->argv[2], ctx->argv_len[2]);
+    /* Cluster mode: every node's subscribers get it (the count is local). */
+    if (cluster_enabled)
+        cluster_bus_publish(ctx->argv[1], ctx->argv_len[1], ctx->argv[2], ctx->argv_len[2]);
     reply_int(ctx->reply, receivers);
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cluster/cluster.h"
 #include "commands/command.h"
 #include "persist/persist.h"
 #include "server/config.h"
@@ -52,6 +53,10 @@ static void cmd_flushdb(struct cmd_ctx *ctx)
 
 static void cmd_swapdb(struct cmd_ctx *ctx)
 {
+    if (cluster_enabled) {
+        reply_error(ctx->reply, "ERR SWAPDB is not allowed in cluster mode");
+        return;
+    }
     long long a, b;
     if (!num_parse_ll(ctx->argv[1], ctx->argv_len[1], &a)) {
         reply_error(ctx->reply, "ERR invalid first DB index");

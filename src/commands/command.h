@@ -46,6 +46,7 @@ enum command_flag {
     CMD_RANDOM = 1u << 11,    /* reply is nondeterministic (differential tests skip) */
     CMD_PROTECTED = 1u << 12, /* DEBUG: only as --enable-debug-command allows */
     CMD_NO_QUEUE = 1u << 13,  /* runs at once inside MULTI (EXEC, DISCARD, WATCH...) */
+    CMD_ASKING = 1u << 20, /* cluster: may use an importing slot without ASKING (RESTORE-ASKING) */
 };
 
 /* One parsed request as the connection layer hands it over. */
@@ -142,6 +143,20 @@ void command_reset_stats(void);
 void command_block_on_keys(struct cmd_ctx *ctx, enum obj_type type, int first, int n,
                            int64_t deadline_ms, bool nil_bulk);
 
+/* The positions in argv of the keys a call of cmd names, at most cap of
+ * them (Redis's getKeysFromCommand): the table's first/last/step, or the
+ * command's own rule where the keys move (numkeys arguments, SORT STORE).
+ * Returns how many were written. */
+int command_key_positions(const struct command *cmd, int argc, const char *const *argv,
+                          const size_t *argv_len, int *pos, int cap);
+
+/* Cluster mode: whether this node serves the request's keys (EXEC: every
+ * queued command's). Otherwise answers Redis's redirection (-MOVED,
+ * -CROSSSLOT, -CLUSTERDOWN ...) and returns false. cmd_cluster.c. */
+bool cluster_request_allowed(const struct cmd_request *req, const struct command *cmd);
+/* Cluster mode, after a command ran: ASKING lasts one command. */
+void cluster_after_command(const struct cmd_request *req, const struct command *cmd);
+
 /* A HELP reply: the NULL-terminated lines as an array of status strings. */
 void reply_help(struct reply *r, const char *const *lines);
 
@@ -177,6 +192,7 @@ extern struct command persist_commands[];
 extern struct command list_commands[];
 extern struct command multi_commands[];
 extern struct command cluster_commands[];
+extern struct command migrate_commands[];
 extern struct command hll_commands[];
 
 #endif

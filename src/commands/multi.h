@@ -51,6 +51,16 @@ void multi_exec_rejected(struct multi_state *m, struct reply *r, const char *why
 void multi_queue(struct multi_state *m, struct reply *r, struct command *cmd, int argc,
                  const char **argv, const size_t *argv_len);
 
+/* Ends any transaction without running it and unwatches (a cluster
+ * redirection of EXEC, as Redis's discardTransaction). m may be NULL. */
+void multi_discard(struct multi_state *m);
+
+/* Visits the queued commands in order (cluster slot checks of EXEC). */
+void multi_foreach_queued(const struct multi_state *m,
+                          void (*fn)(const struct command *cmd, int argc, const char **argv,
+                                     const size_t *argv_len, void *arg),
+                          void *arg);
+
 /* RESET: no transaction, nothing watched. */
 void multi_reset(struct conn *c);
 

@@ -180,6 +180,7 @@ enum conn_flag {
     CONN_REPLY_OFF = 1u << 7,
     CONN_REPLY_SKIP_NEXT = 1u << 8,
     CONN_REPLY_SKIP = 1u << 9,
+    CONN_ASKING = 1u << 20, /* cluster: ASKING sent; the next command may use an importing slot */
 };
 
 /* Blocked on keys (conn_blocked.c). A blocking command that finds nothing

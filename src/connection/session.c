@@ -49,6 +49,19 @@ int session_db_index(const struct conn *c)
     return c->db_index;
 }
 
+void session_set_asking(struct conn *c, bool on)
+{
+    if (on)
+        c->flags |= CONN_ASKING;
+    else
+        c->flags &= ~CONN_ASKING;
+}
+
+bool session_asking(const struct conn *c)
+{
+    return c->flags & CONN_ASKING;
+}
+
 void session_set_protocol(struct conn *c, enum proto proto)
 {
     reply_set_protocol(&c->reply, proto);

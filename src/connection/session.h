@@ -113,6 +113,11 @@ void session_set_multi(struct conn *c, struct multi_state *m);
 /* The database c's commands use (changed by SELECT, also inside EXEC). */
 int session_db_index(const struct conn *c);
 
+/* Cluster ASKING: set by ASKING, cleared after the next command (not
+ * inside MULTI), as Redis's CLIENT_ASKING. */
+void session_set_asking(struct conn *c, bool on);
+bool session_asking(const struct conn *c);
+
 /* --- Pub/Sub -------------------------------------------------------------- */
 
 /* RESP2 subscribed mode: only the subscribe family, PING, QUIT and RESET run. */

@@ -266,6 +266,31 @@ static const struct config_param params[] = {
     {"stop-writes-on-bgsave-error", NULL, CFG_BOOL, &config.stop_writes_on_bgsave_error, 0, 0, 0,
      "yes|no", "refuse writes (MISCONF) while the last background save failed (default yes)", NULL,
      NULL},
+    {"cluster-enabled", NULL, CFG_BOOL, &config.cluster_enabled, 0, 0, CFG_IMMUTABLE, "yes|no",
+     "Redis Cluster mode: 16384 hash slots, MOVED/CROSSSLOT redirections, the cluster bus on "
+     "port+10000, database 0 only (default no; docs/scale-out.md)",
+     NULL, NULL},
+    {"cluster-config-file", NULL, CFG_STRING, &config.cluster_config_file, 0, 0, CFG_IMMUTABLE,
+     "FILE",
+     "the node table in Redis's nodes.conf format, in --dir unless absolute (default nodes.conf); "
+     "a file without a 'myself' line is a static slot map shared by every node",
+     NULL, NULL},
+    {"cluster-node-timeout", NULL, CFG_INT, &config.cluster_node_timeout, 1, LLONG_MAX, 0, "MS",
+     "a node silent this long is suspected failing (default 15000)", NULL, NULL},
+    {"cluster-port", NULL, CFG_INT, &config.cluster_port, 0, 65535, CFG_IMMUTABLE, "PORT",
+     "cluster bus port (default 0: --port + 10000)", NULL, NULL},
+    {"cluster-announce-ip", NULL, CFG_STRING, &config.cluster_announce_ip, 0, 0, 0, "ADDR",
+     "address other nodes and clients are given for this node (default: as seen by peers)", NULL,
+     NULL},
+    {"cluster-announce-port", NULL, CFG_INT, &config.cluster_announce_port, 0, 65535, CFG_IMMUTABLE,
+     "PORT", "client port announced to the cluster (default 0: --port)", NULL, NULL},
+    {"cluster-announce-bus-port", NULL, CFG_INT, &config.cluster_announce_bus_port, 0, 65535,
+     CFG_IMMUTABLE, "PORT", "bus port announced to the cluster (default 0: the bus port)", NULL,
+     NULL},
+    {"cluster-require-full-coverage", NULL, CFG_BOOL, &config.cluster_require_full_coverage, 0, 0,
+     0, "yes|no", "the cluster is down while any slot is unserved (default yes)", NULL, NULL},
+    {"cluster-allow-reads-when-down", NULL, CFG_BOOL, &config.cluster_allow_reads_when_down, 0, 0,
+     0, "yes|no", "serve reads while the cluster is down (default no)", NULL, NULL},
     /* Read by redis-benchmark and common clients; goblin-core evicts
      * nothing, replicates nothing. */
     {"appendonly", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "", "persistence: always off", const_no,
@@ -325,6 +350,10 @@ void config_init_defaults(void)
     config.rdbcompression = true;
     config.rdbchecksum = true;
     config.stop_writes_on_bgsave_error = true;
+    config.cluster_config_file = xstrdup("nodes.conf");
+    config.cluster_node_timeout = 15000;
+    config.cluster_announce_ip = xstrdup("");
+    config.cluster_require_full_coverage = true;
 }
 
 static const struct config_param *param_find(const char *name, size_t len)

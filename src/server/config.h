@@ -62,6 +62,16 @@ struct config {
     long long maxclients;
     long long proto_max_bulk_len;
     long long client_query_buffer_limit;
+    /* cluster (cluster/cluster.h) */
+    bool cluster_enabled;
+    char *cluster_config_file;
+    long long cluster_node_timeout; /* ms */
+    long long cluster_port;         /* bus port; 0: port + 10000 */
+    char *cluster_announce_ip;
+    long long cluster_announce_port;
+    long long cluster_announce_bus_port;
+    bool cluster_require_full_coverage;
+    bool cluster_allow_reads_when_down;
     long long maxmemory; /* bytes of used memory (INFO used_memory); 0: no limit */
     long long databases;
     long long unsolicited_output_buffer_bytes; /* fixed Pub/Sub FIFO; 0: growable (conn.h) */

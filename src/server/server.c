@@ -18,6 +18,7 @@
 #include "persist/persist.h"
 #include "store/db.h"
 #include "transport/transport.h"
+#include "cluster/cluster.h"
 #include "util/allocator.h"
 #include "util/clock.h"
 #include "util/cycles.h"
@@ -101,6 +102,7 @@ bool server_start(void)
         return false;
     }
     if (!transports_start()) return false;
+    if (!cluster_start()) return false;
     ev_set_socket_poll_interval_us(config.socket_poll_interval_us);
     ev_set_spin(strcmp(config.idle_strategy, "spin") == 0);
     if (strcmp(config.idle_strategy, "adaptive") == 0) ev_set_adaptive_spin_us(config.idle_spin_us);
@@ -157,6 +159,7 @@ void server_housekeeping(void)
     persist_housekeeping();
     conn_blocked_expire(); /* BLPOP & co: timeouts at housekeeping granularity, as Redis */
     transports_housekeeping();
+    cluster_housekeeping();
     allocator_decay();
 }
 
@@ -171,5 +174,6 @@ void server_run(void)
 
 void server_stop(void)
 {
+    cluster_stop();
     transports_stop();
 }
