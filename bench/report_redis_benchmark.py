@@ -25,8 +25,11 @@ def read_metadata(run):
 def load(run, name):
     rows = {}
     with open(os.path.join(run, "raw", name)) as f:
-        for row in csv.DictReader(f):
-            rows[row["test"]] = row
+        lines = f.readlines()
+    # redis-benchmark --cluster prints the cluster's nodes before its CSV.
+    start = next((i for i, line in enumerate(lines) if line.startswith('"test"')), 0)
+    for row in csv.DictReader(lines[start:]):
+        rows[row["test"]] = row
     return rows
 
 

@@ -19,7 +19,7 @@ WHO = {"goblin": "goblin-core (defaults: adaptive idle)",
 def render(run):
     meta = read_metadata(run)
     servers = meta.get("servers", "goblin,redis").split(",")
-    out = ["# twemproxy: three nodes behind the proxy against one node", ""]
+    out = ["# Scale-out: three nodes behind twemproxy and as a Redis Cluster against one node", ""]
     for key in ("date (UTC)", "commit", "machine", "redis-server", "nutcracker", "pinning",
                 "load average at start"):
         out.append(f"- {key}: {meta.get(key, 'unknown')}")
@@ -27,8 +27,9 @@ def render(run):
     out += ["", "`direct1`: one node, redis-benchmark straight to it. `proxy3`: three nodes, "
             "each in a network namespace of its own (veth), behind nutcracker. Servers: "
             + "; ".join(f"`{s}` = {WHO.get(s, s)}" for s in servers) + ".", ""]
+    topologies = meta.get("topologies", "direct1,proxy3").split(",")
     cells = {(s, t, m): load(run, f"{s}-{t}-{m}.csv")
-             for s in servers for t in ("direct1", "proxy3") for m in ("depth1", "throughput")}
+             for s in servers for t in topologies for m in ("depth1", "throughput")}
     tests = list(cells[(servers[0], "direct1", "depth1")])
 
     out += ["## Depth one (`-c 1 -P 1`): p50 ms through the proxy against direct", "",
@@ -51,6 +52,23 @@ def render(run):
             if "redis" in servers:
                 vs = f"{p / float(cells[('redis', 'proxy3', 'throughput')][t]['rps']):.2f}×"
             out.append(f"| {s} | {t} | {d:.0f} | {p:.0f} | {p / d:.2f}× | {vs} |")
+    if "cluster3" in topologies:
+        out += ["", "## Redis Cluster (`cluster3`: the three nodes with `--cluster-enabled yes`, "
+                "`redis-benchmark --cluster` routing each key)", "",
+                "| server | test | depth-one p50 ms | cluster3 ÷ direct1 p50 | rps (-c 50 -P 16) "
+                "| cluster3 ÷ direct1 rps | cluster3 ÷ redis cluster3 rps |",
+                "|---|---|---|---|---|---|---|"]
+        for s in servers:
+            for t in tests:
+                d50 = float(cells[(s, "direct1", "depth1")][t]["p50_latency_ms"])
+                c50 = float(cells[(s, "cluster3", "depth1")][t]["p50_latency_ms"])
+                d = float(cells[(s, "direct1", "throughput")][t]["rps"])
+                c = float(cells[(s, "cluster3", "throughput")][t]["rps"])
+                vs = "—"
+                if "redis" in servers:
+                    vs = f"{c / float(cells[('redis', 'cluster3', 'throughput')][t]['rps']):.2f}×"
+                out.append(f"| {s} | {t} | {c50:.3f} | {c50 / d50:.2f}× | {c:.0f} | {d and c / d:.2f}× "
+                           f"| {vs} |")
     out += ["", "All processes share the machine's CPUs (see `machine`); on a machine with "
             "fewer cores than nodes + proxy + client, proxy3 measures CPU sharing as much as "
             "sharding, and a node that polls after activity (goblin's adaptive default) takes "

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# twemproxy.sh — three nodes behind twemproxy against one node, goblin-core
+# twemproxy.sh — three nodes behind twemproxy and as a Redis Cluster against
+# one node, goblin-core
 # vs redis-server in the same topology, in one run, with the stock
 # redis-benchmark (docs/scale-out.md):
 #
@@ -7,6 +8,9 @@
 #   topology proxy3    three nodes, each in a network namespace of its own
 #                      (veth), behind nutcracker on 127.0.0.1
 #                      (deploy/twemproxy/run.sh NETNS=1; needs root)
+#   topology cluster3  the same three nodes with --cluster-enabled yes, formed
+#                      by redis-cli --cluster create; redis-benchmark --cluster
+#                      routes each key to its node (no proxy)
 #   mode depth1        -c 1 -P 1 -n REQUESTS: the depth-one p50 through the
 #                      proxy against direct
 #   mode throughput    -c 50 -P 16 -n P_REQUESTS -r 100000
@@ -42,13 +46,15 @@ args() {
 }
 SERVERS=${SERVERS:-goblin,goblin-block,redis}
 
-# bench SERVER TOPOLOGY HOST PORT: both modes against HOST:PORT.
+# bench SERVER TOPOLOGY HOST PORT [--cluster]: both modes against HOST:PORT.
 bench() {
-    local server=$1 topology=$2 host=$3 port=$4
-    redis-benchmark -h "$host" -p "$port" -c 1 -P 1 -n "$REQUESTS" -t "$TESTS" --csv \
+    local server=$1 topology=$2 host=$3 port=$4 cluster=${5:-}
+    # shellcheck disable=SC2086 # $cluster is empty or one flag
+    redis-benchmark $cluster -h "$host" -p "$port" -c 1 -P 1 -n "$REQUESTS" -t "$TESTS" --csv \
         >"$OUT/raw/$server-$topology-depth1.csv"
-    redis-benchmark -h "$host" -p "$port" -c 50 -P 16 -n "$P_REQUESTS" -r 100000 -t "$TESTS" \
-        --csv >"$OUT/raw/$server-$topology-throughput.csv"
+    # shellcheck disable=SC2086
+    redis-benchmark $cluster -h "$host" -p "$port" -c 50 -P 16 -n "$P_REQUESTS" -r 100000 \
+        -t "$TESTS" --csv >"$OUT/raw/$server-$topology-throughput.csv"
 }
 
 for server in ${SERVERS//,/ }; do
@@ -67,10 +73,34 @@ for server in ${SERVERS//,/ }; do
     # shellcheck disable=SC1091
     (source "$dir/env" && bench "$server" proxy3 "$PROXY_HOST" "$PROXY_PORT")
     bash "$ROOT/deploy/twemproxy/run.sh" stop "$dir"
+
+    dir=$OUT/cells/$server-cluster3
+    mkdir -p "$dir"
+    SERVER=$(binary "$server") SERVER_ARGS="$(args "$server") --cluster-enabled yes" \
+        PROXY_PORT=$(free_port) STATS_PORT=$(free_port) NETNS=1 \
+        bash "$ROOT/deploy/twemproxy/run.sh" start "$dir" 3 >/dev/null
+    (
+        # shellcheck disable=SC1091
+        source "$dir/env"
+        redis-cli --cluster create "$NODE_HOST_1:$NODE_PORT_1" "$NODE_HOST_2:$NODE_PORT_2" \
+            "$NODE_HOST_3:$NODE_PORT_3" --cluster-yes >"$dir/create.log" 2>&1
+        for _ in $(seq 1 300); do
+            ok=0
+            for i in 1 2 3; do
+                redis-cli -h "$(eval echo "\$NODE_HOST_$i")" -p "$NODE_PORT_1" CLUSTER INFO |
+                    grep -q '^cluster_state:ok' && ok=$((ok + 1))
+            done
+            [ $ok = 3 ] && break
+            sleep 0.1
+        done
+        bench "$server" cluster3 "$NODE_HOST_1" "$NODE_PORT_1" --cluster
+    )
+    bash "$ROOT/deploy/twemproxy/run.sh" stop "$dir"
 done
 
 {
     echo "report: twemproxy"
+    echo "topologies: direct1,proxy3,cluster3"
     echo "servers: $SERVERS"
     echo "date (UTC): $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "commit: $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD 2>/dev/null || echo ' (modified)')"

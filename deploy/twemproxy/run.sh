@@ -10,7 +10,10 @@
 #
 # Environment (defaults in brackets):
 #   SERVER        node binary [build/goblin-core]; redis-server works too
-#   SERVER_ARGS   extra node flags []
+#   SERVER_ARGS   extra node flags []; with --cluster-enabled yes each node
+#                 gets DIR/nodesI.conf (form the cluster with redis-cli --cluster
+#                 create; with NETNS the nodes reach each other routed through
+#                 this namespace: ip_forward is turned on)
 #   NETNS         1 = each node in a network namespace of its own, joined to
 #                 this one by a veth pair, listening on 10.SUBNET.I.2:6379, so
 #                 proxy-to-node traffic crosses a real interface (root needed);
@@ -71,6 +74,8 @@ start_node() {
     fi
     read -ra extra <<<"$SERVER_ARGS"
     cmd+=("${extra[@]}")
+    # Cluster nodes each keep their own nodes.conf.
+    [[ "$SERVER_ARGS" == *cluster-enabled* ]] && cmd+=(--cluster-config-file "$dir/nodes$i.conf")
     "${cmd[@]}" >>"$dir/node$i.log" 2>&1 &
     echo "NODE_PID_$i=$!" >>"$dir/env"
     wait_ping "$host" "$port"
@@ -89,6 +94,9 @@ make_link() {
     ip link set "$here" up
     ip netns exec "$ns" ip addr add "10.$SUBNET.$i.2/30" dev "$there"
     ip netns exec "$ns" ip link set "$there" up
+    # Nodes reach each other through this namespace (the cluster bus, when
+    # SERVER_ARGS has --cluster-enabled yes).
+    ip netns exec "$ns" ip route add default via "10.$SUBNET.$i.1"
     echo "$ns"
 }
 
@@ -98,6 +106,7 @@ cmd_start() {
     : >"$dir/env"
     SUBNET=${SUBNET:-$((100 + $$ % 150))}
     echo "NODES=$nodes" >>"$dir/env"
+    [ "$NETNS" = 1 ] && sysctl -qw net.ipv4.ip_forward=1
     local servers=""
     for i in $(seq 1 "$nodes"); do
         local host port ns=""
