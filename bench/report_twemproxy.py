@@ -19,7 +19,10 @@ WHO = {"goblin": "goblin-core (defaults: adaptive idle)",
 def render(run):
     meta = read_metadata(run)
     servers = meta.get("servers", "goblin,redis").split(",")
-    out = ["# Scale-out: three nodes behind twemproxy and as a Redis Cluster against one node", ""]
+    topologies = meta.get("topologies", "direct1,proxy3").split(",")
+    out = ["# Scale-out: three nodes behind twemproxy and as a Redis Cluster against one node"
+           if "cluster3" in topologies else
+           "# twemproxy: three nodes behind the proxy against one node", ""]
     for key in ("date (UTC)", "commit", "machine", "redis-server", "nutcracker", "pinning",
                 "load average at start"):
         out.append(f"- {key}: {meta.get(key, 'unknown')}")
@@ -27,7 +30,6 @@ def render(run):
     out += ["", "`direct1`: one node, redis-benchmark straight to it. `proxy3`: three nodes, "
             "each in a network namespace of its own (veth), behind nutcracker. Servers: "
             + "; ".join(f"`{s}` = {WHO.get(s, s)}" for s in servers) + ".", ""]
-    topologies = meta.get("topologies", "direct1,proxy3").split(",")
     cells = {(s, t, m): load(run, f"{s}-{t}-{m}.csv")
              for s in servers for t in topologies for m in ("depth1", "throughput")}
     tests = list(cells[(servers[0], "direct1", "depth1")])
