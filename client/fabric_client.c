@@ -3,6 +3,7 @@
 #include <goblin/fabric_client.h>
 
 #include <errno.h>
+#include <goblin/fabric_ep.h>
 #include <goblin/fabric_envelope.h>
 #include <goblin/fabric_reorder.h>
 #include <goblin/resp_reader.h>
@@ -24,27 +25,8 @@
 
 #define CQ_BATCH 16
 
-struct slot {
-    struct fi_context2 ctx; /* first: completions hand its address back */
-    char *buf;
-    struct slot *next_free;
-};
-
 struct goblin_fabric {
-    struct fi_info *info;
-    struct fid_fabric *fabric;
-    struct fid_domain *domain;
-    struct fid_av *av;
-    struct fid_cq *txcq, *rxcq;
-    struct fid_ep *ep;
-    struct fid_mr *tx_mr, *rx_mr;
-    void *tx_desc, *rx_desc;
-    char *tx_pool, *rx_pool;
-    struct slot *tx_slots, *rx_slots, *tx_free;
-    unsigned tx_count, rx_count;
-    size_t record;
-    size_t inject_size;
-    char *inject_buf;
+    struct goblin_fabric_ep fep;
     fi_addr_t server;
     uint64_t session;
     uint8_t version;
@@ -184,33 +166,14 @@ static void on_message(struct goblin_fabric *f, const char *msg, size_t len)
     }
 }
 
-static void post_recv(struct goblin_fabric *f, struct slot *s)
-{
-    while (fi_recv(f->ep, s->buf, f->record, f->rx_desc, FI_ADDR_UNSPEC, &s->ctx) == -FI_EAGAIN)
-        fi_cq_read(f->rxcq, NULL, 0);
-}
-
+/* Reclaims TX slots; a failed send ends the session. */
 static void reap_tx(struct goblin_fabric *f)
 {
-    struct fi_cq_msg_entry done[CQ_BATCH];
-    ssize_t n = fi_cq_read(f->txcq, done, CQ_BATCH);
-    if (n == -FI_EAVAIL) {
-        struct fi_cq_err_entry err = {0};
-        if (fi_cq_readerr(f->txcq, &err, 0) == 1) {
-            snprintf(f->error, sizeof f->error, "send failed: %s", fi_strerror(err.err));
-            f->closed = true;
-            if (err.op_context) {
-                struct slot *s = err.op_context;
-                s->next_free = f->tx_free;
-                f->tx_free = s;
-            }
-        }
-        return;
-    }
-    for (ssize_t i = 0; i < n; i++) {
-        struct slot *s = done[i].op_context;
-        s->next_free = f->tx_free;
-        f->tx_free = s;
+    uint64_t errors = f->fep.tx_errors;
+    goblin_fabric_ep_reap_tx(&f->fep);
+    if (f->fep.tx_errors != errors) {
+        snprintf(f->error, sizeof f->error, "%s", f->fep.error);
+        f->closed = true;
     }
 }
 
@@ -222,19 +185,16 @@ static int progress(struct goblin_fabric *f)
 {
     reap_tx(f);
     struct fi_cq_msg_entry done[CQ_BATCH];
-    ssize_t n = fi_cq_read(f->rxcq, done, CQ_BATCH);
-    if (n == -FI_EAVAIL) {
-        struct fi_cq_err_entry err = {0};
-        if (fi_cq_readerr(f->rxcq, &err, 0) == 1) {
-            snprintf(f->error, sizeof f->error, "receive failed: %s", fi_strerror(err.err));
-            f->closed = true;
-        }
+    ssize_t n = goblin_fabric_ep_read_rx(&f->fep, done, NULL, CQ_BATCH);
+    if (n < 0) {
+        snprintf(f->error, sizeof f->error, "%s", f->fep.error);
+        f->closed = true;
         return 0;
     }
     for (ssize_t i = 0; i < n; i++) {
-        struct slot *s = done[i].op_context;
+        struct goblin_fabric_slot *s = done[i].op_context;
         on_message(f, s->buf, done[i].len);
-        post_recv(f, s);
+        goblin_fabric_ep_post_recv(&f->fep, s);
     }
     if (f->heartbeat && f->acked && !f->closed && f->stats.lease_ms &&
         now_us() - f->last_sent_us > (long long)f->stats.lease_ms * 1000 / 3) {
@@ -254,29 +214,13 @@ static int send_frame(struct goblin_fabric *f, uint8_t type, uint64_t sequence, 
                                      .session = f->session,
                                      .sequence = sequence,
                                      .payload_len = (uint32_t)len};
-    size_t total = GOBLIN_FABRIC_HEADER_BYTES + len;
     long long deadline = -1;
     for (;;) {
-        if (total <= f->inject_size) {
-            goblin_fabric_encode((unsigned char *)f->inject_buf, &h);
-            if (len) memcpy(f->inject_buf + GOBLIN_FABRIC_HEADER_BYTES, payload, len);
-            ssize_t rc = fi_inject(f->ep, f->inject_buf, total, f->server);
-            if (rc == 0) {
-                f->stats.injected++;
-                break;
-            }
-            if (rc != -FI_EAGAIN) return fail(f, EIO, "fi_inject", (int)rc);
-        } else if (f->tx_free) {
-            struct slot *s = f->tx_free;
-            goblin_fabric_encode((unsigned char *)s->buf, &h);
-            if (len) memcpy(s->buf + GOBLIN_FABRIC_HEADER_BYTES, payload, len);
-            ssize_t rc = fi_send(f->ep, s->buf, total, f->tx_desc, f->server, &s->ctx);
-            if (rc == 0) {
-                f->tx_free = s->next_free;
-                f->stats.sent_with_fi_send++;
-                break;
-            }
-            if (rc != -FI_EAGAIN) return fail(f, EIO, "fi_send", (int)rc);
+        int rc = goblin_fabric_ep_send(&f->fep, f->server, &h, payload);
+        if (rc > 0) break;
+        if (rc < 0) {
+            snprintf(f->error, sizeof f->error, "%s", f->fep.error);
+            return -EIO;
         }
         if (f->closed) return -EPIPE;
         /* No room: wait for the server (never drop), but not for ever. */
@@ -300,7 +244,7 @@ static int send_frame(struct goblin_fabric *f, uint8_t type, uint64_t sequence, 
 
 int goblin_fabric_send(struct goblin_fabric *f, const void *data, size_t len)
 {
-    size_t max = f->record - GOBLIN_FABRIC_HEADER_BYTES;
+    size_t max = f->fep.record - GOBLIN_FABRIC_HEADER_BYTES;
     const char *p = data;
     while (len > 0) {
         if (f->closed) return -EPIPE;
@@ -386,6 +330,8 @@ const char *goblin_fabric_error(const struct goblin_fabric *f)
 void goblin_fabric_get_stats(const struct goblin_fabric *f, struct goblin_fabric_stats *out)
 {
     *out = f->stats;
+    out->injected = f->fep.injected;
+    out->sent_with_fi_send = f->fep.sent;
     out->sequestered = f->window.sequestered;
     out->duplicates = f->window.duplicates;
 }
@@ -437,89 +383,25 @@ static int bootstrap(struct goblin_fabric *f, const char *host, int port, int ti
     return 0;
 }
 
-static int pool_create(struct goblin_fabric *f, unsigned count, uint64_t access, char **pool,
-                       struct slot **slots, struct fid_mr **mr, void **desc)
-{
-    size_t bytes = f->record * count;
-    *pool = calloc(1, bytes);
-    *slots = calloc(count, sizeof **slots);
-    if (!*pool || !*slots) return -ENOMEM;
-    for (unsigned i = 0; i < count; i++) (*slots)[i].buf = *pool + f->record * i;
-    *desc = NULL;
-    if (!(f->info->domain_attr->mr_mode & FI_MR_LOCAL)) return 0;
-    int rc = fi_mr_reg(f->domain, *pool, bytes, access, 0, 0, 0, mr, NULL);
-    if (rc) return fail(f, EIO, "fi_mr_reg", rc);
-    *desc = fi_mr_desc(*mr);
-    return 0;
-}
-
 static int endpoint_open(struct goblin_fabric *f, const char *provider,
                          const struct goblin_fabric_options *o)
 {
-    struct fi_info *hints = fi_allocinfo();
-    if (!hints) return -ENOMEM;
-    hints->ep_attr->type = FI_EP_RDM;
-    hints->caps = FI_MSG | FI_SOURCE;
-    hints->mode = FI_CONTEXT | FI_CONTEXT2;
-    hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
-    hints->domain_attr->threading = FI_THREAD_DOMAIN;
-    hints->fabric_attr->prov_name = strdup(provider);
-    int rc = fi_getinfo(FI_VERSION(1, 9), o->local_address, NULL, o->local_address ? FI_SOURCE : 0,
-                        hints, &f->info);
-    if (rc == 0 && o->local_address && f->info->addr_format == FI_ADDR_STR) {
-        /* Not an IP-addressed provider (shm): let it choose a unique name. */
-        fi_freeinfo(f->info);
-        f->info = NULL;
-        rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &f->info);
-    }
-    fi_freeinfo(hints);
-    if (rc) {
-        snprintf(f->error, sizeof f->error,
-                 "provider '%s' offers no FI_EP_RDM endpoint with FI_MSG | FI_SOURCE: "
-                 "fi_getinfo: %s (%d)",
-                 provider, fi_strerror(-rc), rc);
-        return -ENODEV;
-    }
-    if ((rc = fi_fabric(f->info->fabric_attr, &f->fabric, NULL)))
-        return fail(f, EIO, "fi_fabric", rc);
-    if ((rc = fi_domain(f->fabric, f->info, &f->domain, NULL)))
-        return fail(f, EIO, "fi_domain", rc);
-    struct fi_cq_attr cq = {.format = FI_CQ_FORMAT_MSG, .wait_obj = FI_WAIT_NONE};
-    cq.size = f->tx_count * 2;
-    if ((rc = fi_cq_open(f->domain, &cq, &f->txcq, NULL))) return fail(f, EIO, "fi_cq_open", rc);
-    cq.size = f->rx_count * 2;
-    if ((rc = fi_cq_open(f->domain, &cq, &f->rxcq, NULL))) return fail(f, EIO, "fi_cq_open", rc);
-    struct fi_av_attr av = {.type = FI_AV_TABLE};
-    if ((rc = fi_av_open(f->domain, &av, &f->av, NULL))) return fail(f, EIO, "fi_av_open", rc);
-    if ((rc = fi_endpoint(f->domain, f->info, &f->ep, NULL)))
-        return fail(f, EIO, "fi_endpoint", rc);
-    if ((rc = fi_ep_bind(f->ep, &f->av->fid, 0)) ||
-        (rc = fi_ep_bind(f->ep, &f->txcq->fid, FI_TRANSMIT)) ||
-        (rc = fi_ep_bind(f->ep, &f->rxcq->fid, FI_RECV)))
-        return fail(f, EIO, "fi_ep_bind", rc);
-    if ((rc = fi_enable(f->ep))) return fail(f, EIO, "fi_enable", rc);
-    f->inject_size = o->force_send ? 0 : f->info->tx_attr->inject_size;
-    if (f->inject_size > f->record) f->inject_size = f->record;
-    f->inject_buf = malloc(f->inject_size ? f->inject_size : 1);
-    if (!f->inject_buf) return -ENOMEM;
-    if ((rc = pool_create(f, f->tx_count, FI_SEND, &f->tx_pool, &f->tx_slots, &f->tx_mr,
-                          &f->tx_desc)) ||
-        (rc = pool_create(f, f->rx_count, FI_RECV, &f->rx_pool, &f->rx_slots, &f->rx_mr,
-                          &f->rx_desc)))
-        return rc;
-    for (unsigned i = 0; i < f->tx_count; i++) {
-        f->tx_slots[i].next_free = f->tx_free;
-        f->tx_free = &f->tx_slots[i];
-    }
-    for (unsigned i = 0; i < f->rx_count; i++) post_recv(f, &f->rx_slots[i]);
-    return 0;
+    struct goblin_fabric_ep_options eo = {.provider = provider,
+                                          .address = o->local_address,
+                                          .tx_slots = o->tx_slots ? o->tx_slots : 16,
+                                          .rx_slots = o->rx_slots ? o->rx_slots : 16,
+                                          .record = f->fep.record,
+                                          .force_send = o->force_send != 0};
+    int rc = goblin_fabric_ep_open(&f->fep, &eo);
+    if (rc) snprintf(f->error, sizeof f->error, "%s", f->fep.error);
+    return rc;
 }
 
 static int hello(struct goblin_fabric *f, const struct goblin_fabric_options *o, int timeout_ms)
 {
     unsigned char name[GOBLIN_FABRIC_NAME_MAX];
     size_t name_len = sizeof name;
-    int rc = fi_getname(&f->ep->fid, name, &name_len);
+    int rc = fi_getname(&f->fep.ep->fid, name, &name_len);
     if (rc) return fail(f, EIO, "fi_getname", rc);
     unsigned char msg[GOBLIN_FABRIC_HELLO_BYTES + GOBLIN_FABRIC_NAME_MAX];
     struct goblin_fabric_hello h = {
@@ -552,9 +434,7 @@ int goblin_fabric_connect(const char *provider, const char *host, int port,
     int timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 5000;
     struct goblin_fabric *f = calloc(1, sizeof *f);
     if (!f) return -ENOMEM;
-    f->tx_count = o->tx_slots ? o->tx_slots : 16;
-    f->rx_count = o->rx_slots ? o->rx_slots : 16;
-    f->record = o->max_record ? o->max_record : 128 * 1024;
+    f->fep.record = o->max_record ? o->max_record : 128 * 1024;
     f->tx_next = 1;
     f->heartbeat = !o->no_heartbeat;
     f->timeout_ms = timeout_ms;
@@ -563,14 +443,14 @@ int goblin_fabric_connect(const char *provider, const char *host, int port,
     if (rc != 0) rc = -ENOMEM;
     unsigned char name[GOBLIN_FABRIC_NAME_MAX];
     size_t name_len = 0;
-    if (rc == 0 && f->record <= GOBLIN_FABRIC_HEADER_BYTES + GOBLIN_FABRIC_HELLO_BYTES +
-                                    GOBLIN_FABRIC_NAME_MAX) {
-        snprintf(f->error, sizeof f->error, "max_record %zu is too small", f->record);
+    if (rc == 0 && f->fep.record <= GOBLIN_FABRIC_HEADER_BYTES + GOBLIN_FABRIC_HELLO_BYTES +
+                                        GOBLIN_FABRIC_NAME_MAX) {
+        snprintf(f->error, sizeof f->error, "max_record %zu is too small", f->fep.record);
         rc = -EINVAL;
     }
     if (rc == 0) rc = bootstrap(f, host, port, timeout_ms, name, &name_len);
     if (rc == 0) rc = endpoint_open(f, provider, o);
-    if (rc == 0 && fi_av_insert(f->av, name, 1, &f->server, 0, NULL) != 1) {
+    if (rc == 0 && fi_av_insert(f->fep.av, name, 1, &f->server, 0, NULL) != 1) {
         snprintf(f->error, sizeof f->error, "the server's endpoint name is not a %s address",
                  provider);
         rc = -EPROTO;
@@ -591,33 +471,14 @@ int goblin_fabric_connect(const char *provider, const char *host, int port,
 void goblin_fabric_close(struct goblin_fabric *f)
 {
     if (!f) return;
-    f->inject_size = 0; /* the BYE by fi_send: its completion says it has left */
+    f->fep.inject_size = 0; /* the BYE by fi_send: its completion says it has left */
     if (!f->closed && f->acked && send_frame(f, GOBLIN_FABRIC_BYE, 0, NULL, 0) == 0) {
         /* Let the BYE leave before the endpoint goes (bounded wait). */
         long long deadline = now_us() + 100000;
-        unsigned in_flight;
-        do {
-            reap_tx(f);
-            in_flight = 0;
-            for (struct slot *s = f->tx_free; s; s = s->next_free) in_flight++;
-            in_flight = f->tx_count - in_flight;
-        } while (in_flight && now_us() < deadline);
+        while (f->fep.tx_in_flight && now_us() < deadline) goblin_fabric_ep_reap_tx(&f->fep);
     }
-    if (f->ep) fi_close(&f->ep->fid);
-    if (f->tx_mr) fi_close(&f->tx_mr->fid);
-    if (f->rx_mr) fi_close(&f->rx_mr->fid);
-    if (f->av) fi_close(&f->av->fid);
-    if (f->txcq) fi_close(&f->txcq->fid);
-    if (f->rxcq) fi_close(&f->rxcq->fid);
-    if (f->domain) fi_close(&f->domain->fid);
-    if (f->fabric) fi_close(&f->fabric->fid);
-    if (f->info) fi_freeinfo(f->info);
+    goblin_fabric_ep_close(&f->fep);
     goblin_reorder_free(&f->window);
-    free(f->tx_pool);
-    free(f->rx_pool);
-    free(f->tx_slots);
-    free(f->rx_slots);
-    free(f->inject_buf);
     free(f->rx);
     free(f);
 }

@@ -16,6 +16,7 @@
 #include "server/server.h"
 #include "server/version.h"
 #include "store/pubsub.h"
+#include "transport/fabric.h"
 #include "util/allocator.h"
 #include "util/clock.h"
 #include "util/cycles.h"
@@ -259,6 +260,13 @@ static void section_cluster(struct buf *b)
     add(b, "cluster_enabled:%d", cluster_enabled ? 1 : 0);
 }
 
+/* Not in the default set (Redis has no such section). */
+static void section_libfabric(struct buf *b)
+{
+    add(b, "# Libfabric");
+    fabric_info(b);
+}
+
 static void section_keyspace(struct buf *b)
 {
     add(b, "# Keyspace");
@@ -289,6 +297,7 @@ static const struct info_section sections[] = {
     {"errorstats", section_errorstats, true},
     {"cluster", section_cluster, true},
     {"keyspace", section_keyspace, true},
+    {"libfabric", section_libfabric, false},
 };
 
 #define SECTION_COUNT (sizeof sections / sizeof sections[0])

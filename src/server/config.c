@@ -185,6 +185,9 @@ static const struct config_param params[] = {
     {"libfabric-max-record", NULL, CFG_MEMORY, &config.libfabric_max_record, 4096, 1LL << 30,
      CFG_IMMUTABLE, "BYTES", "largest libfabric message, envelope included (default 128kb)", NULL,
      NULL},
+    {"libfabric-sessions-per-peer", NULL, CFG_INT, &config.libfabric_sessions_per_peer, 1, 65536,
+     CFG_IMMUTABLE, "N", "libfabric sessions one client endpoint may hold at once (default 16)",
+     NULL, NULL},
     {"libfabric-reorder-messages", NULL, CFG_INT, &config.libfabric_reorder_messages, 1, 65536,
      CFG_IMMUTABLE, "N", "reorder window per libfabric session, in messages (default 64)", NULL,
      NULL},
@@ -335,6 +338,7 @@ void config_init_defaults(void)
     config.libfabric_rx_slots = 16;
     config.libfabric_max_record = 128 * 1024;
     config.libfabric_reorder_messages = 64;
+    config.libfabric_sessions_per_peer = 16;
     config.libfabric_reorder_bytes = 1024 * 1024;
     config.idle_strategy = xstrdup("adaptive");
     config.idle_spin_us = 200;

@@ -109,8 +109,9 @@ struct config {
     long long libfabric_max_record; /* bytes of one message, envelope included */
     long long libfabric_reorder_messages;
     long long libfabric_reorder_bytes;
-    long long cpu;  /* -1 = not pinned */
-    long long numa; /* -1 = no binding */
+    long long libfabric_sessions_per_peer; /* sessions one client endpoint name may hold */
+    long long cpu;                         /* -1 = not pinned */
+    long long numa;                        /* -1 = no binding */
     bool mlockall;
     long long socket_poll_interval_us;
     char *idle_strategy; /* "block", "adaptive" or "spin" */

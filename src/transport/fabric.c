@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <goblin/fabric_envelope.h>
+#include <goblin/fabric_ep.h>
 #include <goblin/fabric_reorder.h>
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
@@ -27,24 +28,31 @@
 #include "util/log.h"
 #include "util/xmalloc.h"
 
-#define FABRIC_API_VERSION FI_VERSION(1, 9)
 #define FABRIC_CQ_BATCH 16
 /* Control frames (hello-ack, pong, bye) wait this long for a TX slot. */
 #define FABRIC_CONTROL_WAIT_US 100000
-
-/* A buffer of the TX or RX pool; its fi_context2 is the operation context
- * the completion hands back. */
-struct fabric_slot {
-    struct fi_context2 ctx; /* first: completions return its address */
-    char *buf;
-    struct fabric_slot *next_free;
-};
+/* An address-vector entry no session uses any more is removed this long
+ * after its last session ended (its BYE may still be leaving), unless the
+ * same endpoint says hello again first. */
+#define FABRIC_PEER_LINGER_MS 500
 
 struct fabric_endpoint;
+
+/* One client endpoint name known to the address vector: shared by every
+ * session that endpoint opens (reused when it says hello again), removed
+ * (fi_av_remove) once its last session has ended and it has lingered. */
+struct fabric_peer {
+    fi_addr_t addr;
+    int sessions;          /* live sessions from this endpoint */
+    int64_t idle_since_ms; /* when sessions dropped to 0 */
+    uint16_t name_len;
+    unsigned char name[GOBLIN_FABRIC_NAME_MAX];
+};
 
 struct fabric_session {
     struct fabric_endpoint *ep;
     uint64_t id;
+    struct fabric_peer *peer;
     fi_addr_t addr;
     uint8_t version;   /* envelope version agreed at hello */
     struct conn *conn; /* NULL once ended (freed at reap: fabric_release) */
@@ -60,24 +68,20 @@ struct fabric_session {
     const char *end_reason; /* the BYE's text when the transport ends it, else none */
 };
 
+/* Per-target counters (INFO libfabric); the endpoint module counts how
+ * frames left (fep.injected / fep.sent). */
+struct fabric_counters {
+    uint64_t sessions_total, sessions_expired, hellos_refused;
+    uint64_t frames_rx, frames_dropped;
+    uint64_t sequestered, duplicates, overflow_closes; /* of ended sessions */
+    uint64_t tx_backpressure; /* sends that found no TX room and had to wait */
+    uint64_t av_removed;
+};
+
 struct fabric_endpoint {
     char name[160]; /* "libfabric:PROVIDER@ADDRESS:PORT" */
     const struct polled_spec *spec;
-    struct fi_info *info;
-    struct fid_fabric *fabric;
-    struct fid_domain *domain;
-    struct fid_av *av;
-    struct fid_cq *txcq, *rxcq;
-    struct fid_ep *ep;
-    struct fid_mr *tx_mr, *rx_mr;
-    void *tx_desc, *rx_desc;
-    char *tx_pool, *rx_pool;
-    struct fabric_slot *tx_slots, *rx_slots;
-    struct fabric_slot *tx_free;
-    int tx_in_flight;
-    size_t record;      /* bytes of one message, envelope included */
-    size_t inject_size; /* 0: never inject */
-    char *inject_buf;   /* envelope + payload for fi_inject (the provider copies it) */
+    struct goblin_fabric_ep fep;
     char epname[GOBLIN_FABRIC_NAME_MAX];
     size_t epname_len;
     char epname_text[128];
@@ -88,6 +92,9 @@ struct fabric_endpoint {
     struct fabric_session *last_found; /* one-entry lookup cache (depth-one clients) */
     int sessions_pending;              /* sessions holding unread input (pending) */
     int sessions_blocked;              /* sessions waiting for a TX slot */
+    struct fabric_peer **peers;        /* AV entries in use or lingering, unordered */
+    int peer_count, peer_cap, peers_idle;
+    struct fabric_counters stats;
     struct log_limiter warnings;
 };
 
@@ -96,78 +103,18 @@ static int endpoint_count;
 
 /* --- sending -------------------------------------------------------- */
 
-/* Moves TX completions back to the free list; returns how many. */
-static int fabric_reap_tx(struct fabric_endpoint *ep)
-{
-    struct fi_cq_msg_entry done[FABRIC_CQ_BATCH];
-    ssize_t n = fi_cq_read(ep->txcq, done, FABRIC_CQ_BATCH);
-    if (n == -FI_EAVAIL) {
-        struct fi_cq_err_entry err = {0};
-        if (fi_cq_readerr(ep->txcq, &err, 0) == 1) {
-            log_warning_limited(&ep->warnings, "%s: send failed: %s", ep->name,
-                                fi_strerror(err.err));
-            if (err.op_context) {
-                struct fabric_slot *s = err.op_context;
-                s->next_free = ep->tx_free;
-                ep->tx_free = s;
-                ep->tx_in_flight--;
-            }
-            return 1;
-        }
-        return 0;
-    }
-    if (n <= 0) return 0;
-    for (ssize_t i = 0; i < n; i++) {
-        struct fabric_slot *s = done[i].op_context;
-        s->next_free = ep->tx_free;
-        ep->tx_free = s;
-        ep->tx_in_flight--;
-    }
-    return (int)n;
-}
-
-/* Sends one envelope (header h, payload) to addr: fi_inject when it fits
- * and sending is not forced, else fi_send from a TX slot. Returns 1 when
- * handed to the provider, 0 when no slot or provider room is free now
- * (the caller retries after fabric_reap_tx), -1 on a provider error. */
+/* Sends one envelope to addr (goblin_fabric_ep_send): 1 handed to the
+ * provider, 0 no room now (retry after completions), -1 provider error. */
 static int fabric_send_frame(struct fabric_endpoint *ep, fi_addr_t addr,
                              const struct goblin_fabric_header *h, const void *payload)
 {
-    size_t total = GOBLIN_FABRIC_HEADER_BYTES + h->payload_len;
-    if (total <= ep->inject_size) {
-        goblin_fabric_encode((unsigned char *)ep->inject_buf, h);
-        if (h->payload_len)
-            memcpy(ep->inject_buf + GOBLIN_FABRIC_HEADER_BYTES, payload, h->payload_len);
-        ssize_t rc = fi_inject(ep->ep, ep->inject_buf, total, addr);
-        if (rc == 0) return 1;
-        if (rc != -FI_EAGAIN) goto failed;
-        fabric_reap_tx(ep);
-        return 0;
+    int rc = goblin_fabric_ep_send(&ep->fep, addr, h, payload);
+    if (rc == 0) ep->stats.tx_backpressure++;
+    if (rc < 0) {
+        log_warning_limited(&ep->warnings, "%s: %s", ep->name, ep->fep.error);
+        errno = EIO;
     }
-    struct fabric_slot *s = ep->tx_free;
-    if (!s) {
-        fabric_reap_tx(ep);
-        if (!(s = ep->tx_free)) return 0;
-    }
-    goblin_fabric_encode((unsigned char *)s->buf, h);
-    if (h->payload_len) memcpy(s->buf + GOBLIN_FABRIC_HEADER_BYTES, payload, h->payload_len);
-    ssize_t rc = fi_send(ep->ep, s->buf, total, ep->tx_desc, addr, &s->ctx);
-    if (rc == -FI_EAGAIN) {
-        fabric_reap_tx(ep);
-        return 0;
-    }
-    if (rc != 0) {
-        errno = (int)-rc;
-        goto failed;
-    }
-    ep->tx_free = s->next_free;
-    ep->tx_in_flight++;
-    return 1;
-
-failed:
-    log_warning_limited(&ep->warnings, "%s: send of a %zu-byte frame failed", ep->name, total);
-    errno = EIO;
-    return -1;
+    return rc;
 }
 
 /* Control frames (hello-ack, pong, bye) are rare and small: they wait a
@@ -180,7 +127,7 @@ static void fabric_send_control(struct fabric_endpoint *ep, fi_addr_t addr, uint
     int64_t deadline = clock_mono_us() + FABRIC_CONTROL_WAIT_US;
     int rc;
     while ((rc = fabric_send_frame(ep, addr, &h, payload)) == 0 && clock_mono_us() < deadline) {
-        fabric_reap_tx(ep);
+        goblin_fabric_ep_reap_tx(&ep->fep);
     }
     if (rc == 0)
         log_warning_limited(&ep->warnings, "%s: no room to send a control frame in %d ms", ep->name,
@@ -219,7 +166,7 @@ static ssize_t fabric_send_data(struct fabric_session *s, const void *src, size_
                                 uint64_t correlation)
 {
     struct fabric_endpoint *ep = s->ep;
-    size_t max = ep->record - GOBLIN_FABRIC_HEADER_BYTES;
+    size_t max = ep->fep.record - GOBLIN_FABRIC_HEADER_BYTES;
     size_t sent = 0;
     while (sent < len) {
         size_t n = len - sent < max ? len - sent : max;
@@ -257,7 +204,7 @@ static ssize_t fabric_write(struct conn *c, const void *src, size_t len)
 static int fabric_send_unit(struct conn *c, const struct out_unit *unit, const char *payload)
 {
     struct fabric_session *s = c->transport_data;
-    if (unit->len > s->ep->record - GOBLIN_FABRIC_HEADER_BYTES) {
+    if (unit->len > s->ep->fep.record - GOBLIN_FABRIC_HEADER_BYTES) {
         log_warning_limited(&s->ep->warnings,
                             "%s: a %u-byte reply exceeds --libfabric-max-record: session ended",
                             s->ep->name, unit->len);
@@ -294,9 +241,19 @@ static void session_end(struct fabric_session *s, const char *reason)
     conn_close(s->conn, reason);
 }
 
+/* The session no longer uses its peer's AV entry: the entry lingers (its
+ * BYE may still be leaving) until fabric_peers_prune removes it. */
+static void peer_release(struct fabric_endpoint *ep, struct fabric_peer *p)
+{
+    if (--p->sessions > 0) return;
+    p->idle_since_ms = clock_unix_ms_coarse();
+    ep->peers_idle++;
+}
+
 /* Ends the session at once: BYE to the client (unless it said bye), out of
- * the table. Its memory goes at reap (fabric_release): the poll that
- * delivered the frame closing it may still hold it. */
+ * the table, its AV entry released. Its memory goes at reap
+ * (fabric_release): the poll that delivered the frame closing it may
+ * still hold it. */
 static void fabric_close(struct conn *c)
 {
     struct fabric_session *s = c->transport_data;
@@ -310,14 +267,16 @@ static void fabric_close(struct conn *c)
     buf_free(&s->pending);
     s->cur_len = 0;
     session_table_remove(ep, s);
+    ep->stats.sequestered += s->window.sequestered;
+    ep->stats.duplicates += s->window.duplicates;
+    peer_release(ep, s->peer);
+    s->peer = NULL;
     s->conn = NULL;
 }
 
 static void fabric_release(struct conn *c)
 {
     struct fabric_session *s = c->transport_data;
-    /* The address stays in the AV: a send to it may still be in flight
-     * (bounded: one entry per accepted hello, reused on reconnect). */
     goblin_reorder_free(&s->window);
     xfree(s);
     c->transport_data = NULL;
@@ -426,6 +385,7 @@ static void session_on_data(struct fabric_session *s, const struct goblin_fabric
                             "(expected %llu): session ended",
                             s->ep->name, (unsigned long long)s->id, (unsigned long long)h->sequence,
                             (unsigned long long)s->window.next);
+        s->ep->stats.overflow_closes++;
         session_end(s, "libfabric reorder window overflow");
         return;
     }
@@ -441,11 +401,68 @@ static void hello_refuse(struct fabric_endpoint *ep, fi_addr_t addr, uint64_t se
     goblin_fabric_hello_ack_encode(msg, &ack);
     int n = snprintf((char *)msg + GOBLIN_FABRIC_HELLO_ACK_BYTES, 256, "%s", why);
     if (n > 255) n = 255;
+    ep->stats.hellos_refused++;
     log_warning_limited(&ep->warnings,
                         "%s: hello for session %016llx (versions %u..%u) refused: %s", ep->name,
                         (unsigned long long)session, hello->version_min, hello->version_max, why);
     fabric_send_control(ep, addr, GOBLIN_FABRIC_HELLO_ACK, 0, session, msg,
                         GOBLIN_FABRIC_HELLO_ACK_BYTES + (size_t)n);
+}
+
+/* --- peers: the address vector -------------------------------------- */
+
+/* The peer for an endpoint name: the known entry (a client saying hello
+ * again, or another session of the same endpoint), else a new AV entry.
+ * NULL when the provider refuses the name. A new peer starts idle. */
+static struct fabric_peer *peer_get(struct fabric_endpoint *ep, const void *name, uint16_t len)
+{
+    for (int i = 0; i < ep->peer_count; i++) {
+        struct fabric_peer *p = ep->peers[i];
+        if (p->name_len == len && memcmp(p->name, name, len) == 0) return p;
+    }
+    fi_addr_t addr;
+    if (fi_av_insert(ep->fep.av, name, 1, &addr, 0, NULL) != 1) return NULL;
+    struct fabric_peer *p = xcalloc(1, sizeof *p);
+    p->addr = addr;
+    p->name_len = len;
+    memcpy(p->name, name, len);
+    p->idle_since_ms = clock_unix_ms_coarse();
+    if (ep->peer_count == ep->peer_cap) {
+        ep->peer_cap = ep->peer_cap ? 2 * ep->peer_cap : 16;
+        ep->peers = xrealloc(ep->peers, sizeof *ep->peers * (size_t)ep->peer_cap);
+    }
+    ep->peers[ep->peer_count++] = p;
+    ep->peers_idle++;
+    return p;
+}
+
+static void peer_hold(struct fabric_endpoint *ep, struct fabric_peer *p)
+{
+    if (p->sessions++ == 0) ep->peers_idle--;
+}
+
+/* Removes AV entries idle for FABRIC_PEER_LINGER_MS (every idle one when
+ * all): the table holds only endpoints with live sessions, plus the
+ * lingering. */
+static void fabric_peers_prune(struct fabric_endpoint *ep, bool all)
+{
+    if (ep->peers_idle == 0) return;
+    int64_t now = clock_unix_ms_coarse();
+    for (int i = 0; i < ep->peer_count;) {
+        struct fabric_peer *p = ep->peers[i];
+        if (p->sessions > 0 || (!all && now - p->idle_since_ms < FABRIC_PEER_LINGER_MS)) {
+            i++;
+            continue;
+        }
+        int rc = fi_av_remove(ep->fep.av, &p->addr, 1, 0);
+        if (rc)
+            log_warning_limited(&ep->warnings, "%s: fi_av_remove: %s", ep->name, fi_strerror(-rc));
+        else
+            ep->stats.av_removed++;
+        ep->peers[i] = ep->peers[--ep->peer_count];
+        ep->peers_idle--;
+        xfree(p);
+    }
 }
 
 static void session_open(struct fabric_endpoint *ep, const struct goblin_fabric_header *h,
@@ -455,17 +472,20 @@ static void session_open(struct fabric_endpoint *ep, const struct goblin_fabric_
     const void *name;
     const char *bad = goblin_fabric_hello_decode(payload, h->payload_len, &hello, &name);
     if (bad) {
+        ep->stats.hellos_refused++;
         log_warning_limited(&ep->warnings, "%s: malformed hello: %s", ep->name, bad);
         return; /* no usable address to answer */
     }
-    fi_addr_t addr;
-    if (fi_av_insert(ep->av, name, 1, &addr, 0, NULL) != 1) {
+    struct fabric_peer *peer = peer_get(ep, name, hello.name_len);
+    if (!peer) {
+        ep->stats.hellos_refused++;
         log_warning_limited(&ep->warnings, "%s: hello with an endpoint name the provider refuses",
                             ep->name);
         return;
     }
+    fi_addr_t addr = peer->addr;
     struct fabric_session *s = session_find(ep, h->session);
-    if (s && s->addr != addr) {
+    if (s && s->peer != peer) {
         hello_refuse(ep, addr, h->session, &hello, "ERR libfabric session id already in use");
         return;
     }
@@ -484,6 +504,14 @@ static void session_open(struct fabric_endpoint *ep, const struct goblin_fabric_
         return;
     }
     if (!s) {
+        if (peer->sessions >= config.libfabric_sessions_per_peer) {
+            char why[128];
+            snprintf(why, sizeof why,
+                     "ERR too many libfabric sessions from this endpoint (limit %lld)",
+                     config.libfabric_sessions_per_peer);
+            hello_refuse(ep, addr, h->session, &hello, why);
+            return;
+        }
         if ((long long)conn_count() >= config.maxclients) {
             hello_refuse(ep, addr, h->session, &hello, "ERR max number of clients reached");
             return;
@@ -497,7 +525,9 @@ static void session_open(struct fabric_endpoint *ep, const struct goblin_fabric_
         }
         s->ep = ep;
         s->id = h->session;
+        s->peer = peer;
         s->addr = addr;
+        peer_hold(ep, peer);
         s->tx_next = 1;
         s->version = version;
         s->want_read = true;
@@ -508,10 +538,12 @@ static void session_open(struct fabric_endpoint *ep, const struct goblin_fabric_
             ep->sessions = xrealloc(ep->sessions, sizeof *ep->sessions * (size_t)ep->session_cap);
         }
         ep->sessions[ep->session_count++] = s;
+        ep->stats.sessions_total++;
         struct conn *c = conn_create(&fabric_conn_io, -1, s);
         s->conn = c;
         size_t alen = sizeof c->addr;
-        if (fi_av_straddr(ep->av, name, c->addr, &alen) == NULL) snprintf(c->addr, 64, "fabric");
+        if (fi_av_straddr(ep->fep.av, name, c->addr, &alen) == NULL)
+            snprintf(c->addr, 64, "fabric");
         snprintf(c->laddr, sizeof c->laddr, "%.63s", ep->epname_text);
         log_verbose("%s: session %016llx opened from %s (envelope v%u)", ep->name,
                     (unsigned long long)s->id, c->addr, version);
@@ -523,7 +555,7 @@ static void session_open(struct fabric_endpoint *ep, const struct goblin_fabric_
         .server_min = GOBLIN_FABRIC_VERSION_MIN,
         .server_max = GOBLIN_FABRIC_VERSION_MAX,
         .lease_ms = (uint32_t)config.efa_heartbeat_timeout_ms,
-        .max_payload = (uint32_t)(ep->record - GOBLIN_FABRIC_HEADER_BYTES),
+        .max_payload = (uint32_t)(ep->fep.record - GOBLIN_FABRIC_HEADER_BYTES),
         .window_messages = (uint32_t)config.libfabric_reorder_messages};
     goblin_fabric_hello_ack_encode(msg, &ack);
     fabric_send_control(ep, addr, GOBLIN_FABRIC_HELLO_ACK, ack.version, s->id, msg, sizeof msg);
@@ -535,7 +567,9 @@ static void fabric_on_message(struct fabric_endpoint *ep, const char *msg, size_
 {
     struct goblin_fabric_header h;
     const char *bad = goblin_fabric_decode(msg, len, &h);
+    ep->stats.frames_rx++;
     if (bad) {
+        ep->stats.frames_dropped++;
         log_warning_limited(&ep->warnings, "%s: dropped a %zu-byte message: %s", ep->name, len,
                             bad);
         return;
@@ -551,6 +585,7 @@ static void fabric_on_message(struct fabric_endpoint *ep, const char *msg, size_
      * fi_av_insert of the same name numbered differently). */
     struct fabric_session *s = session_find(ep, h.session);
     if (!s) {
+        ep->stats.frames_dropped++;
         log_warning_limited(&ep->warnings, "%s: frame type %u for unknown session %016llx",
                             ep->name, h.type, (unsigned long long)h.session);
         if (src != FI_ADDR_NOTAVAIL && h.type != GOBLIN_FABRIC_BYE)
@@ -578,14 +613,10 @@ static void fabric_on_message(struct fabric_endpoint *ep, const char *msg, size_
 
 /* --- polling -------------------------------------------------------- */
 
-static void fabric_post_recv(struct fabric_endpoint *ep, struct fabric_slot *slot)
+static void fabric_post_recv(struct fabric_endpoint *ep, struct goblin_fabric_slot *slot)
 {
-    ssize_t rc;
-    while ((rc = fi_recv(ep->ep, slot->buf, ep->record, ep->rx_desc, FI_ADDR_UNSPEC, &slot->ctx)) ==
-           -FI_EAGAIN)
-        fi_cq_read(ep->rxcq, NULL, 0); /* progress */
-    if (rc != 0)
-        log_warning_limited(&ep->warnings, "%s: fi_recv failed: %s", ep->name, fi_strerror(-rc));
+    if (goblin_fabric_ep_post_recv(&ep->fep, slot) != 0)
+        log_warning_limited(&ep->warnings, "%s: %s", ep->name, ep->fep.error);
 }
 
 /* Gives conns that were waiting a turn: writers when TX slots came back,
@@ -612,30 +643,25 @@ static int fabric_endpoint_poll(void *arg)
 {
     struct fabric_endpoint *ep = arg;
     int work = 0;
-    if (ep->tx_in_flight) {
-        int freed = fabric_reap_tx(ep);
+    if (ep->fep.tx_in_flight) {
+        int freed = goblin_fabric_ep_reap_tx(&ep->fep);
         work += freed;
         if (freed && ep->sessions_blocked) work += fabric_resume_sessions(ep, true);
     }
     struct fi_cq_msg_entry done[FABRIC_CQ_BATCH];
     fi_addr_t src[FABRIC_CQ_BATCH];
-    ssize_t n = fi_cq_readfrom(ep->rxcq, done, FABRIC_CQ_BATCH, src);
-    if (n == -FI_EAVAIL) {
-        struct fi_cq_err_entry err = {0};
-        if (fi_cq_readerr(ep->rxcq, &err, 0) == 1) {
-            log_warning_limited(&ep->warnings, "%s: receive failed: %s", ep->name,
-                                fi_strerror(err.err));
-            if (err.op_context) fabric_post_recv(ep, err.op_context);
-        }
+    ssize_t n = goblin_fabric_ep_read_rx(&ep->fep, done, src, FABRIC_CQ_BATCH);
+    if (n < 0) {
+        log_warning_limited(&ep->warnings, "%s: %s", ep->name, ep->fep.error);
         return work + 1;
     }
     for (ssize_t i = 0; i < n; i++) {
-        struct fabric_slot *slot = done[i].op_context;
+        struct goblin_fabric_slot *slot = done[i].op_context;
         fabric_on_message(ep, slot->buf, done[i].len, src[i]);
         fabric_post_recv(ep, slot);
         work++;
     }
-    if (ep->sessions_pending && n <= 0) work += fabric_resume_sessions(ep, false);
+    if (ep->sessions_pending && n == 0) work += fabric_resume_sessions(ep, false);
     return work;
 }
 
@@ -666,102 +692,29 @@ static void on_bootstrap_readable(struct ev_handler *handler, uint32_t mask)
 
 /* --- setup ---------------------------------------------------------- */
 
-static bool fabric_fail(const struct fabric_endpoint *ep, const char *what, int rc)
-{
-    log_warning("--libfabric %s %s %d: %s failed: %s (%d)", ep->spec->path, ep->spec->address,
-                ep->spec->port, what, fi_strerror(-rc), rc);
-    return false;
-}
-
-/* Allocates and (when the provider needs local registration) registers a
- * pool of count slots of ep->record bytes. */
-static bool fabric_pool_create(struct fabric_endpoint *ep, int count, uint64_t access, char **pool,
-                               struct fabric_slot **slots, struct fid_mr **mr, void **desc)
-{
-    size_t bytes = ep->record * (size_t)count;
-    *pool = xmalloc(bytes);
-    memset(*pool, 0, bytes); /* prefault */
-    *slots = xcalloc((size_t)count, sizeof **slots);
-    for (int i = 0; i < count; i++) (*slots)[i].buf = *pool + ep->record * (size_t)i;
-    *desc = NULL;
-    if (!(ep->info->domain_attr->mr_mode & FI_MR_LOCAL)) return true;
-    int rc = fi_mr_reg(ep->domain, *pool, bytes, access, 0, 0, 0, mr, NULL);
-    if (rc) return fabric_fail(ep, "fi_mr_reg", rc);
-    *desc = fi_mr_desc(*mr);
-    return true;
-}
-
 static bool fabric_endpoint_open(struct fabric_endpoint *ep)
 {
     const struct polled_spec *ps = ep->spec;
-    struct fi_info *hints = fi_allocinfo();
-    hints->ep_attr->type = FI_EP_RDM;
-    hints->caps = FI_MSG | FI_SOURCE;
-    hints->mode = FI_CONTEXT | FI_CONTEXT2;
-    hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
-    hints->domain_attr->threading = FI_THREAD_DOMAIN;
-    hints->fabric_attr->prov_name = strdup(ps->path);
-    /* The endpoint's own address is ADDRESS (any port); a provider without
-     * IP addressing (shm) names itself. */
-    int rc = fi_getinfo(FABRIC_API_VERSION, ps->address, NULL, FI_SOURCE, hints, &ep->info);
-    if (rc == 0 && ep->info->addr_format == FI_ADDR_STR) {
-        /* Names that are not IP addresses (shm: a shared-memory region):
-         * ADDRESS would become the name itself, shared by every server on
-         * it; let the provider choose a unique one. */
-        fi_freeinfo(ep->info);
-        ep->info = NULL;
-        rc = fi_getinfo(FABRIC_API_VERSION, NULL, NULL, 0, hints, &ep->info);
-    }
-    /* fi_freeinfo frees prov_name with free(): hence strdup. */
-    fi_freeinfo(hints);
-    if (rc) {
-        log_warning("--libfabric %s %s %d: provider '%s' offers no FI_EP_RDM endpoint with FI_MSG "
-                    "| FI_SOURCE: fi_getinfo: %s (%d)",
-                    ps->path, ps->address, ps->port, ps->path, fi_strerror(-rc), rc);
+    struct goblin_fabric_ep_options o = {.provider = ps->path,
+                                         .address = ps->address,
+                                         .tx_slots = (unsigned)config.libfabric_tx_slots,
+                                         .rx_slots = (unsigned)config.libfabric_rx_slots,
+                                         .record = (size_t)config.libfabric_max_record,
+                                         .force_send = config.libfabric_force_send};
+    if (goblin_fabric_ep_open(&ep->fep, &o) != 0) {
+        log_warning("--libfabric %s %s %d: %s", ps->path, ps->address, ps->port, ep->fep.error);
         return false;
     }
-    struct fi_info *info = ep->info;
-    if ((rc = fi_fabric(info->fabric_attr, &ep->fabric, NULL)))
-        return fabric_fail(ep, "fi_fabric", rc);
-    if ((rc = fi_domain(ep->fabric, info, &ep->domain, NULL)))
-        return fabric_fail(ep, "fi_domain", rc);
-    int tx = (int)config.libfabric_tx_slots, rx = (int)config.libfabric_rx_slots;
-    struct fi_cq_attr cq = {.format = FI_CQ_FORMAT_MSG, .wait_obj = FI_WAIT_NONE};
-    cq.size = (size_t)tx * 2;
-    if ((rc = fi_cq_open(ep->domain, &cq, &ep->txcq, NULL)))
-        return fabric_fail(ep, "fi_cq_open (TX)", rc);
-    cq.size = (size_t)rx * 2;
-    if ((rc = fi_cq_open(ep->domain, &cq, &ep->rxcq, NULL)))
-        return fabric_fail(ep, "fi_cq_open (RX)", rc);
-    struct fi_av_attr av = {.type = FI_AV_TABLE};
-    if ((rc = fi_av_open(ep->domain, &av, &ep->av, NULL))) return fabric_fail(ep, "fi_av_open", rc);
-    if ((rc = fi_endpoint(ep->domain, info, &ep->ep, NULL)))
-        return fabric_fail(ep, "fi_endpoint", rc);
-    if ((rc = fi_ep_bind(ep->ep, &ep->av->fid, 0)) ||
-        (rc = fi_ep_bind(ep->ep, &ep->txcq->fid, FI_TRANSMIT)) ||
-        (rc = fi_ep_bind(ep->ep, &ep->rxcq->fid, FI_RECV)))
-        return fabric_fail(ep, "fi_ep_bind", rc);
-    if ((rc = fi_enable(ep->ep))) return fabric_fail(ep, "fi_enable", rc);
     ep->epname_len = sizeof ep->epname;
-    if ((rc = fi_getname(&ep->ep->fid, ep->epname, &ep->epname_len)))
-        return fabric_fail(ep, "fi_getname", rc);
-    size_t tlen = sizeof ep->epname_text;
-    if (!fi_av_straddr(ep->av, ep->epname, ep->epname_text, &tlen))
-        snprintf(ep->epname_text, sizeof ep->epname_text, "%s", ps->path);
-
-    ep->record = (size_t)config.libfabric_max_record;
-    ep->inject_size = config.libfabric_force_send ? 0 : info->tx_attr->inject_size;
-    if (ep->inject_size > ep->record) ep->inject_size = ep->record;
-    ep->inject_buf = xmalloc(ep->inject_size ? ep->inject_size : 1);
-    if (!fabric_pool_create(ep, tx, FI_SEND, &ep->tx_pool, &ep->tx_slots, &ep->tx_mr,
-                            &ep->tx_desc) ||
-        !fabric_pool_create(ep, rx, FI_RECV, &ep->rx_pool, &ep->rx_slots, &ep->rx_mr, &ep->rx_desc))
+    int rc = fi_getname(&ep->fep.ep->fid, ep->epname, &ep->epname_len);
+    if (rc) {
+        log_warning("--libfabric %s %s %d: fi_getname failed: %s (%d)", ps->path, ps->address,
+                    ps->port, fi_strerror(-rc), rc);
         return false;
-    for (int i = tx - 1; i >= 0; i--) {
-        ep->tx_slots[i].next_free = ep->tx_free;
-        ep->tx_free = &ep->tx_slots[i];
     }
-    for (int i = 0; i < rx; i++) fabric_post_recv(ep, &ep->rx_slots[i]);
+    size_t tlen = sizeof ep->epname_text;
+    if (!fi_av_straddr(ep->fep.av, ep->epname, ep->epname_text, &tlen))
+        snprintf(ep->epname_text, sizeof ep->epname_text, "%s", ps->path);
 
     ep->listen_fd = socket_listen_tcp(ps->address, ps->port, (int)config.tcp_backlog);
     if (ep->listen_fd < 0) {
@@ -790,7 +743,7 @@ static bool fabric_start(void)
         snprintf(ep->name, sizeof ep->name, "libfabric:%s@%s:%d", ps->path, ps->address, ps->port);
         if (!fabric_endpoint_open(ep)) return false;
         log_notice("serving %s (%s, endpoint %s, inject %zu bytes%s)", ep->name,
-                   ep->info->fabric_attr->prov_name, ep->epname_text, ep->inject_size,
+                   ep->fep.info->fabric_attr->prov_name, ep->epname_text, ep->fep.inject_size,
                    config.libfabric_force_send ? ", every frame by fi_send" : "");
         struct poll_target pt = {.name = ep->name, .poll = fabric_endpoint_poll, .arg = ep};
         ev_add_polled(&pt, i);
@@ -806,14 +759,16 @@ static int fabric_endpoint_count(void)
 /* Ends sessions silent for longer than the lease. */
 static void fabric_housekeeping(void)
 {
-    if (config.efa_heartbeat_timeout_ms <= 0) return;
     int64_t now = clock_unix_ms_coarse();
     for (int e = 0; e < endpoint_count; e++) {
         struct fabric_endpoint *ep = &endpoints[e];
+        fabric_peers_prune(ep, false);
+        if (config.efa_heartbeat_timeout_ms <= 0) continue;
         for (int i = 0; i < ep->session_count;) {
             struct fabric_session *s = ep->sessions[i];
             if (now - s->last_seen_ms > config.efa_heartbeat_timeout_ms) {
                 log_verbose("%s: session %016llx expired", ep->name, (unsigned long long)s->id);
+                ep->stats.sessions_expired++;
                 session_end(s, "libfabric session expired"); /* removes it from the table */
                 continue;
             }
@@ -828,18 +783,15 @@ static size_t fabric_lock_memory(size_t budget, size_t *total)
     *total = 0;
     for (int e = 0; e < endpoint_count; e++) {
         struct fabric_endpoint *ep = &endpoints[e];
-        size_t tx = ep->record * (size_t)config.libfabric_tx_slots;
-        size_t rx = ep->record * (size_t)config.libfabric_rx_slots;
+        size_t tx = ep->fep.record * ep->fep.tx_count;
+        size_t rx = ep->fep.record * ep->fep.rx_count;
         *total += tx + rx;
-        if (ep->tx_pool && locked + tx <= budget && mlock(ep->tx_pool, tx) == 0) locked += tx;
-        if (ep->rx_pool && locked + rx <= budget && mlock(ep->rx_pool, rx) == 0) locked += rx;
+        if (ep->fep.tx_pool && locked + tx <= budget && mlock(ep->fep.tx_pool, tx) == 0)
+            locked += tx;
+        if (ep->fep.rx_pool && locked + rx <= budget && mlock(ep->fep.rx_pool, rx) == 0)
+            locked += rx;
     }
     return locked;
-}
-
-static void fabric_close_fid(struct fid *fid)
-{
-    if (fid) fi_close(fid);
 }
 
 static void fabric_stop(void)
@@ -851,23 +803,60 @@ static void fabric_stop(void)
             ev_remove(ep->listen_fd);
             close(ep->listen_fd);
         }
-        if (ep->ep) fabric_close_fid(&ep->ep->fid);
-        if (ep->tx_mr) fabric_close_fid(&ep->tx_mr->fid);
-        if (ep->rx_mr) fabric_close_fid(&ep->rx_mr->fid);
-        if (ep->av) fabric_close_fid(&ep->av->fid);
-        if (ep->txcq) fabric_close_fid(&ep->txcq->fid);
-        if (ep->rxcq) fabric_close_fid(&ep->rxcq->fid);
-        if (ep->domain) fabric_close_fid(&ep->domain->fid);
-        if (ep->fabric) fabric_close_fid(&ep->fabric->fid);
-        if (ep->info) fi_freeinfo(ep->info);
-        xfree(ep->tx_pool);
-        xfree(ep->rx_pool);
-        xfree(ep->tx_slots);
-        xfree(ep->rx_slots);
-        xfree(ep->inject_buf);
+        for (int i = 0; i < ep->peer_count; i++) xfree(ep->peers[i]);
+        xfree(ep->peers);
+        goblin_fabric_ep_close(&ep->fep);
         xfree(ep->sessions);
     }
     xfree(endpoints);
     endpoints = NULL;
     endpoint_count = 0;
+}
+
+static void info_line(struct buf *b, int e, const char *field, unsigned long long v)
+{
+    char line[96];
+    int n = snprintf(line, sizeof line, "libfabric%d_%s:%llu\r\n", e, field, v);
+    buf_append(b, line, (size_t)n);
+}
+
+void fabric_info(struct buf *b)
+{
+    char line[256];
+    int n = snprintf(line, sizeof line, "libfabric_endpoints:%d\r\n", endpoint_count);
+    buf_append(b, line, (size_t)n);
+    for (int e = 0; e < endpoint_count; e++) {
+        const struct fabric_endpoint *ep = &endpoints[e];
+        const struct fabric_counters *st = &ep->stats;
+        n = snprintf(line, sizeof line, "libfabric%d_target:%s\r\nlibfabric%d_provider:%s\r\n", e,
+                     ep->name + strlen("libfabric:"), e, ep->fep.info->fabric_attr->prov_name);
+        buf_append(b, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+        uint64_t sequestered = st->sequestered, duplicates = st->duplicates;
+        for (int i = 0; i < ep->session_count; i++) {
+            sequestered += ep->sessions[i]->window.sequestered;
+            duplicates += ep->sessions[i]->window.duplicates;
+        }
+        info_line(b, e, "inject_size", ep->fep.inject_size);
+        info_line(b, e, "sessions_active", (unsigned long long)ep->session_count);
+        info_line(b, e, "sessions_total", st->sessions_total);
+        info_line(b, e, "sessions_expired", st->sessions_expired);
+        info_line(b, e, "sessions_per_peer_limit",
+                  (unsigned long long)config.libfabric_sessions_per_peer);
+        info_line(b, e, "hellos_refused", st->hellos_refused);
+        info_line(b, e, "frames_rx", st->frames_rx);
+        info_line(b, e, "frames_rx_dropped", st->frames_dropped);
+        info_line(b, e, "frames_tx", ep->fep.injected + ep->fep.sent);
+        info_line(b, e, "frames_tx_inject", ep->fep.injected);
+        info_line(b, e, "frames_tx_send", ep->fep.sent);
+        info_line(b, e, "tx_errors", ep->fep.tx_errors);
+        info_line(b, e, "rx_errors", ep->fep.rx_errors);
+        info_line(b, e, "tx_slots_in_flight", ep->fep.tx_in_flight);
+        info_line(b, e, "tx_backpressure_events", st->tx_backpressure);
+        info_line(b, e, "reorder_sequestered", sequestered);
+        info_line(b, e, "reorder_duplicates_dropped", duplicates);
+        info_line(b, e, "reorder_overflow_closes", st->overflow_closes);
+        info_line(b, e, "av_entries", (unsigned long long)ep->peer_count);
+        info_line(b, e, "av_entries_idle", (unsigned long long)ep->peers_idle);
+        info_line(b, e, "av_entries_removed", st->av_removed);
+    }
 }

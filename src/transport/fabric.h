@@ -37,10 +37,24 @@
  * --no-auth-libfabric; the SBE wire (no authentication) is trusted-fabric
  * traffic. Liveness: a session silent for --efa-heartbeat-timeout-ms is
  * ended (clients ping after a third of it); 0 disables expiry.
+ *
+ * Peer-driven state is bounded: the address vector holds one entry per
+ * client endpoint name (reused when it says hello again), removed
+ * (fi_av_remove) shortly after that endpoint's last session ended — by BYE,
+ * expiry or a reorder overflow; one endpoint may hold at most
+ * --libfabric-sessions-per-peer sessions (a hello beyond is refused with a
+ * clear error), and every session counts against maxclients.
  */
 #ifndef GOBLIN_TRANSPORT_FABRIC_H
 #define GOBLIN_TRANSPORT_FABRIC_H
 
+#include "util/buf.h"
+
 /* The registry entry is `fabric_transport` (transport/transport.h). */
+
+/* INFO libfabric: per target, lines "libfabric<i>_<field>:<value>\r\n"
+ * (sessions, hellos refused, frames, inject vs send, reorder window,
+ * TX back-pressure, AV entries; listed in docs/libfabric.md). */
+void fabric_info(struct buf *b);
 
 #endif
