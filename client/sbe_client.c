@@ -3,6 +3,7 @@
 #include <goblin/sbe_client.h>
 
 #include <errno.h>
+#include <goblin/fabric_client.h>
 #include <goblin/ring_client.h>
 #include <math.h>
 #include <netdb.h>
@@ -55,8 +56,9 @@ static void bytes_consume(struct bytes *b, size_t n)
 }
 
 struct goblin_sbe {
-    int fd;                   /* sockets; -1 for a ring */
-    struct goblin_ring *ring; /* rings */
+    int fd;                       /* sockets; -1 for a ring */
+    struct goblin_ring *ring;     /* rings */
+    struct goblin_fabric *fabric; /* libfabric sessions */
     uint64_t next_correlation;
     struct bytes tx, rx;
     struct bytes replies, pushes; /* whole frames read ahead of their reader */
@@ -124,11 +126,37 @@ int goblin_sbe_open_ring(const char *path, int timeout_ms, struct goblin_sbe **o
     return sbe_new(-1, ring, out);
 }
 
+int goblin_sbe_connect_fabric(const char *provider, const char *host, int port,
+                              const struct goblin_fabric_options *opt, struct goblin_sbe **out,
+                              char *err, size_t err_cap)
+{
+    struct goblin_fabric *f;
+    int rc = goblin_fabric_connect(provider, host, port, opt, &f, err, err_cap);
+    if (rc != 0) return rc;
+    struct goblin_sbe *s = calloc(1, sizeof *s);
+    if (!s) {
+        goblin_fabric_close(f);
+        return -ENOMEM;
+    }
+    s->fd = -1;
+    s->fabric = f;
+    s->next_correlation = 1;
+    rc = goblin_sbe_send_raw(s, SBE_HANDSHAKE, 8);
+    if (rc == 0) rc = goblin_sbe_flush(s);
+    if (rc != 0) {
+        goblin_sbe_close(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
 void goblin_sbe_close(struct goblin_sbe *s)
 {
     if (!s) return;
     if (s->fd >= 0) close(s->fd);
     goblin_ring_close(s->ring);
+    goblin_fabric_close(s->fabric);
     free(s->tx.data);
     free(s->rx.data);
     free(s->replies.data);
@@ -147,8 +175,9 @@ int goblin_sbe_send_raw(struct goblin_sbe *s, const void *data, size_t len)
 int goblin_sbe_flush(struct goblin_sbe *s)
 {
     if (s->closed) return -EPIPE;
-    if (s->ring) {
-        /* One frame per send, so each lands in a record of its own when it fits. */
+    if (s->ring || s->fabric) {
+        /* One frame per send, so each lands in a record (message) of its own
+         * when it fits. */
         while (bytes_len(&s->tx) > 0) {
             const uint8_t *p = s->tx.data + s->tx.start;
             size_t n = bytes_len(&s->tx);
@@ -156,7 +185,8 @@ int goblin_sbe_flush(struct goblin_sbe *s)
                 size_t f = GOBLIN_SBE_FRAME_PREFIX + goblin_sbe_get_u32(p);
                 if (f < n) n = f;
             }
-            int rc = goblin_ring_send(s->ring, p, n);
+            int rc =
+                s->ring ? goblin_ring_send(s->ring, p, n) : goblin_fabric_send(s->fabric, p, n);
             if (rc != 0) return rc;
             bytes_consume(&s->tx, n);
         }
@@ -377,8 +407,9 @@ static int sbe_receive(struct goblin_sbe *s, long long until_us)
     size_t cap = s->rx.cap - s->rx.end;
     long long left = until_us < 0 ? -1 : until_us - now_us();
     if (until_us >= 0 && left < 0) left = 0;
-    if (s->ring) {
-        ssize_t n = goblin_ring_recv(s->ring, dst, cap, left);
+    if (s->ring || s->fabric) {
+        ssize_t n = s->ring ? goblin_ring_recv(s->ring, dst, cap, left)
+                            : goblin_fabric_recv(s->fabric, dst, cap, left);
         if (n < 0) return (int)n;
         if (n == 0) return -ETIMEDOUT;
         s->rx.end += (size_t)n;

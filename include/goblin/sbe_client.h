@@ -1,6 +1,6 @@
 /*
  * goblin/sbe_client.h — typed client of Goblin Core's SBE binary wire
- * (docs/sbe.md) over TCP, Unix sockets and shared-memory rings.
+ * (docs/sbe.md) over TCP, Unix sockets, shared-memory rings and libfabric.
  *
  *   struct goblin_sbe *s;
  *   if (goblin_sbe_connect_tcp("127.0.0.1", 6379, &s) == 0) {
@@ -71,7 +71,14 @@ int goblin_sbe_connect_tcp(const char *host, int port, struct goblin_sbe **out);
 int goblin_sbe_connect_unix(const char *path, struct goblin_sbe **out);
 /* Claims the ring at path (goblin/ring_client.h) and speaks SBE over it. */
 int goblin_sbe_open_ring(const char *path, int timeout_ms, struct goblin_sbe **out);
-/* Closes the connection (releases a ring). Accepts NULL. */
+/* Opens a libfabric session (goblin/fabric_client.h: provider, the
+ * server's bootstrap host:port, opt may be NULL) and speaks SBE over it,
+ * one frame per message. 0, or -errno with the reason in err. */
+struct goblin_fabric_options;
+int goblin_sbe_connect_fabric(const char *provider, const char *host, int port,
+                              const struct goblin_fabric_options *opt, struct goblin_sbe **out,
+                              char *err, size_t err_cap);
+/* Closes the connection (releases a ring, ends a libfabric session). Accepts NULL. */
 void goblin_sbe_close(struct goblin_sbe *s);
 
 /* Sends the queued requests now. 0 or -errno. */

@@ -6,12 +6,22 @@
  * sides, heartbeats keeping an idle session alive while a silent one
  * expires, AUTH required / --no-auth-libfabric, a wrong envelope version
  * refused with both ranges named, and an absent provider refused at
- * startup with fi_getinfo's error.
+ * startup with fi_getinfo's error. The SBE wire over the same sessions
+ * (--enable-sbe: PING, SET/GET incl. 8 KiB, HSET/HGET at depth 64, Pub/Sub
+ * push frames). Peer-driven state: one AV entry per client endpoint name,
+ * at most --libfabric-sessions-per-peer sessions on it (a raw endpoint
+ * from goblin/fabric_ep.h opens several), entries removed when sessions
+ * end, hello/bye cycles leaving INFO libfabric's tables where they were.
  *
  * A provider is skipped only when fi_info reports it absent (and the test
  * says so); with every provider absent the test fails. */
 #include <errno.h>
 #include <goblin/fabric_client.h>
+#include <goblin/fabric_ep.h>
+#include <goblin/sbe_client.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <rdma/fi_cm.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +71,35 @@ static bool provider_present(const char *provider)
     char cmd[256];
     snprintf(cmd, sizeof cmd, "fi_info -p '%s' -t FI_EP_RDM >/dev/null 2>&1", provider);
     return system(cmd) == 0;
+}
+
+/* A field of INFO libfabric for target 0, over TCP (AUTH when password). */
+static long long fabric_stat(int tcp_port, const char *password, const char *field)
+{
+    struct rconn r;
+    rconn_open_tcp(&r, tcp_port);
+    if (password) free(rconn_call(&r, "AUTH", password, NULL));
+    char *info = rconn_call(&r, "INFO", "libfabric", NULL);
+    char key[96];
+    snprintf(key, sizeof key, "\nlibfabric0_%s:", field);
+    const char *at = strstr(info, key);
+    CHECKF(at != NULL, "INFO libfabric has no %s: %s", field, info);
+    long long n = atoll(at + strlen(key));
+    free(info);
+    rconn_close(&r);
+    return n;
+}
+
+/* Waits (polling INFO) until a field reaches want; returns its last value. */
+static long long fabric_stat_wait(int tcp_port, const char *password, const char *field,
+                                  long long want)
+{
+    long long v = fabric_stat(tcp_port, password, field);
+    for (int i = 0; i < 500 && v != want; i++) { /* ~5 s */
+        usleep(10000);
+        v = fabric_stat(tcp_port, password, field);
+    }
+    return v;
 }
 
 /* Over TCP, which needs AUTH on these servers (only libfabric skips it). */
@@ -178,6 +217,8 @@ static void heartbeat_and_expiry(const char *provider, int port, int tcp_port)
     CHECKF(st.pings_sent >= 2 && st.pongs_received >= 1, "pings %llu pongs %llu",
            (unsigned long long)st.pings_sent, (unsigned long long)st.pongs_received);
     CHECK_EQ_LL(connected_clients(tcp_port), 1); /* the expired session was released */
+    CHECK_EQ_LL(fabric_stat(tcp_port, "s3cret", "sessions_expired"), 1);
+    CHECK_EQ_LL(fabric_stat(tcp_port, "s3cret", "sessions_active"), 1);
     goblin_fabric_close(silent);
     goblin_fabric_close(alive);
     /* A BYE ends the session at once. */
@@ -224,6 +265,9 @@ static void auth_and_heartbeat(const char *provider)
     CALL(f, "+OK\r\n", "SET", "big", big); /* server replies by fi_send (forced) */
     snprintf(expected, sizeof expected, "$8192\r\n%s\r\n", big);
     CALL(f, expected, "GET", "big");
+    /* Forced: no reply left by fi_inject. */
+    CHECK_EQ_LL(fabric_stat(s.port, "s3cret", "frames_tx_inject"), 0);
+    CHECK(fabric_stat(s.port, "s3cret", "frames_tx_send") >= 5);
     goblin_fabric_close(f);
     test_server_stop(&s);
 
@@ -246,17 +290,268 @@ static void auth_and_heartbeat(const char *provider)
     test_server_stop(&s);
 }
 
+/* --- SBE over the fabric (--enable-sbe, GOBLINS! on the first message) --- */
+
+static struct goblin_sbe *open_sbe(const char *provider, int port)
+{
+    struct goblin_sbe *s = NULL;
+    char err[256] = "";
+    int rc = goblin_sbe_connect_fabric(provider, "127.0.0.1", port, NULL, &s, err, sizeof err);
+    CHECKF(rc == 0, "SBE over %s: %s (%s)", provider, err, strerror(-rc));
+    return s;
+}
+
+/* The reply to `correlation` is one value of `kind` with bytes `data`
+ * (NULL: only the integer `integer` checked). */
+static void sbe_expect(struct goblin_sbe *s, int64_t correlation, uint8_t kind, const char *data,
+                       long long integer)
+{
+    CHECKF(correlation > 0, "request failed: %lld", (long long)correlation);
+    struct goblin_sbe_reply r;
+    int rc = goblin_sbe_read_reply(s, &r, 10 * 1000000LL);
+    CHECKF(rc == 0, "read_reply: %s", strerror(-rc));
+    CHECK_EQ_LL(r.correlation, correlation);
+    CHECKF(r.count >= 1 && r.values[0].kind == kind, "kind %u, want %u",
+           r.count ? r.values[0].kind : 255, kind);
+    if (data)
+        CHECKF(r.values[0].len == strlen(data) &&
+                   memcmp(r.values[0].data, data, r.values[0].len) == 0,
+               "got '%.*s' want '%.40s'", (int)r.values[0].len, r.values[0].data, data);
+    else
+        CHECK_EQ_LL(r.values[0].integer, integer);
+    goblin_sbe_reply_free(&r);
+}
+
+/* PING, SET/GET (8 KiB: fi_send), HSET/HGET at depth 64, and Pub/Sub push
+ * frames from a RESP publisher to an SBE subscriber. */
+static void sbe_over_fabric(const char *provider, int port)
+{
+    struct goblin_sbe *s = open_sbe(provider, port);
+    sbe_expect(s, goblin_sbe_ping(s), GOBLIN_SBE_VALUE_KIND_STATUS, "PONG", 0);
+    sbe_expect(s, goblin_sbe_set(s, "sk", 2, "sv", 2, 0, GOBLIN_SBE_EXPIRE_KIND_NONE, 0),
+               GOBLIN_SBE_VALUE_KIND_STATUS, "OK", 0);
+    sbe_expect(s, goblin_sbe_get(s, "sk", 2), GOBLIN_SBE_VALUE_KIND_BULK, "sv", 0);
+    static char big[8192 + 1];
+    for (size_t i = 0; i < 8192; i++) big[i] = (char)('A' + i % 26);
+    sbe_expect(s, goblin_sbe_set(s, "sbig", 4, big, 8192, 0, GOBLIN_SBE_EXPIRE_KIND_NONE, 0),
+               GOBLIN_SBE_VALUE_KIND_STATUS, "OK", 0);
+    sbe_expect(s, goblin_sbe_get(s, "sbig", 4), GOBLIN_SBE_VALUE_KIND_BULK, big, 0);
+
+    /* Depth 64: every request queued (one pipelined flush) before a reply. */
+    int64_t ids[64];
+    char field[16], value[16];
+    for (int i = 0; i < 64; i++) {
+        int fl = snprintf(field, sizeof field, "f%d", i);
+        int vl = snprintf(value, sizeof value, "s%d", i * 3);
+        ids[i] = goblin_sbe_hset(s, "sh", 2, field, (size_t)fl, value, (size_t)vl);
+    }
+    for (int i = 0; i < 64; i++) sbe_expect(s, ids[i], GOBLIN_SBE_VALUE_KIND_INT, NULL, 1);
+    for (int i = 0; i < 64; i++) {
+        int fl = snprintf(field, sizeof field, "f%d", i);
+        ids[i] = goblin_sbe_hget(s, "sh", 2, field, (size_t)fl);
+    }
+    for (int i = 0; i < 64; i++) {
+        snprintf(value, sizeof value, "s%d", i * 3);
+        sbe_expect(s, ids[i], GOBLIN_SBE_VALUE_KIND_BULK, value, 0);
+    }
+
+    /* Pub/Sub: the SBE session subscribes; a RESP session publishes. */
+    int64_t c = goblin_sbe_subscribe(s, GOBLIN_SBE_SUBSCRIBE_TEMPLATE_ID, 1,
+                                     (const char *[]){"sbenews"}, NULL);
+    struct goblin_sbe_reply r;
+    CHECK(c > 0 && goblin_sbe_read_reply(s, &r, 10 * 1000000LL) == 0);
+    CHECK_EQ_LL(r.correlation, c);
+    CHECK_EQ_LL(r.push_kind, GOBLIN_SBE_PUSH_KIND_SUBSCRIBE);
+    goblin_sbe_reply_free(&r);
+    struct goblin_fabric *pub = open_client(provider, port, NULL);
+    for (int i = 0; i < 3; i++) CALL(pub, ":1\r\n", "PUBLISH", "sbenews", "over sbe");
+    goblin_fabric_close(pub);
+    for (int i = 0; i < 3; i++) {
+        int rc = goblin_sbe_read_push(s, &r, 10 * 1000000LL);
+        CHECKF(rc == 0, "read_push: %s", strerror(-rc));
+        CHECK_EQ_LL(r.correlation, 0);
+        CHECK_EQ_LL(r.template_id, GOBLIN_SBE_PUSH_TEMPLATE_ID);
+        CHECK_EQ_LL(r.push_kind, GOBLIN_SBE_PUSH_KIND_MESSAGE);
+        CHECK(r.count == 4 && r.values[3].len == 8 && memcmp(r.values[3].data, "over sbe", 8) == 0);
+        goblin_sbe_reply_free(&r);
+    }
+    /* A subscribed SBE session still answers typed requests. */
+    sbe_expect(s, goblin_sbe_ping(s), GOBLIN_SBE_VALUE_KIND_STATUS, "PONG", 0);
+    goblin_sbe_close(s);
+}
+
+/* --- peers: the address vector and the per-endpoint session bound --- */
+
+/* The server endpoint's name from its bootstrap listener. */
+static size_t bootstrap_name(int port, unsigned char *name)
+{
+    struct rconn r;
+    rconn_open_tcp(&r, port);
+    unsigned char msg[4 + GOBLIN_FABRIC_NAME_MAX];
+    size_t got = 0;
+    for (;;) {
+        ssize_t n = read(r.fd, msg + got, sizeof msg - got);
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    rconn_close(&r);
+    CHECK(got > 4 && got == 4 + goblin_fabric_get32(msg));
+    memcpy(name, msg + 4, got - 4);
+    return got - 4;
+}
+
+/* The next frame on a raw endpoint (10 s at most). */
+static void raw_next(struct goblin_fabric_ep *ep, struct goblin_fabric_header *h, char *payload,
+                     size_t cap)
+{
+    for (long i = 0; i < 20000000; i++) {
+        struct fi_cq_msg_entry done;
+        goblin_fabric_ep_reap_tx(ep);
+        ssize_t n = goblin_fabric_ep_read_rx(ep, &done, NULL, 1);
+        CHECKF(n >= 0, "%s", ep->error);
+        if (n == 0) {
+            if ((i & 1023) == 0) usleep(500);
+            continue;
+        }
+        struct goblin_fabric_slot *slot = done.op_context;
+        CHECK(goblin_fabric_decode(slot->buf, done.len, h) == NULL);
+        size_t len = h->payload_len < cap ? h->payload_len : cap;
+        memcpy(payload, slot->buf + GOBLIN_FABRIC_HEADER_BYTES, len);
+        CHECK(goblin_fabric_ep_post_recv(ep, slot) == 0);
+        return;
+    }
+    CHECKF(false, "no frame from the server");
+}
+
+static void raw_send(struct goblin_fabric_ep *ep, fi_addr_t to, uint8_t type, uint64_t session,
+                     const void *payload, size_t len)
+{
+    struct goblin_fabric_header h = {.version = type == GOBLIN_FABRIC_HELLO ? 0 : 1,
+                                     .type = type,
+                                     .session = session,
+                                     .payload_len = (uint32_t)len};
+    int rc;
+    for (int i = 0; (rc = goblin_fabric_ep_send(ep, to, &h, payload)) == 0 && i < 1000000; i++) {
+    }
+    CHECKF(rc == 1, "raw send: %s", ep->error);
+}
+
+/* Hello for `session` from the raw endpoint; returns whether accepted
+ * (the refusal's text in why). */
+static bool raw_hello(struct goblin_fabric_ep *ep, fi_addr_t server, uint64_t session, char *why,
+                      size_t why_cap)
+{
+    unsigned char name[GOBLIN_FABRIC_NAME_MAX];
+    size_t name_len = sizeof name;
+    CHECK(fi_getname(&ep->ep->fid, name, &name_len) == 0);
+    unsigned char msg[GOBLIN_FABRIC_HELLO_BYTES + GOBLIN_FABRIC_NAME_MAX];
+    struct goblin_fabric_hello hello = {.version_min = 1,
+                                        .version_max = 1,
+                                        .name_len = (uint16_t)name_len,
+                                        .window_messages = 64,
+                                        .window_bytes = 1 << 20};
+    goblin_fabric_hello_encode(msg, &hello);
+    memcpy(msg + GOBLIN_FABRIC_HELLO_BYTES, name, name_len);
+    raw_send(ep, server, GOBLIN_FABRIC_HELLO, session, msg, GOBLIN_FABRIC_HELLO_BYTES + name_len);
+    struct goblin_fabric_header h;
+    char payload[512];
+    raw_next(ep, &h, payload, sizeof payload - 1);
+    CHECK_EQ_LL(h.type, GOBLIN_FABRIC_HELLO_ACK);
+    CHECK_EQ_LL(h.session, session);
+    struct goblin_fabric_hello_ack ack;
+    CHECK(goblin_fabric_hello_ack_decode(payload, h.payload_len, &ack) == NULL);
+    size_t n = h.payload_len - GOBLIN_FABRIC_HELLO_ACK_BYTES;
+    if (n >= why_cap) n = why_cap - 1;
+    memcpy(why, payload + GOBLIN_FABRIC_HELLO_ACK_BYTES, n);
+    why[n] = '\0';
+    return ack.accepted;
+}
+
+/* One endpoint name holds one AV entry for all its sessions, at most
+ * --libfabric-sessions-per-peer (4 here) of them; entries go when the
+ * sessions end, and hello/bye cycles leave the tables where they were. */
+static void peers_bounded(const char *provider, int port, int tcp_port)
+{
+    long long av0 = fabric_stat_wait(tcp_port, NULL, "av_entries", 0);
+    CHECK_EQ_LL(av0, 0);
+    long long refused0 = fabric_stat(tcp_port, NULL, "hellos_refused");
+    unsigned char server_name[GOBLIN_FABRIC_NAME_MAX];
+    bootstrap_name(port, server_name);
+    struct goblin_fabric_ep ep = {0};
+    struct goblin_fabric_ep_options o = {
+        .provider = provider, .address = "127.0.0.1", .tx_slots = 4, .rx_slots = 4, .record = 4096};
+    CHECKF(goblin_fabric_ep_open(&ep, &o) == 0, "%s", ep.error);
+    fi_addr_t server;
+    CHECK(fi_av_insert(ep.av, server_name, 1, &server, 0, NULL) == 1);
+    char why[256];
+    for (uint64_t id = 1; id <= 4; id++)
+        CHECKF(raw_hello(&ep, server, 0x5e55000 + id, why, sizeof why), "hello %llu: %s",
+               (unsigned long long)id, why);
+    CHECK(!raw_hello(&ep, server, 0x5e55000 + 5, why, sizeof why));
+    CHECK_STR(why, "ERR too many libfabric sessions from this endpoint (limit 4)");
+    /* A repeated hello of a live session is acknowledged again. */
+    CHECK(raw_hello(&ep, server, 0x5e55000 + 2, why, sizeof why));
+    CHECK_EQ_LL(fabric_stat(tcp_port, NULL, "sessions_active"), 4);
+    CHECK_EQ_LL(fabric_stat(tcp_port, NULL, "av_entries"), 1); /* one name, one entry */
+    CHECK_EQ_LL(fabric_stat(tcp_port, NULL, "hellos_refused"), refused0 + 1);
+    for (uint64_t id = 1; id <= 4; id++)
+        raw_send(&ep, server, GOBLIN_FABRIC_BYE, 0x5e55000 + id, NULL, 0);
+    CHECK_EQ_LL(fabric_stat_wait(tcp_port, NULL, "sessions_active", 0), 0);
+    CHECK_EQ_LL(fabric_stat_wait(tcp_port, NULL, "av_entries", 0), 0);
+    /* The same endpoint after its entry went: a fresh entry, accepted. */
+    CHECK(raw_hello(&ep, server, 0x5e55000 + 9, why, sizeof why));
+    CHECK_EQ_LL(fabric_stat(tcp_port, NULL, "av_entries"), 1);
+    raw_send(&ep, server, GOBLIN_FABRIC_BYE, 0x5e55000 + 9, NULL, 0);
+    goblin_fabric_ep_close(&ep);
+
+    /* Hello/bye cycles of whole clients (a new endpoint name each time). */
+    long long total0 = fabric_stat(tcp_port, NULL, "sessions_total");
+    long long removed0 = fabric_stat(tcp_port, NULL, "av_entries_removed");
+    for (int i = 0; i < 6; i++) {
+        struct goblin_fabric *f = open_client(provider, port, NULL);
+        CALL(f, "+PONG\r\n", "PING");
+        goblin_fabric_close(f);
+    }
+    CHECK_EQ_LL(fabric_stat_wait(tcp_port, NULL, "sessions_active", 0), 0);
+    CHECK_EQ_LL(fabric_stat_wait(tcp_port, NULL, "av_entries", 0), 0);
+    CHECK_EQ_LL(fabric_stat(tcp_port, NULL, "sessions_total"), total0 + 6);
+    CHECK(fabric_stat(tcp_port, NULL, "av_entries_removed") >= removed0 + 7);
+}
+
+/* INFO libfabric after commands(): frames both ways, by both send paths. */
+static void counters(int tcp_port)
+{
+    CHECK(fabric_stat(tcp_port, NULL, "frames_rx") > 64);
+    CHECK(fabric_stat(tcp_port, NULL, "frames_tx") > 64);
+    CHECK(fabric_stat(tcp_port, NULL, "frames_tx_inject") > 0);
+    CHECK(fabric_stat(tcp_port, NULL, "frames_tx_send") > 0); /* the 8 KiB replies */
+    CHECK(fabric_stat(tcp_port, NULL, "sessions_total") >= 2);
+    CHECK_EQ_LL(fabric_stat(tcp_port, NULL, "reorder_overflow_closes"), 0);
+    CHECK_EQ_LL(fabric_stat(tcp_port, NULL, "sessions_per_peer_limit"), 4);
+}
+
 static void provider_run(const char *provider)
 {
     char boot[16];
     snprintf(boot, sizeof boot, "%d", test_free_port());
-    const char *args[] = {"--libfabric", provider, "127.0.0.1", boot, "--efa-heartbeat-timeout-ms",
-                          "0",           NULL};
+    const char *args[] = {"--libfabric",
+                          provider,
+                          "127.0.0.1",
+                          boot,
+                          "--efa-heartbeat-timeout-ms",
+                          "0",
+                          "--enable-sbe",
+                          "--libfabric-sessions-per-peer",
+                          "4",
+                          NULL};
     struct test_server s;
     test_server_start(&s, TEST_SERVER_GOBLIN, args);
     commands(provider, atoi(boot));
+    counters(s.port);
     forced_send(provider, atoi(boot));
     wrong_version(provider, atoi(boot));
+    sbe_over_fabric(provider, atoi(boot));
+    peers_bounded(provider, atoi(boot), s.port);
     test_server_stop(&s);
     auth_and_heartbeat(provider);
     printf("  %s: ok\n", provider);
