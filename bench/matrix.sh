@@ -25,8 +25,9 @@
 #   CLIENT_CPU   1 (0 on one CPU)      CPU goblin-bench is pinned to
 #   NUMA_NODE    (unset)               pin with numactl --membind as well
 #   FLOORS       1                     0 skips the floors (echo for sockets,
-#                                      cache-line ping-pong for rings, fi_pingpong
-#                                      -e rdm for libfabric providers)
+#                                      cache-line ping-pong for rings; for libfabric
+#                                      providers goblin-fabric-floor, the raw ping-pong
+#                                      with percentiles, and fi_pingpong -e rdm)
 #   PINGPONG_BYTES 64                  fi_pingpong message size
 #   RING_SIZE    64k                   per-direction size of the rings of ring cells
 #   RESULTS_ROOT <repo>/results        results/<UTC timestamp>/ is created there
@@ -59,10 +60,11 @@ FLOORS=${FLOORS:-1}
 RESULTS_ROOT=${RESULTS_ROOT:-$ROOT/results}
 BENCH=$BUILD_DIR/goblin-bench
 CACHELINE_FLOOR=$BUILD_DIR/goblin-cacheline-floor
+FABRIC_FLOOR=$BUILD_DIR/goblin-fabric-floor
 RING_SIZE=${RING_SIZE:-64k}
 PINGPONG_BYTES=${PINGPONG_BYTES:-64}
 
-for bin in "$BENCH" "$ECHO_FLOOR" "$CACHELINE_FLOOR"; do
+for bin in "$BENCH" "$ECHO_FLOOR" "$CACHELINE_FLOOR" "$FABRIC_FLOOR"; do
     [ -x "$bin" ] || { echo "matrix.sh: $bin not found; build first (make build)" >&2; exit 2; }
 done
 command -v gnuplot >/dev/null || { echo "matrix.sh: gnuplot is required (make deps)" >&2; exit 2; }
@@ -149,6 +151,37 @@ run_pingpong_floor() {
         "$status" "$rc" "$message" >>"$CELLS"
 }
 
+# The raw libfabric floor of a provider: goblin-fabric-floor (the shared
+# endpoint module, fi_inject, a PING-sized envelope echoed), server and
+# client pinned like the cells, every percentile (fi_pingpong has a mean).
+run_fabric_floor() {
+    local provider=$1 label=floor-fabric-raw-$(tr ';' '+' <<<"$1")
+    local dir=$OUT/cells/$label status=ok rc=0 message= port
+    TOTAL=$((TOTAL + 1))
+    mkdir -p "$dir"
+    printf '[%s] %-28s ' "$(date -u +%H:%M:%S)" "$label" >&2
+    port=$(free_port)
+    local -a spin cpin
+    read -r -a spin <<<"$(pin_command "$SERVER_CPU")"
+    read -r -a cpin <<<"$(pin_command "$CLIENT_CPU")"
+    local -a serve=("$FABRIC_FLOOR" --serve --provider "$provider" --address 127.0.0.1 --port "$port")
+    local -a client=("$FABRIC_FLOOR" --provider "$provider" --host 127.0.0.1 --port "$port"
+                     --local-address 127.0.0.1 --samples "$SAMPLES" --warmup "$WARMUP"
+                     --label "$label" --csv "$OUT/csv/$label.csv")
+    echo "${spin[*]} ${serve[*]} & ${cpin[*]} ${client[*]}" >"$dir/command.txt"
+    "${spin[@]}" "${serve[@]}" >"$dir/server.txt" 2>&1 &
+    local server=$!
+    timeout 600 "${cpin[@]}" "${client[@]}" >"$dir/table.txt" 2>"$dir/bench.stderr" || rc=$?
+    wait "$server" 2>/dev/null || kill "$server" 2>/dev/null || true
+    if [ "$rc" -ne 0 ]; then
+        status=failed message=$(head -n 2 "$dir/bench.stderr" | tr '\t\n' '  ')
+        FAILED=$((FAILED + 1))
+    fi
+    printf '%s\n' "$status" >&2
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" floor fabric "$provider" resp - \
+        "$status" "$rc" "$message" >>"$CELLS"
+}
+
 # run_cell LABEL SERVER TRANSPORT PROVIDER WIRE SEND_MODE OPS
 run_cell() {
     local label=$1 server=$2 transport=$3 provider=$4 wire=$5 mode=$6 ops=$7
@@ -217,7 +250,10 @@ for transport in $(split "$TRANSPORTS"); do
             case $transport in
             tcp|unix) run_cell "floor-$tp" floor "$transport" "$provider" resp - ECHO ;;
             ring) run_ring_floor ;;
-            fabric) [ "$provider" != - ] && run_pingpong_floor "$provider" ;;
+            fabric) if [ "$provider" != - ]; then
+                        run_fabric_floor "$provider"
+                        run_pingpong_floor "$provider"
+                    fi ;;
             esac
         fi
         for server in $(split "$SERVERS"); do
