@@ -50,7 +50,7 @@ cflags=(-std=c17 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer
     -Wall -Wextra -Wno-unused-parameter -Werror
     -I"$root/src" -I"$root/include")
 # Libraries a harness's sources may use (LZF: the RDB string encoding).
-read -r -a libs <<<"$(pkg-config --cflags --libs liblzf) -lm"
+read -r -a libs <<<"$(pkg-config --cflags --libs liblzf libfabric) -lm"
 
 # build HARNESS: compiles $out/bin/HARNESS when it or any source it names changed.
 build() {
