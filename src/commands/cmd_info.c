@@ -12,6 +12,7 @@
 #include "connection/session.h"
 #include "server/auth.h"
 #include "server/config.h"
+#include "persist/aof.h"
 #include "persist/persist.h"
 #include "server/server.h"
 #include "server/version.h"
@@ -164,8 +165,7 @@ static void section_persistence(struct buf *b)
     add(b, "loading:0");
     add(b, "async_loading:0");
     persist_info(b);
-    add(b, "aof_enabled:0");
-    add(b, "aof_rewrite_in_progress:0");
+    aof_info(b);
 }
 
 static void section_stats(struct buf *b)

@@ -275,7 +275,7 @@ static void cmd_scan(struct cmd_ctx *ctx)
         struct kv *kv = scan_found[i];
         if (pattern && !glob_match(pattern, pattern_len, kv->key, kv->key_len, false)) continue;
         if (kv_is_expired(kv)) {
-            db_delete_kv(ctx->db, kv); /* no key appears twice in one step */
+            db_expire_kv(ctx->db, kv); /* no key appears twice in one step */
             continue;
         }
         if (type && (strlen(kv_type_name(kv)) != type_len ||

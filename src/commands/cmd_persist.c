@@ -2,6 +2,7 @@
  * RESTORE serialize single values; SHUTDOWN and DEBUG RELOAD are in
  * cmd_server.c). The work is in persist/. */
 #include "commands/command.h"
+#include "persist/aof.h"
 #include "persist/persist.h"
 #include "persist/rdb.h"
 #include "server/config.h"
@@ -30,6 +31,17 @@ static void cmd_bgsave(struct cmd_ctx *ctx)
             return;
         }
     }
+    if (aof_rewrite_in_progress() && !persist_bgsave_in_progress()) {
+        if (schedule) {
+            persist_schedule_bgsave();
+            reply_status(ctx->reply, "Background saving scheduled");
+        } else {
+            reply_error(ctx->reply, "ERR Another child process is active (AOF?): can't BGSAVE "
+                                    "right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE "
+                                    "whenever possible.");
+        }
+        return;
+    }
     if (persist_bgsave_in_progress()) {
         if (schedule) {
             persist_schedule_bgsave();
@@ -43,6 +55,28 @@ static void cmd_bgsave(struct cmd_ctx *ctx)
         reply_status(ctx->reply, "Background saving started");
     else
         reply_error(ctx->reply, "ERR");
+}
+
+static void cmd_bgrewriteaof(struct cmd_ctx *ctx)
+{
+    enum aof_rewrite_result r =
+        ctx->deny_blocking && !aof_rewrite_in_progress() ? AOF_REWRITE_SCHEDULED : aof_bgrewrite();
+    if (r == AOF_REWRITE_SCHEDULED && ctx->deny_blocking) aof_schedule_rewrite(); /* in EXEC */
+    switch (r) {
+    case AOF_REWRITE_STARTED:
+        reply_status(ctx->reply, "Background append only file rewriting started");
+        break;
+    case AOF_REWRITE_SCHEDULED:
+        reply_status(ctx->reply, "Background append only file rewriting scheduled");
+        break;
+    case AOF_REWRITE_IN_PROGRESS:
+        reply_error(ctx->reply, "ERR Background append only file rewriting already in progress");
+        break;
+    case AOF_REWRITE_FAILED:
+        reply_error(ctx->reply, "ERR Can't execute an AOF background rewriting. Please check the "
+                                "server logs for more information.");
+        break;
+    }
 }
 
 static void cmd_lastsave(struct cmd_ctx *ctx)
@@ -184,6 +218,14 @@ struct command persist_commands[] = {
      .since = "1.0.0",
      .group = "server",
      .complexity = "O(N) where N is the total number of keys in all databases"},
+    {.name = "bgrewriteaof",
+     .arity = 1,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT,
+     .fn = cmd_bgrewriteaof,
+     .summary = "Asynchronously rewrites the append-only file to disk.",
+     .since = "1.0.0",
+     .group = "server",
+     .complexity = "O(1)"},
     {.name = "bgsave",
      .arity = -1,
      .flags = CMD_ADMIN | CMD_NOSCRIPT,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "commands/command.h"
+#include "commands/propagate.h"
 #include "commands/typed_args.h"
 #include "store/set.h"
 #include "util/xmalloc.h"
@@ -131,6 +132,7 @@ static void pop_one(struct cmd_ctx *ctx, struct kv *kv)
     struct strview v;
     set_random_member(s, &v);
     reply_bulk(ctx->reply, v.ptr, v.len);
+    propagate_spop_member(ctx, v.ptr, v.len);
     /* The reply holds a copy now; v may point into s. */
     if (v.ptr != v.tmp) {
         char *copy = xmalloc(v.len ? v.len : 1);
@@ -146,6 +148,15 @@ static void pop_one(struct cmd_ctx *ctx, struct kv *kv)
 /* Replies every member of s as a set, in the order Redis 7.0 lists the
  * union of one set (an intset-first copy: integers come sorted). */
 static void reply_as_union(struct reply *r, struct set *s);
+
+/* A member SPOP removed: in the reply and in what is propagated. */
+static bool reply_popped_member(const char *m, size_t len, void *arg)
+{
+    struct cmd_ctx *ctx = arg;
+    reply_bulk(ctx->reply, m, len);
+    propagate_spop_member(ctx, m, len);
+    return true;
+}
 
 static void spop_with_count(struct cmd_ctx *ctx)
 {
@@ -178,7 +189,7 @@ static void spop_with_count(struct cmd_ctx *ctx)
     /* Keep the few that remain in a new set; answer with the rest. */
     struct set *rest;
     set_pop_rebuild(s, remaining, &rest);
-    set_foreach(s, reply_member, ctx->reply);
+    set_foreach(s, reply_popped_member, ctx);
     keyspace.stats.dirty += count;
     struct kv *fresh = kv_new_container(ctx->argv[1], ctx->argv_len[1], OBJ_SET, ENC_INTSET, rest);
     db_replace(ctx->db, kv, fresh, true);

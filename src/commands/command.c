@@ -10,6 +10,8 @@
 #include <strings.h>
 
 #include "commands/multi.h"
+#include "commands/propagate.h"
+#include "persist/aof.h"
 #include "connection/session.h"
 #include "server/config.h"
 #include "util/clock.h"
@@ -174,9 +176,13 @@ void command_call(struct cmd_ctx *ctx)
     struct command *cmd = (struct command *)ctx->cmd;
     keyspace_begin_command();
     long long errors_before = reply_error_count;
+    struct propagate_frame frame;
+    frame.active = false;
+    if (propagate_on) propagate_begin(&frame, ctx);
     uint64_t start = cycles_now();
     cmd->fn(ctx);
     cmd->cycles += cycles_now() - start;
+    if (frame.active) propagate_end(&frame, ctx);
     cmd->calls++;
     if (reply_error_count != errors_before) cmd->failed_calls++;
     stats.commands_processed++;
@@ -321,6 +327,13 @@ static struct command *command_check(const struct cmd_request *req)
                        "disabled, because this instance is configured to report errors during "
                        "writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). "
                        "Please check the Redis logs for details about the RDB error.");
+        cmd->rejected_calls++;
+        return NULL;
+    }
+    const char *aof_error;
+    if (((cmd->flags & CMD_WRITE) || strcmp(cmd->full_name, "ping") == 0) &&
+        (aof_error = aof_write_error())) {
+        reply_error(r, aof_error);
         cmd->rejected_calls++;
         return NULL;
     }

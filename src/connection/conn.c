@@ -9,6 +9,7 @@
 
 #include "commands/command.h"
 #include "commands/multi.h"
+#include "persist/aof.h"
 #include "server/auth.h"
 #include "server/config.h"
 #include "store/db.h"
@@ -245,6 +246,7 @@ void conn_set_wire(struct conn *c, const struct wire *wire)
  * conn_flush() meets the error again and closes). */
 static bool conn_write_buf(struct conn *c, struct buf *b, bool close_on_error)
 {
+    aof_before_reply(); /* the writes a reply acknowledges reach the AOF first */
     if (c->framed) return conn_send_units(c, b, close_on_error);
     while (buf_len(b) > 0) {
         ssize_t n = c->transport->write(c, buf_head(b), buf_len(b));

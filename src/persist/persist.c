@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "persist/aof.h"
 #include "persist/rdb.h"
 #include "server/config.h"
 #include "store/db.h"
@@ -169,7 +170,8 @@ bool persist_startup(void)
     st.lastsave_s = clock_unix_ms() / 1000;
     char path[4096], tmp[4096];
     rdb_paths(path, tmp, sizeof path, getpid());
-    if (!load_rdb(path)) return false;
+    /* The AOF, when on, is the data set (Redis's precedence). */
+    if (config.appendonly ? !aof_startup() : !load_rdb(path) || !aof_startup()) return false;
     st.dirty_at_save = keyspace.stats.dirty;
     return true;
 }
@@ -232,7 +234,7 @@ static void child_main(int pipe_fd)
 
 enum persist_bgsave_result persist_bgsave(void)
 {
-    if (st.child) return PERSIST_BGSAVE_IN_PROGRESS;
+    if (st.child || aof_rewrite_in_progress()) return PERSIST_BGSAVE_IN_PROGRESS;
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
         log_warning("Can't save in background: pipe: %s", strerror(errno));
@@ -352,6 +354,7 @@ bool persist_prepare_shutdown(bool save)
 {
     if (st.shutdown_done) return true;
     kill_child();
+    aof_shutdown();
     st.shutdown_done = true;
     if (!save) return true;
     log_notice("Saving the final RDB snapshot before exiting.");

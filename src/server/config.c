@@ -13,6 +13,7 @@
 #include "server/auth.h"
 #include "server/event_loop.h"
 #include "server/version.h"
+#include "persist/aof.h"
 #include "persist/persist.h"
 #include "store/hash.h"
 #include "store/hll.h"
@@ -80,8 +81,9 @@ static void apply_socket_poll_interval_us(void);
 static const char *const loglevels[] = {"debug", "verbose", "notice", "warning", NULL};
 static const char *const idle_strategies[] = {"block", "adaptive", "spin", NULL};
 static const char *const protected_actions[] = {"no", "yes", "local", NULL};
-static const char *const const_no[] = {"no", NULL};
 static const char *const tls_auth_choices[] = {"no", "yes", "optional", NULL};
+static const char *const const_yes[] = {"yes", NULL};
+static const char *const fsync_policies[] = {"always", "everysec", "no", NULL};
 static const char *const const_noeviction[] = {"noeviction", NULL};
 
 /* Rows leave their trailing hooks (apply, validate) out when they have none. */
@@ -294,10 +296,34 @@ static const struct config_param params[] = {
      0, "yes|no", "the cluster is down while any slot is unserved (default yes)", NULL, NULL},
     {"cluster-allow-reads-when-down", NULL, CFG_BOOL, &config.cluster_allow_reads_when_down, 0, 0,
      0, "yes|no", "serve reads while the cluster is down (default no)", NULL, NULL},
-    /* Read by redis-benchmark and common clients; goblin-core evicts
-     * nothing, replicates nothing. */
-    {"appendonly", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "", "persistence: always off", const_no,
-     NULL},
+    {"appendonly", NULL, CFG_BOOL, &config.appendonly, 0, 0, 0, "yes|no",
+     "append-only file (Redis 7 multi-part layout); CONFIG SET yes starts a rewrite (default no)",
+     NULL, aof_apply_appendonly},
+    {"appendfsync", NULL, CFG_ENUM, &config.appendfsync, 0, 0, 0, "always|everysec|no",
+     "fsync of the append-only file: before replies, once a second (background thread), or by "
+     "the kernel (default everysec)",
+     fsync_policies},
+    {"appendfilename", NULL, CFG_STRING, &config.appendfilename, 0, 0, CFG_IMMUTABLE, "NAME",
+     "base name of the append-only files (default appendonly.aof)", NULL, NULL,
+     aof_validate_filename},
+    {"appenddirname", NULL, CFG_STRING, &config.appenddirname, 0, 0, CFG_IMMUTABLE, "NAME",
+     "directory of the append-only files, in --dir (default appendonlydir)", NULL, NULL,
+     aof_validate_dirname},
+    {"auto-aof-rewrite-percentage", NULL, CFG_INT, &config.auto_aof_rewrite_percentage, 0, INT_MAX,
+     0, "PERCENT",
+     "BGREWRITEAOF when the AOF grew this much since the last rewrite; 0 = never (default 100)",
+     NULL, NULL},
+    {"auto-aof-rewrite-min-size", NULL, CFG_MEMORY, &config.auto_aof_rewrite_min_size, 0, LLONG_MAX,
+     0, "BYTES", "no automatic rewrite below this AOF size (default 64mb)", NULL, NULL},
+    {"aof-load-truncated", NULL, CFG_BOOL, &config.aof_load_truncated, 0, 0, 0, "yes|no",
+     "at start, drop a command cut short at the end of the AOF (yes) or refuse to start (default "
+     "yes)",
+     NULL, NULL},
+    {"aof-use-rdb-preamble", NULL, CFG_CONST, NULL, 0, 0, 0, "yes",
+     "AOF bases are RDB files (only yes: .base.aof files Redis wrote are read, not written)",
+     const_yes, NULL},
+    {"aof-timestamp-enabled", NULL, CFG_BOOL, &config.aof_timestamp_enabled, 0, 0, 0, "yes|no",
+     "write #TS:<unix time> annotations into the AOF (default no)", NULL, NULL},
     {"maxmemory", NULL, CFG_MEMORY, &config.maxmemory, 0, LLONG_MAX, 0, "BYTES",
      "past this much used memory, commands that may grow the data set get Redis's OOM error "
      "(policy noeviction: nothing is evicted; reads and deletes still run) (default 0 = no limit)",
@@ -352,6 +378,12 @@ void config_init_defaults(void)
     config.dbfilename = xstrdup("dump.rdb");
     config.save = xstrdup("3600 1 300 100 60 10000");
     config.rdbcompression = true;
+    config.appendfsync = xstrdup("everysec");
+    config.appendfilename = xstrdup("appendonly.aof");
+    config.appenddirname = xstrdup("appendonlydir");
+    config.auto_aof_rewrite_percentage = 100;
+    config.auto_aof_rewrite_min_size = 64LL << 20;
+    config.aof_load_truncated = true;
     config.rdbchecksum = true;
     config.stop_writes_on_bgsave_error = true;
     config.cluster_config_file = xstrdup("nodes.conf");

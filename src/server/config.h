@@ -130,6 +130,16 @@ struct config {
     bool rdbcompression;
     bool rdbchecksum;
     bool stop_writes_on_bgsave_error;
+
+    /* append-only file (persist/aof.h) */
+    bool appendonly;
+    char *appendfsync; /* "always", "everysec" or "no" */
+    char *appendfilename;
+    char *appenddirname;
+    long long auto_aof_rewrite_percentage;
+    long long auto_aof_rewrite_min_size;
+    bool aof_load_truncated;
+    bool aof_timestamp_enabled;
 };
 
 extern struct config config;

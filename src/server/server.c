@@ -15,6 +15,7 @@
 #include "server/event_loop.h"
 #include "server/placement.h"
 #include "server/version.h"
+#include "persist/aof.h"
 #include "persist/persist.h"
 #include "store/db.h"
 #include "transport/transport.h"
@@ -157,6 +158,7 @@ void server_housekeeping(void)
     }
     conn_close_idle();
     persist_housekeeping();
+    aof_housekeeping();
     conn_blocked_expire(); /* BLPOP & co: timeouts at housekeeping granularity, as Redis */
     transports_housekeeping();
     cluster_housekeeping();

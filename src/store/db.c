@@ -128,6 +128,13 @@ bool db_persist(struct db *db, struct kv *kv)
     return true;
 }
 
+void db_expire_kv(struct db *db, struct kv *kv)
+{
+    if (keyspace.on_expire) keyspace.on_expire(db, kv->key, kv->key_len);
+    db_delete_kv(db, kv);
+    keyspace.stats.expired_keys++;
+}
+
 /* --- lookup ------------------------------------------------------------ */
 
 static struct kv *db_find_live(struct db *db, const char *key, size_t len)
@@ -136,8 +143,7 @@ static struct kv *db_find_live(struct db *db, const char *key, size_t len)
     if (!n) return NULL;
     struct kv *kv = kv_of_node(n);
     if (kv->expire_ms && kv_is_expired(kv)) {
-        db_delete_kv(db, kv);
-        keyspace.stats.expired_keys++;
+        db_expire_kv(db, kv);
         return NULL;
     }
     return kv;
@@ -387,9 +393,10 @@ long long db_active_expire(struct db *db, long long budget_us)
             db->expire_cursor =
                 dict_scan(&db->expires, db->expire_cursor, expire_scan_visit, &scan);
         } while (db->expire_cursor != 0 && scan.sampled < 20 && scan.nfound < EXPIRE_BATCH_MAX / 2);
-        for (int i = 0; i < scan.nfound; i++) db_delete_kv(db, scan.found[i]);
+        for (int i = 0; i < scan.nfound; i++) {
+            db_expire_kv(db, scan.found[i]);
+        }
         expired += scan.nfound;
-        keyspace.stats.expired_keys += scan.nfound;
         if (scan.ttl_samples) {
             long long avg = scan.ttl_sum_ms / scan.ttl_samples;
             db->avg_ttl_ms = db->avg_ttl_ms ? (db->avg_ttl_ms / 50) * 49 + avg / 50 : avg;
@@ -411,8 +418,7 @@ struct kv *db_random_key(struct db *db)
     for (int tries = 0; tries < 100 && dict_size(&db->keys); tries++) {
         struct kv *kv = kv_of_node(dict_random_node(&db->keys, rand_u64));
         if (!kv->expire_ms || !kv_is_expired(kv)) return kv;
-        db_delete_kv(db, kv);
-        keyspace.stats.expired_keys++;
+        db_expire_kv(db, kv);
     }
     return NULL;
 }

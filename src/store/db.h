@@ -42,7 +42,14 @@ struct keyspace {
     int count;
     struct keyspace_stats stats;
     int64_t now_ms; /* command time; 0 = not read yet for this command */
+    /* Called with a key about to be deleted because its TTL passed (lazy
+     * or active expiry); NULL when nobody listens (the AOF's propagation,
+     * commands/propagate.h). */
+    void (*on_expire)(struct db *db, const char *key, size_t len);
     uint32_t lru_clock;
+    /* Key-modified signals since start: with stats.dirty, how command
+     * propagation tells that a command wrote (commands/propagate.h). */
+    unsigned long long modified_signals;
 };
 
 extern struct keyspace keyspace;
@@ -122,6 +129,7 @@ struct kv *db_store_int(struct db *db, struct kv *kv, const char *key, size_t ke
  * store/watch.h). With nothing WATCHed in db it costs one branch. */
 static inline void db_signal_modified_key(struct db *db, const char *key, size_t len)
 {
+    keyspace.modified_signals++;
     if (dict_size(&db->watched)) watch_touch_key(db, key, len);
 }
 
@@ -149,6 +157,9 @@ bool db_delete(struct db *db, const char *key, size_t len);
 
 /* Deletes a kv found by lookup. */
 void db_delete_kv(struct db *db, struct kv *kv);
+
+/* Deletes a kv whose TTL has passed: counts it and tells keyspace.on_expire. */
+void db_expire_kv(struct db *db, struct kv *kv);
 
 /* Removes kv from db without freeing it (RENAME, MOVE). */
 void db_unlink_kv(struct db *db, struct kv *kv);

@@ -3,6 +3,8 @@
 two servers key by key (type, value, TTL), over a minimal RESP client.
 
   rdb_compare.py fill PORT [SEED]     write the data set
+  rdb_compare.py writes PORT          the writes an AOF rewrites on the way
+                                      (TTLs, pops, floats, transactions...)
   rdb_compare.py compare PORT_A PORT_B  exit 1 listing every difference
 """
 import random
@@ -87,6 +89,73 @@ def fill(port, seed):
     c.call("HSET", "h15", "x", "y")
 
 
+def writes(port):
+    """Writes that Redis propagates rewritten (absolute TTLs, pops, floats,
+    SPOP, blocking pops, transactions, expired keys), in database 3."""
+    import time
+    c, waiter = Conn(port), Conn(port)
+    c.call("SELECT", 3)
+    waiter.call("SELECT", 3)
+    c.call("SET", "w:ex", "v", "EX", 5000)
+    c.call("SET", "w:pxnx", "v", "PX", 5000000, "NX", "GET")
+    c.call("SETEX", "w:setex", 6000, "v")
+    c.call("PSETEX", "w:psetex", 7000000, "v")
+    c.call("SET", "w:getex", "v")
+    c.call("GETEX", "w:getex", "EX", 8000)
+    c.call("SET", "w:persist", "v", "EX", 100)
+    c.call("GETEX", "w:persist", "PERSIST")
+    c.call("SET", "w:getdel", "v")
+    c.call("GETDEL", "w:getdel")
+    c.call("SET", "w:exp", "v")
+    c.call("EXPIRE", "w:exp", 9000, "NX")
+    c.call("PEXPIRE", "w:exp", 9500000, "GT")
+    c.call("SET", "w:gone", "v")
+    c.call("EXPIRE", "w:gone", -1)
+    c.call("SET", "w:short", "v", "PX", 20)
+    time.sleep(0.05)
+    c.call("GET", "w:short")
+    for _ in range(3):
+        c.call("INCRBYFLOAT", "w:float", "1.1")
+    c.call("HINCRBYFLOAT", "w:hf", "f", "2.5")
+    c.call("HINCRBYFLOAT", "w:hf", "f", "0.25")
+    c.call("SADD", "w:spop", *range(60))
+    c.call("SPOP", "w:spop")
+    c.call("SPOP", "w:spop", 5)
+    c.call("SPOP", "w:spop", 50)
+    c.call("SADD", "w:spopall", "a", "b", "c")
+    c.call("SPOP", "w:spopall", 10)
+    c.call("RPUSH", "w:l", *range(12))
+    c.call("BLPOP", "w:none", "w:l", 0)
+    c.call("BRPOP", "w:l", 0)
+    c.call("BLMOVE", "w:l", "w:l2", "LEFT", "RIGHT", 0)
+    c.call("BRPOPLPUSH", "w:l", "w:l2", 0)
+    c.call("LMPOP", 2, "w:none", "w:l", "RIGHT", "COUNT", 2)
+    c.call("BLMPOP", 0, 1, "w:l", "LEFT")
+    c.call("ZADD", "w:z", 1, "a", 2, "b", 3, "c", 4, "d", 5, "e", 6, "f")
+    c.call("BZPOPMIN", "w:z", 0)
+    c.call("BZPOPMAX", "w:z", 0)
+    c.call("ZMPOP", 1, "w:z", "MIN", "COUNT", 1)
+    c.call("BZMPOP", 0, 1, "w:z", "MAX")
+    c.call("MULTI")
+    c.call("SET", "w:m1", "1")
+    c.call("INCR", "w:m2")
+    c.call("EXPIRE", "w:m2", 4000)
+    c.call("EXEC")
+    payload = c.call("DUMP", "w:z")
+    c.call("RESTORE", "w:restored", 500000, payload)
+    c.call("MOVE", "w:m1", 6)
+    c.call("COPY", "w:m2", "w:m2copy")
+    c.call("RENAME", "w:l2", "w:renamed")
+    # A client blocked first, served by a later push.
+    waiter.s.sendall(b"*3\r\n$5\r\nBLPOP\r\n$6\r\nw:wait\r\n$1\r\n0\r\n")
+    time.sleep(0.1)
+    c.call("RPUSH", "w:wait", "x", "y", "z")
+    waiter.read()
+    c.call("SELECT", 7)
+    c.call("SET", "flushed", "1")
+    c.call("FLUSHDB")
+
+
 def value_of(c, key, kind):
     if kind == "string":
         return c.call("GET", key)
@@ -140,7 +209,9 @@ def compare(port_a, port_b):
 if __name__ == "__main__":
     if sys.argv[1] == "fill":
         fill(int(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else 1)
+    elif sys.argv[1] == "writes":
+        writes(int(sys.argv[2]))
     elif sys.argv[1] == "compare":
         sys.exit(compare(int(sys.argv[2]), int(sys.argv[3])))
     else:
-        sys.exit("usage: rdb_compare.py fill PORT [SEED] | compare PORT_A PORT_B")
+        sys.exit("usage: rdb_compare.py fill PORT [SEED] | writes PORT | compare PORT_A PORT_B")

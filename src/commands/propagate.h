@@ -1,0 +1,67 @@
+/*
+ * propagate.h — what a write command leaves in the append-only file:
+ * Redis 7.0's propagation (call() → alsoPropagate → propagatePendingCommands).
+ *
+ * command_call() brackets every handler with propagate_begin/_end when
+ * propagation is on (the AOF is on or being turned on). A leaf call — one
+ * that ran no nested command — that changed the dirty counter or signalled
+ * a key modified (db_signal_modified_key) adds its
+ * command, rewritten where replaying it verbatim would not reproduce the
+ * effect, as Redis 7.0 rewrites it:
+ *
+ *   EXPIRE/PEXPIRE/EXPIREAT, GETEX EX..  PEXPIREAT key <absolute ms>
+ *   SET .. EX/PX/EXAT, SETEX, PSETEX     SET key value PXAT <absolute ms>
+ *   GETEX PERSIST                        PERSIST key
+ *   GETDEL, any of those leaving no key  DEL key
+ *   INCRBYFLOAT                          SET key <new value> KEEPTTL
+ *   HINCRBYFLOAT                         HSET key field <new value>
+ *   RESTORE with a relative TTL          RESTORE .. <absolute ms> .. ABSTTL
+ *   SPOP                                 SREM key member... (the handler
+ *                                        names the members; DEL when all went)
+ *   BLPOP/BRPOP, BLMPOP, LMPOP           LPOP/RPOP key [count]
+ *   BLMOVE, BRPOPLPUSH                   LMOVE, RPOPLPUSH
+ *   BZPOPMIN/MAX, BZMPOP, ZMPOP          ZPOPMIN/ZPOPMAX key [count]
+ *
+ * A key found expired during a command adds DEL key before it (as Redis's
+ * propagateDeletion); active expiry writes DEL key on its own. A call that
+ * ran nested commands (EXEC, later a script) is not written itself: its
+ * nested writes are. When the outermost call ends, its writes go to the AOF
+ * as one unit, wrapped in MULTI/EXEC when there is more than one (Redis
+ * 7.0's rule); the AOF layer adds SELECT when the database changes.
+ */
+#ifndef GOBLIN_PROPAGATE_H
+#define GOBLIN_PROPAGATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct cmd_ctx;
+struct db;
+
+/* Whether command_call brackets handlers (set by the AOF layer). */
+extern bool propagate_on;
+
+struct propagate_frame {
+    long long dirty;            /* keyspace.stats.dirty before the handler */
+    unsigned long long signals; /* keyspace.modified_signals before it */
+    long long calls;            /* calls begun before this one (nested-call detection) */
+    int db;                     /* database the command runs in */
+    int served_key;             /* blocking/multi pops: argv index of the key served, 0 = none */
+    bool active;                /* begin ran (propagation was on) */
+    bool had_spop_frame;        /* the previous SPOP replacement being built (nesting) */
+};
+
+/* Before and after the handler (command_call). */
+void propagate_begin(struct propagate_frame *f, struct cmd_ctx *ctx);
+void propagate_end(struct propagate_frame *f, struct cmd_ctx *ctx);
+
+/* SPOP names each member it removed (nothing when propagation is off). */
+void propagate_spop_member(struct cmd_ctx *ctx, const char *member, size_t len);
+
+/* Turns propagation on or off (the AOF layer); off drops anything pending. */
+void propagate_set(bool on);
+
+/* Installed as the keyspace's expiry hook while propagation is on. */
+void propagate_expired_key(struct db *db, const char *key, size_t len);
+
+#endif
