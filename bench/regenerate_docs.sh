@@ -11,6 +11,7 @@
 #   raw/*.csv + metadata.txt         bench/report_redis_benchmark.py (report.md)
 #     ("report: twemproxy" in it)    bench/report_twemproxy.py (report.md)
 #   save_load.tsv + latency-*.csv    bench/report_persist.py    (report.md)
+#   rewrite_load.tsv + latency-*.csv bench/report_aof.py        (report.md)
 #   (all of them)                    bench/summary.py           (the two summaries)
 #
 # PNGs are not redrawn (their bytes depend on the gnuplot/cairo build): run
@@ -45,6 +46,8 @@ for dir in "$DOCS"/benchmarks/*/; do
         python3 "$ROOT/bench/report.py" --no-png "$dir"
     elif [ -f "$dir/save_load.tsv" ]; then
         python3 "$ROOT/bench/report_persist.py" "$dir"
+    elif [ -f "$dir/rewrite_load.tsv" ]; then
+        python3 "$ROOT/bench/report_aof.py" "$dir"
     elif [ -f "$dir/fanout.out" ]; then
         python3 "$ROOT/bench/report_fanout.py" "$dir"
     elif [ -f "$dir/memory.out" ] && [[ $dir == *-memory ]]; then

@@ -219,7 +219,6 @@ void propagate_begin(struct propagate_frame *f, struct cmd_ctx *ctx)
     f->calls = p.calls++;
     f->db = ctx->db->id;
     f->served_key = 0;
-    f->had_spop_frame = p.spop_count > 0 || buf_len(&p.spop) > 0;
     p.depth++;
     if (!(ctx->cmd->flags & CMD_WRITE)) return;
     switch (rule_of(ctx->cmd)) {
@@ -297,7 +296,7 @@ static bool set_has_relative_expiry(const struct cmd_ctx *ctx)
     return false;
 }
 
-static void op_spop(struct cmd_ctx *ctx, int db, const char *key, size_t key_len)
+static void op_spop(int db, const char *key, size_t key_len)
 {
     if (p.spop_count == 0) {
         op_key(db, "DEL", key, key_len); /* every member went at once */
@@ -308,7 +307,6 @@ static void op_spop(struct cmd_ctx *ctx, int db, const char *key, size_t key_len
     op_arg(key, key_len);
     buf_append(&p.ops, buf_head(&p.spop), buf_len(&p.spop));
     op_end();
-    (void)ctx;
 }
 
 static void op_rewritten(struct cmd_ctx *ctx, const struct propagate_frame *f)
@@ -385,7 +383,7 @@ static void op_rewritten(struct cmd_ctx *ctx, const struct propagate_frame *f)
         return;
     }
     case RULE_SPOP:
-        op_spop(ctx, db, argv[1], len[1]);
+        op_spop(db, argv[1], len[1]);
         return;
     case RULE_BPOP_LEFT:
     case RULE_BPOP_RIGHT:
@@ -429,7 +427,7 @@ void propagate_end(struct propagate_frame *f, struct cmd_ctx *ctx)
     bool leaf = p.calls == f->calls + 1;
     bool wrote = keyspace.stats.dirty != f->dirty || keyspace.modified_signals != f->signals;
     if (leaf && wrote && (ctx->cmd->flags & CMD_WRITE)) op_rewritten(ctx, f);
-    if (!f->had_spop_frame) {
+    if (leaf) { /* SPOP's members belong to this call only */
         buf_truncate(&p.spop, 0);
         p.spop_count = 0;
     }

@@ -48,7 +48,6 @@ struct propagate_frame {
     int db;                     /* database the command runs in */
     int served_key;             /* blocking/multi pops: argv index of the key served, 0 = none */
     bool active;                /* begin ran (propagation was on) */
-    bool had_spop_frame;        /* the previous SPOP replacement being built (nesting) */
 };
 
 /* Before and after the handler (command_call). */

@@ -376,8 +376,6 @@ static bool manifest_persist(const struct manifest *m)
 
 /* --- loading ------------------------------------------------------------ */
 
-enum load_result { LOAD_OK, LOAD_FAILED };
-
 static bool load_aof_file(const char *name, bool last, long long *commands)
 {
     char path[PATH_LEN], err[1024];
@@ -703,15 +701,7 @@ static void child_main(int pipe_fd)
     bool ok = snprintf(tmp, sizeof tmp, "%s.tmp", path) < (int)sizeof tmp;
     ok = ok && rdb_save_file(path, tmp, config.rdbcompression, config.rdbchecksum, err, sizeof err);
     if (!ok) log_warning("AOF rewrite failed: %s", err);
-    long long cow = 0;
-    FILE *f = fopen("/proc/self/smaps_rollup", "r");
-    if (f) {
-        char line[256];
-        long long kb;
-        while (fgets(line, sizeof line, f))
-            if (sscanf(line, "Private_Dirty: %lld kB", &kb) == 1) cow += kb * 1024;
-        fclose(f);
-    }
+    long long cow = persist_private_dirty_bytes();
     ssize_t w = write(pipe_fd, &cow, sizeof cow);
     (void)w;
     _exit(ok ? 0 : 1);

@@ -206,7 +206,7 @@ bool persist_save(char *err, size_t err_len)
 
 /* Private_Dirty of this process: in a fork child, the pages copied on
  * write since the fork (both sides' writes count; as Redis's estimate). */
-static long long private_dirty_bytes(void)
+long long persist_private_dirty_bytes(void)
 {
     FILE *f = fopen("/proc/self/smaps_rollup", "r");
     if (!f) return 0;
@@ -226,7 +226,7 @@ static void child_main(int pipe_fd)
     rdb_paths(path, tmp, sizeof path, getpid());
     bool ok = rdb_save_file(path, tmp, config.rdbcompression, config.rdbchecksum, err, sizeof err);
     if (!ok) log_warning("background save failed: %s", err);
-    long long cow = private_dirty_bytes();
+    long long cow = persist_private_dirty_bytes();
     ssize_t w = write(pipe_fd, &cow, sizeof cow);
     (void)w;
     _exit(ok ? 0 : 1);

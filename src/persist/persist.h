@@ -78,6 +78,10 @@ bool persist_has_save_points(void);
 /* DEBUG RELOAD: save, empty the keyspace, load the file back. */
 bool persist_debug_reload(char *err, size_t err_len);
 
+/* Private_Dirty of this process: in a fork child, the pages copied on
+ * write since the fork (rdb_last_cow_size, aof_last_cow_size). */
+long long persist_private_dirty_bytes(void);
+
 /* INFO persistence lines, appended to b (each with its CRLF). */
 void persist_info(struct buf *b);
 
