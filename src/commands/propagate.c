@@ -35,6 +35,7 @@ enum rule {
     RULE_BZMPOP,       /* BZMPOP timeout numkeys ... */
     RULE_BLMOVE,       /* LMOVE src dst from to */
     RULE_BRPOPLPUSH,   /* RPOPLPUSH src dst */
+    RULE_MIGRATE,      /* MIGRATE ...: DEL of each key it moved away */
 };
 
 static const struct {
@@ -53,6 +54,8 @@ static const struct {
     {"incrbyfloat", RULE_INCRBYFLOAT},
     {"hincrbyfloat", RULE_HINCRBYFLOAT},
     {"restore", RULE_RESTORE},
+    {"restore-asking", RULE_RESTORE},
+    {"migrate", RULE_MIGRATE},
     {"spop", RULE_SPOP},
     {"blpop", RULE_BPOP_LEFT},
     {"brpop", RULE_BPOP_RIGHT},
@@ -410,6 +413,15 @@ static void op_rewritten(struct cmd_ctx *ctx, const struct propagate_frame *f)
         for (int i = 1; i <= 4; i++) op_arg(argv[i], len[i]);
         op_end();
         return;
+    case RULE_MIGRATE: {
+        /* Never replay a transfer: what left this server is deleted. */
+        int pos[256];
+        int n = command_key_positions(ctx->cmd, ctx->argc, argv, len, pos, 256);
+        for (int i = 0; i < n; i++)
+            if (!db_lookup_quiet(ctx->db, argv[pos[i]], len[pos[i]]))
+                op_key(db, "DEL", argv[pos[i]], len[pos[i]]);
+        return;
+    }
     case RULE_BRPOPLPUSH:
         op_begin(db, 3);
         op_arg_str("RPOPLPUSH");
