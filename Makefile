@@ -7,7 +7,8 @@
 DEPS := build-essential cmake pkg-config libhiredis-dev libsodium-dev libxxhash-dev \
         libnuma-dev libjemalloc-dev liblzf-dev redis-server redis-tools gnuplot-nox python3 python3-redis strace \
         clang-format nutcracker iproute2 libfabric-dev libfabric-bin libssl-dev openssl \
-        clang libclang-rt-14-dev
+        clang libclang-rt-14-dev \
+        liblua5.1-0-dev lua-cjson-dev lua-bitop-dev
 BUILD ?= build
 JOBS ?= $(shell nproc)
 ARGS ?=

@@ -25,10 +25,10 @@
 
 /* Every family's table; a new family adds one line here. */
 static struct command *const families[] = {
-    connection_commands,    server_commands,  string_commands,  key_commands,     info_commands,
-    introspection_commands, pubsub_commands,  hash_commands,    zset_commands,    object_commands,
-    set_commands,           bitmap_commands,  sort_commands,    persist_commands, list_commands,
-    multi_commands,         cluster_commands, migrate_commands, hll_commands,
+    connection_commands, server_commands, string_commands, key_commands, info_commands,
+    introspection_commands, pubsub_commands, hash_commands, zset_commands, object_commands,
+    set_commands, bitmap_commands, sort_commands, persist_commands, list_commands,
+    multi_commands, cluster_commands, migrate_commands, hll_commands, script_commands,
 };
 
 /* Open-addressing index of top-level commands by lowercase name. */
@@ -124,6 +124,13 @@ size_t command_count(void)
 {
     return total_commands;
 }
+
+const char command_misconf_error[] =
+    "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to "
+    "disk. Commands that may modify the data set are disabled, because this instance is "
+    "configured to report errors during writes if RDB snapshotting fails "
+    "(stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB "
+    "error.";
 
 static bool arity_ok(const struct command *cmd, int argc)
 {
@@ -322,11 +329,7 @@ static struct command *command_check(const struct cmd_request *req)
     /* Redis's check order: after maxmemory, before the subscribed context. */
     if (persist_writes_refused() &&
         ((cmd->flags & CMD_WRITE) || strcmp(cmd->full_name, "ping") == 0)) {
-        reply_error(r, "MISCONF Redis is configured to save RDB snapshots, but it's currently "
-                       "unable to persist to disk. Commands that may modify the data set are "
-                       "disabled, because this instance is configured to report errors during "
-                       "writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). "
-                       "Please check the Redis logs for details about the RDB error.");
+        reply_error(r, command_misconf_error);
         cmd->rejected_calls++;
         return NULL;
     }

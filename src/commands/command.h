@@ -157,6 +157,9 @@ bool cluster_request_allowed(const struct cmd_request *req, const struct command
 /* Cluster mode, after a command ran: ASKING lasts one command. */
 void cluster_after_command(const struct cmd_request *req, const struct command *cmd);
 
+/* Redis's MISCONF error (writes refused after a failed snapshot). */
+extern const char command_misconf_error[];
+
 /* A HELP reply: the NULL-terminated lines as an array of status strings. */
 void reply_help(struct reply *r, const char *const *lines);
 
@@ -194,5 +197,7 @@ extern struct command multi_commands[];
 extern struct command cluster_commands[];
 extern struct command migrate_commands[];
 extern struct command hll_commands[];
+extern struct command script_commands[];
+extern struct command function_commands[];
 
 #endif

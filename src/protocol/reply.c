@@ -122,6 +122,18 @@ void reply_bulk_double_human(struct reply *r, long double v)
     reply_bulk(r, tmp, n);
 }
 
+void reply_big_number(struct reply *r, const char *digits, size_t n)
+{
+    if (reply_protocol(r) != PROTO_RESP3) {
+        reply_bulk(r, digits, n);
+        return;
+    }
+    buf_reserve(r->out, n + 3);
+    buf_append_char(r->out, '(');
+    buf_append(r->out, digits, n);
+    buf_append(r->out, "\r\n", 2);
+}
+
 void reply_error_wrongtype(struct reply *r)
 {
     reply_error(r, "WRONGTYPE Operation against a key holding the wrong kind of value");

@@ -253,6 +253,10 @@ static inline void reply_defer_set(struct reply *r, reply_mark m, long long n)
     r->enc->defer_set(r, m, n);
 }
 
+/* A RESP3 big number ((<digits>), a bulk string in RESP2 and on SBE (Lua
+ * scripts' {big_number=...}; no command answers with one). */
+void reply_big_number(struct reply *r, const char *digits, size_t n);
+
 /* Common Redis errors, texts exactly as redis-server sends them. */
 void reply_error_wrongtype(struct reply *r);
 void reply_error_not_integer(struct reply *r);

@@ -1,0 +1,705 @@
+/* script_lua.c — the Lua engine: state, sandbox, the redis library and a
+ * script run; see script_lua.h. Conversions are in script_convert.c. */
+#include "commands/script_lua.h"
+
+#include <lauxlib.h>
+#include <lua-bitop.h>
+#include <lua.h>
+#include <lualib.h>
+#include <dlfcn.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands/command.h"
+#include "commands/script_convert.h"
+#include "connection/session.h"
+#include "persist/persist.h"
+#include "server/config.h"
+#include "server/version.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
+
+/* Registry keys. */
+#define REG_RUN "goblin.run"             /* light userdata: struct script_state */
+#define REG_READONLY "goblin.readonly"   /* set of proxies (weak keys) */
+#define REG_GLOBALS "goblin.globals"     /* the real globals table */
+#define REG_FUNCTIONS "goblin.functions" /* boolean: the FUNCTION engine */
+
+/* The run in progress (one at a time: scripts do not nest). */
+struct script_state {
+    const struct script_run *run;
+    struct cmd_ctx *caller;
+    int db_index;
+    int resp;
+    bool wrote;
+    bool oom_at_start;
+};
+
+static struct script_state *current;
+
+const struct script_run *script_lua_running(void)
+{
+    return current ? current->run : NULL;
+}
+
+static const struct {
+    const char *name;
+    uint32_t flag;
+} flag_names[] = {
+    {"no-writes", SCRIPT_FLAG_NO_WRITES},
+    {"allow-oom", SCRIPT_FLAG_ALLOW_OOM},
+    {"allow-stale", SCRIPT_FLAG_ALLOW_STALE},
+    {"no-cluster", SCRIPT_FLAG_NO_CLUSTER},
+    {"allow-cross-slot-keys", SCRIPT_FLAG_ALLOW_CROSS_SLOT},
+};
+
+uint32_t script_flag_by_name(const char *name, size_t len)
+{
+    for (size_t i = 0; i < sizeof flag_names / sizeof flag_names[0]; i++)
+        if (strlen(flag_names[i].name) == len && memcmp(flag_names[i].name, name, len) == 0)
+            return flag_names[i].flag;
+    return 0;
+}
+
+void script_flags_foreach(uint32_t flags, void (*fn)(const char *name, void *arg), void *arg)
+{
+    for (size_t i = 0; i < sizeof flag_names / sizeof flag_names[0]; i++)
+        if (flags & flag_names[i].flag) fn(flag_names[i].name, arg);
+}
+
+void script_sha1hex(const char *data, size_t len, char out[41])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    EVP_Digest(data, len, md, &n, EVP_sha1(), NULL);
+    static const char hex[] = "0123456789abcdef";
+    for (unsigned i = 0; i < 20; i++) {
+        out[2 * i] = hex[md[i] >> 4];
+        out[2 * i + 1] = hex[md[i] & 15];
+    }
+    out[40] = '\0';
+}
+
+/* --- sandbox ------------------------------------------------------------- */
+
+/* __newindex of every proxy, and rawset on one. Level 1: the script that
+ * assigned (the metamethod is level 0). */
+static int readonly_error(lua_State *L)
+{
+    return luaL_error(L, "Attempt to modify a readonly table");
+}
+
+/* __index of the globals proxy: Redis 7.0's error for a missing global. */
+static int globals_index(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, REG_GLOBALS);
+    lua_pushvalue(L, 2);
+    lua_rawget(L, -2);
+    if (!lua_isnil(L, -1)) return 1;
+    const char *name = lua_tostring(L, 2);
+    return luaL_error(L, "Script attempted to access nonexistent global variable '%s'",
+                      name ? name : "?");
+}
+
+static bool is_readonly(lua_State *L, int index)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, REG_READONLY);
+    lua_pushvalue(L, index);
+    lua_rawget(L, -2);
+    bool ro = lua_toboolean(L, -1);
+    lua_pop(L, 2);
+    return ro;
+}
+
+/* rawset that refuses proxies (stock Lua has no read-only tables). */
+static int sandbox_rawset(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checkany(L, 2);
+    luaL_checkany(L, 3);
+    if (is_readonly(L, 1)) {
+        lua_pushstring(L, "Attempt to modify a readonly table");
+        return lua_error(L);
+    }
+    lua_settop(L, 3);
+    lua_rawset(L, 1);
+    return 1;
+}
+
+/* setmetatable that refuses proxies, with Redis's words. */
+static int sandbox_setmetatable(lua_State *L)
+{
+    if (lua_istable(L, 1) && is_readonly(L, 1)) {
+        lua_pushstring(L, "Attempt to modify a readonly table");
+        return lua_error(L);
+    }
+    lua_getfield(L, LUA_REGISTRYINDEX, "goblin.setmetatable");
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+/* Redis 7.0's pcall: an error table is returned as its err string, as
+ * older versions (whose errors were strings) did. */
+static int sandbox_pcall(lua_State *L)
+{
+    int argc = lua_gettop(L);
+    luaL_checkany(L, 1);
+    lua_pushboolean(L, 1);
+    lua_insert(L, 1);
+    if (lua_pcall(L, argc - 1, LUA_MULTRET, 0)) {
+        lua_remove(L, 1);
+        if (lua_istable(L, -1)) {
+            lua_getfield(L, -1, "err");
+            if (lua_isstring(L, -1))
+                lua_replace(L, -2);
+            else
+                lua_pop(L, 1);
+        }
+        lua_pushboolean(L, 0);
+        lua_insert(L, 1);
+    }
+    return lua_gettop(L);
+}
+
+/* Pushes a proxy of the table at `index` (absolute): empty, reads through
+ * to it, refuses writes. `index_fn` NULL: __index is the table itself. */
+static void push_proxy(lua_State *L, int index, lua_CFunction index_fn)
+{
+    lua_newtable(L); /* proxy */
+    lua_newtable(L); /* its metatable */
+    if (index_fn)
+        lua_pushcfunction(L, index_fn);
+    else
+        lua_pushvalue(L, index);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, readonly_error);
+    lua_setfield(L, -2, "__newindex");
+    lua_newtable(L); /* what getmetatable() answers: the real one stays out of reach */
+    lua_setfield(L, -2, "__metatable");
+    lua_setmetatable(L, -2);
+    lua_getfield(L, LUA_REGISTRYINDEX, REG_READONLY);
+    lua_pushvalue(L, -2);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
+/* Replaces every library table in the real globals with its proxy. */
+static void protect_libraries(lua_State *L, int globals)
+{
+    static const char *const libs[] = {"string", "table", "math",  "coroutine",
+                                       "cjson",  "bit",   "redis", NULL};
+    for (int i = 0; libs[i]; i++) {
+        lua_getfield(L, globals, libs[i]);
+        if (!lua_istable(L, -1)) {
+            lua_pop(L, 1);
+            continue;
+        }
+        push_proxy(L, lua_gettop(L), NULL);
+        lua_setfield(L, globals, libs[i]);
+        lua_pop(L, 1);
+    }
+}
+
+/* --- math.random: Redis's deterministic PRNG (rand.c: the 48-bit LCG of
+ * drand48, seeded with 0 before every script) ----------------------------- */
+
+static unsigned short rand48_state[3];
+
+static void rand48_seed(void)
+{
+    rand48_state[0] = 0x330E;
+    rand48_state[1] = 0;
+    rand48_state[2] = 0;
+}
+
+static int redis_math_random(lua_State *L)
+{
+    const long max = 2147483647L; /* REDIS_LRAND48_MAX */
+    lua_Number r = (lua_Number)(nrand48(rand48_state) % max) / (lua_Number)max;
+    switch (lua_gettop(L)) {
+    case 0:
+        lua_pushnumber(L, r);
+        break;
+    case 1: {
+        int u = luaL_checkint(L, 1);
+        luaL_argcheck(L, 1 <= u, 1, "interval is empty");
+        lua_pushnumber(L, (lua_Number)((int)(r * u) + 1));
+        break;
+    }
+    case 2: {
+        int l = luaL_checkint(L, 1), u = luaL_checkint(L, 2);
+        luaL_argcheck(L, l <= u, 2, "interval is empty");
+        lua_pushnumber(L, (lua_Number)((int)(r * (u - l + 1)) + l));
+        break;
+    }
+    default:
+        return luaL_error(L, "wrong number of arguments");
+    }
+    return 1;
+}
+
+static int redis_math_randomseed(lua_State *L)
+{
+    long seed = (long)luaL_checkint(L, 1);
+    rand48_state[0] = 0x330E;
+    rand48_state[1] = (unsigned short)(seed & 0xffff);
+    rand48_state[2] = (unsigned short)((seed >> 16) & 0xffff);
+    return 0;
+}
+
+/* --- the redis library ----------------------------------------------------- */
+
+/* Raises (redis.call) or returns (redis.pcall) Redis's error table for
+ * `text` ("-CODE msg" or "msg"). */
+static int call_error(lua_State *L, const char *text, bool raise)
+{
+    script_push_error_table(L, text, strlen(text));
+    return raise ? lua_error(L) : 1;
+}
+
+/* Redis's spelling of a number argument ("%.17g"). */
+static size_t number_to_text(lua_Number d, char *out, size_t cap)
+{
+    return (size_t)snprintf(out, cap, "%.17g", (double)d);
+}
+
+static int redis_call_generic(lua_State *L, bool raise)
+{
+    struct script_state *st = current;
+    int argc = lua_gettop(L);
+    if (argc == 0)
+        return call_error(L, "Please specify at least one argument for this redis lib call", raise);
+    if (!st) return call_error(L, "redis.call is only available while a script runs", raise);
+    /* Arguments: strings, or numbers spelled as Redis spells them. Lua
+     * keeps the strings alive on its stack while the command runs. */
+    const char *stack_argv[16];
+    size_t stack_len[16];
+    char numbuf_stack[16][32];
+    const char **argv = stack_argv;
+    size_t *argv_len = stack_len;
+    char(*numbuf)[32] = numbuf_stack;
+    if (argc > 16) {
+        argv = xmalloc(sizeof *argv * (size_t)argc);
+        argv_len = xmalloc(sizeof *argv_len * (size_t)argc);
+        numbuf = xmalloc(sizeof *numbuf * (size_t)argc);
+    }
+    bool bad = false;
+    for (int i = 0; i < argc; i++) {
+        int t = lua_type(L, i + 1);
+        if (t == LUA_TNUMBER) {
+            argv_len[i] = number_to_text(lua_tonumber(L, i + 1), numbuf[i], sizeof numbuf[i]);
+            argv[i] = numbuf[i];
+        } else if (t == LUA_TSTRING) {
+            argv[i] = lua_tolstring(L, i + 1, &argv_len[i]);
+        } else {
+            bad = true;
+            break;
+        }
+    }
+    const char *err = NULL;
+    struct command *cmd = NULL;
+    char misconf[512];
+    snprintf(misconf, sizeof misconf, "-%s", command_misconf_error);
+    if (bad) {
+        err = "Lua redis lib command arguments must be strings or integers";
+    } else {
+        cmd = command_lookup(argv[0], argv_len[0]);
+        if (cmd && cmd->subcommands && argc >= 2)
+            cmd = command_lookup_sub(cmd, argv[1], argv_len[1]);
+        if (!cmd)
+            err = "Unknown Redis command called from script";
+        else if (cmd->arity >= 0 ? argc != cmd->arity : argc < -cmd->arity)
+            err = "Wrong number of args calling Redis command from script";
+        else if (cmd->flags & CMD_NOSCRIPT)
+            err = "This Redis command is not allowed from script";
+        else if ((cmd->flags & CMD_WRITE) && st->run->read_only)
+            err = "Write commands are not allowed from read-only scripts.";
+        else if ((cmd->flags & CMD_WRITE) && persist_writes_refused())
+            err = misconf;
+        else if (!(st->run->flags & SCRIPT_FLAG_ALLOW_OOM) && st->oom_at_start && !st->wrote &&
+                 (cmd->flags & CMD_DENYOOM))
+            err = "-OOM command not allowed when used memory > 'maxmemory'.";
+    }
+    if (err) {
+        if (argc > 16) {
+            free(argv);
+            free(argv_len);
+            free(numbuf);
+        }
+        return call_error(L, err, raise);
+    }
+    if (cmd->flags & CMD_WRITE) st->wrote = true;
+
+    struct buf out;
+    buf_init(&out, 256);
+    struct reply r;
+    reply_init(&r, &out, st->resp == 3 ? PROTO_RESP3 : PROTO_RESP2);
+    struct conn *conn = st->caller->conn;
+    int caller_db = session_db_index(conn);
+    session_select_db(conn, st->db_index); /* SELECT inside the script stays inside it */
+    struct cmd_ctx ctx = {
+        .conn = conn,
+        .reply = &r,
+        .db = keyspace_db(st->db_index),
+        .argc = argc,
+        .argv = argv,
+        .argv_len = argv_len,
+        .cmd = cmd,
+        .deny_blocking = true,
+    };
+    command_call(&ctx);
+    st->db_index = session_db_index(conn);
+    session_select_db(conn, caller_db);
+    if (argc > 16) {
+        free(argv);
+        free(argv_len);
+        free(numbuf);
+    }
+    lua_settop(L, 0);
+    bool is_error = script_push_reply(L, buf_head(&out), buf_len(&out));
+    buf_free(&out);
+    if (is_error && raise) return lua_error(L);
+    return 1;
+}
+
+static int redis_call(lua_State *L)
+{
+    return redis_call_generic(L, true);
+}
+
+static int redis_pcall(lua_State *L)
+{
+    return redis_call_generic(L, false);
+}
+
+/* redis.error_reply / redis.status_reply: one string argument. */
+static int redis_error_reply(lua_State *L)
+{
+    if (lua_gettop(L) != 1 || lua_type(L, -1) != LUA_TSTRING) {
+        script_push_error_table(L, "wrong number or type of arguments", 33);
+        return 1;
+    }
+    size_t len;
+    const char *s = lua_tolstring(L, 1, &len);
+    if (len > 0 && s[0] == '-') {
+        script_push_error_table(L, s, len);
+    } else {
+        struct buf b;
+        buf_init(&b, len + 2);
+        buf_append_char(&b, '-');
+        buf_append(&b, s, len);
+        script_push_error_table(L, buf_head(&b), buf_len(&b));
+        buf_free(&b);
+    }
+    return 1;
+}
+
+static int redis_status_reply(lua_State *L)
+{
+    if (lua_gettop(L) != 1 || lua_type(L, -1) != LUA_TSTRING) {
+        script_push_error_table(L, "wrong number or type of arguments", 33);
+        return 1;
+    }
+    lua_newtable(L);
+    lua_pushstring(L, "ok");
+    lua_pushvalue(L, 1);
+    lua_settable(L, -3);
+    return 1;
+}
+
+static int redis_sha1hex(lua_State *L)
+{
+    if (lua_gettop(L) != 1) return call_error(L, "wrong number of arguments", true);
+    size_t len;
+    const char *s = lua_tolstring(L, 1, &len);
+    char hex[41];
+    script_sha1hex(s ? s : "", s ? len : 0, hex);
+    lua_pushstring(L, hex);
+    return 1;
+}
+
+static int redis_log(lua_State *L)
+{
+    int argc = lua_gettop(L);
+    if (argc < 2) return call_error(L, "redis.log() requires two arguments or more.", true);
+    if (!lua_isnumber(L, 1))
+        return call_error(L, "First argument must be a number (log level).", true);
+    int level = (int)lua_tonumber(L, 1);
+    if (level < LOG_DEBUG || level > LOG_WARNING)
+        return call_error(L, "Invalid debug level.", true);
+    struct buf b;
+    buf_init(&b, 128);
+    for (int i = 2; i <= argc; i++) {
+        size_t len;
+        const char *s = lua_tolstring(L, i, &len);
+        if (!s) continue;
+        if (i > 2) buf_append_char(&b, ' ');
+        buf_append(&b, s, len);
+    }
+    log_msg((enum log_level)level, "%.*s", (int)buf_len(&b), buf_head(&b));
+    buf_free(&b);
+    return 0;
+}
+
+static int redis_setresp(lua_State *L)
+{
+    if (lua_gettop(L) != 1) return call_error(L, "redis.setresp() requires one argument.", true);
+    int resp = (int)lua_tonumber(L, 1);
+    if (resp != 2 && resp != 3) return call_error(L, "RESP version must be 2 or 3.", true);
+    if (current) current->resp = resp;
+    return 0;
+}
+
+static int redis_set_repl(lua_State *L)
+{
+    if (lua_gettop(L) != 1) return call_error(L, "redis.set_repl() requires two arguments.", true);
+    int flags = (int)lua_tonumber(L, 1);
+    if ((flags & ~3) != 0)
+        return call_error(
+            L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.",
+            true);
+    return 0; /* no replication, no AOF: nothing to route */
+}
+
+static int redis_replicate_commands(lua_State *L)
+{
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int redis_breakpoint(lua_State *L)
+{
+    lua_pushboolean(L, 0); /* no debugger session */
+    return 1;
+}
+
+static int redis_debug(lua_State *L)
+{
+    return 0;
+}
+
+static void set_int_field(lua_State *L, const char *name, lua_Number v)
+{
+    lua_pushnumber(L, v);
+    lua_setfield(L, -2, name);
+}
+
+static void open_redis_library(lua_State *L)
+{
+    static const luaL_Reg fns[] = {
+        {"call", redis_call},
+        {"pcall", redis_pcall},
+        {"error_reply", redis_error_reply},
+        {"status_reply", redis_status_reply},
+        {"sha1hex", redis_sha1hex},
+        {"log", redis_log},
+        {"setresp", redis_setresp},
+        {"set_repl", redis_set_repl},
+        {"replicate_commands", redis_replicate_commands},
+        {"breakpoint", redis_breakpoint},
+        {"debug", redis_debug},
+        {NULL, NULL},
+    };
+    lua_newtable(L);
+    luaL_register(L, NULL, fns);
+    set_int_field(L, "LOG_DEBUG", LOG_DEBUG);
+    set_int_field(L, "LOG_VERBOSE", LOG_VERBOSE);
+    set_int_field(L, "LOG_NOTICE", LOG_NOTICE);
+    set_int_field(L, "LOG_WARNING", LOG_WARNING);
+    set_int_field(L, "REPL_NONE", 0);
+    set_int_field(L, "REPL_AOF", 1);
+    set_int_field(L, "REPL_SLAVE", 2);
+    set_int_field(L, "REPL_REPLICA", 2);
+    set_int_field(L, "REPL_ALL", 3);
+    lua_pushstring(L, GOBLIN_REDIS_VERSION);
+    lua_setfield(L, -2, "REDIS_VERSION");
+    int major = 0, minor = 0, patch = 0;
+    sscanf(GOBLIN_REDIS_VERSION, "%d.%d.%d", &major, &minor, &patch);
+    set_int_field(L, "REDIS_VERSION_NUM", (major << 16) | (minor << 8) | patch);
+    lua_setglobal(L, "redis");
+}
+
+static void open_library(lua_State *L, const char *name, lua_CFunction fn)
+{
+    lua_pushcfunction(L, fn);
+    lua_pushstring(L, name);
+    lua_call(L, 1, 0);
+}
+
+/* Debian's lua-cjson, loaded from its C-module path once (see
+ * CMakeLists.txt for why it is not linked). Its luaopen returns the table
+ * without setting the global. */
+static void open_cjson(lua_State *L)
+{
+    static lua_CFunction open_fn;
+    if (!open_fn) {
+        void *handle = dlopen(GOBLIN_LUA_CJSON_MODULE, RTLD_NOW | RTLD_LOCAL);
+        if (handle) open_fn = (lua_CFunction)(uintptr_t)dlsym(handle, "luaopen_cjson");
+        if (!open_fn) {
+            log_warning("cannot load %s (lua-cjson): %s", GOBLIN_LUA_CJSON_MODULE, dlerror());
+            abort();
+        }
+    }
+    lua_pushcfunction(L, open_fn);
+    lua_call(L, 0, 1);
+    lua_setglobal(L, "cjson");
+}
+
+lua_State *script_lua_new(bool functions)
+{
+    lua_State *L = luaL_newstate();
+    if (!L) {
+        log_warning("cannot create a Lua state: out of memory");
+        abort();
+    }
+    open_library(L, "", luaopen_base);
+    open_library(L, LUA_TABLIBNAME, luaopen_table);
+    open_library(L, LUA_STRLIBNAME, luaopen_string);
+    open_library(L, LUA_MATHLIBNAME, luaopen_math);
+    open_cjson(L);
+    open_library(L, "bit", luaopen_bit);
+    lua_settop(L, 0);
+    /* Redis 7.0's deny list, and what stock Lua has that Redis does not. */
+    static const char *const removed[] = {"dofile", "loadfile", "print", NULL};
+    for (int i = 0; removed[i]; i++) {
+        lua_pushnil(L);
+        lua_setglobal(L, removed[i]);
+    }
+    lua_getglobal(L, "math");
+    lua_pushcfunction(L, redis_math_random);
+    lua_setfield(L, -2, "random");
+    lua_pushcfunction(L, redis_math_randomseed);
+    lua_setfield(L, -2, "randomseed");
+    lua_pop(L, 1);
+    lua_pushcfunction(L, sandbox_rawset);
+    lua_setglobal(L, "rawset");
+    lua_pushcfunction(L, sandbox_pcall);
+    lua_setglobal(L, "pcall");
+    lua_getglobal(L, "setmetatable");
+    lua_setfield(L, LUA_REGISTRYINDEX, "goblin.setmetatable");
+    lua_pushcfunction(L, sandbox_setmetatable);
+    lua_setglobal(L, "setmetatable");
+    open_redis_library(L);
+
+    lua_newtable(L);
+    lua_newtable(L);
+    lua_pushstring(L, "k");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, LUA_REGISTRYINDEX, REG_READONLY);
+    lua_pushboolean(L, functions);
+    lua_setfield(L, LUA_REGISTRYINDEX, REG_FUNCTIONS);
+
+    lua_pushvalue(L, LUA_GLOBALSINDEX);
+    int globals = lua_gettop(L);
+    lua_pushvalue(L, globals);
+    lua_setfield(L, LUA_REGISTRYINDEX, REG_GLOBALS);
+    protect_libraries(L, globals);
+    /* The proxy scripts see as their globals (and as _G). */
+    push_proxy(L, globals, globals_index);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, globals, "_G");
+    lua_replace(L, LUA_GLOBALSINDEX); /* functions compiled from now on see the proxy */
+    lua_settop(L, 0);
+    return L;
+}
+
+void script_lua_free(lua_State *L)
+{
+    if (L) lua_close(L);
+}
+
+bool script_lua_compile(lua_State *L, const char *code, size_t len, const char *chunkname,
+                        char *err, size_t cap)
+{
+    if (luaL_loadbuffer(L, code, len, chunkname) == 0) return true;
+    snprintf(err, cap, "%s", lua_tostring(L, -1));
+    lua_pop(L, 1);
+    return false;
+}
+
+/* The message handler of a run: Redis's __redis__err__handler. Makes every
+ * error a table {err=..., source=..., line=...} naming where the script was
+ * (the caller of a C function that raised). */
+static int error_handler(lua_State *L)
+{
+    lua_Debug ar;
+    bool have = false;
+    if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "nSl", &ar)) {
+        have = true;
+        if (strcmp(ar.what, "C") == 0) have = lua_getstack(L, 2, &ar) && lua_getinfo(L, "nSl", &ar);
+    }
+    if (!lua_istable(L, 1)) {
+        const char *msg = lua_tostring(L, 1);
+        lua_pushfstring(L, "ERR %s", msg ? msg : (lua_isnil(L, 1) ? "nil" : "?"));
+        lua_newtable(L);
+        lua_pushvalue(L, -2);
+        lua_setfield(L, -2, "err");
+        lua_replace(L, 1);
+        lua_settop(L, 1);
+    }
+    if (have) {
+        lua_pushstring(L, ar.source);
+        lua_setfield(L, 1, "source");
+        lua_pushnumber(L, ar.currentline);
+        lua_setfield(L, 1, "line");
+    }
+    lua_settop(L, 1);
+    return 1;
+}
+
+/* Pushes a table of argv[from..from+n) as strings. */
+static void push_string_array(lua_State *L, const struct cmd_ctx *ctx, int from, long long n)
+{
+    lua_createtable(L, (int)n, 0);
+    for (long long i = 0; i < n; i++) {
+        lua_pushlstring(L, ctx->argv[from + i], ctx->argv_len[from + i]);
+        lua_rawseti(L, -2, (int)i + 1);
+    }
+}
+
+void script_lua_run(lua_State *L, struct cmd_ctx *ctx, const struct script_run *run, int first_key,
+                    long long nkeys, bool keys_as_globals)
+{
+    int fn = lua_gettop(L);
+    lua_pushcfunction(L, error_handler);
+    lua_insert(L, fn); /* handler below the function */
+    int handler = fn;
+    fn++;
+    long long nargs = ctx->argc - first_key - nkeys;
+    int call_args = 0;
+    if (keys_as_globals) {
+        lua_getfield(L, LUA_REGISTRYINDEX, REG_GLOBALS);
+        push_string_array(L, ctx, first_key, nkeys);
+        lua_setfield(L, -2, "KEYS");
+        push_string_array(L, ctx, first_key + (int)nkeys, nargs);
+        lua_setfield(L, -2, "ARGV");
+        lua_pop(L, 1);
+    } else {
+        push_string_array(L, ctx, first_key, nkeys);
+        push_string_array(L, ctx, first_key + (int)nkeys, nargs);
+        call_args = 2;
+    }
+    struct script_state st = {
+        .run = run,
+        .caller = ctx,
+        .db_index = session_db_index(ctx->conn),
+        .resp = 2,
+        .oom_at_start = config.maxmemory && xmalloc_used_bytes() > (size_t)config.maxmemory,
+    };
+    rand48_seed();
+    current = &st;
+    int rc = lua_pcall(L, call_args, 1, handler);
+    current = NULL;
+    if (rc != 0) {
+        script_reply_error(L, ctx->reply, run->name);
+    } else {
+        script_reply_value(L, ctx->reply, st.resp);
+    }
+    lua_settop(L, handler - 1);
+    lua_gc(L, LUA_GCSTEP, 1);
+}

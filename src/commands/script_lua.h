@@ -1,0 +1,95 @@
+/*
+ * script_lua.h — the Lua 5.1 engine behind EVAL and FCALL (Redis 7.0's).
+ *
+ * One engine is one lua_State with Redis 7.0's library surface: base,
+ * table, string, math, cjson (Debian lua-cjson), bit (Debian lua-bitop) and
+ * the `redis` table (call, pcall, error_reply, status_reply, sha1hex, log,
+ * setresp, set_repl, replicate_commands, breakpoint, debug, the LOG_* and
+ * REPL_* constants, REDIS_VERSION, REDIS_VERSION_NUM). EVAL uses one engine,
+ * FUNCTION another (FUNCTION FLUSH and SCRIPT FLUSH each drop only theirs).
+ *
+ * Sandbox. Stock Lua 5.1 has no read-only tables, so scripts never see the
+ * real globals or library tables: they see empty proxies whose __index
+ * reads the real table (a missing global is Redis's "Script attempted to
+ * access nonexistent global variable" error) and whose __newindex is
+ * Redis's "Attempt to modify a readonly table"; rawset refuses proxies. So
+ * no script can leave anything behind for the next one, as in Redis 7.0.
+ * No os, io, package, loadfile, dofile, print, debug.
+ *
+ * redis.call runs a command through the same checks Redis applies to a
+ * script's command (unknown command, arity, noscript, read-only script,
+ * OOM at the script's first write, MISCONF) and then command_call(), the
+ * path every client command takes (statistics, WATCH signals). Its reply is
+ * encoded in the script's protocol (redis.setresp) into a scratch buffer and
+ * decoded into Lua values by Redis's conversion table; the script's result
+ * goes back through reply_* (Redis's Lua-to-reply table), so every wire
+ * gets it. Blocking commands are refused as Redis refuses them (noscript)
+ * or act as their non-blocking forms (cmd_ctx.deny_blocking).
+ *
+ * A script runs to completion: nothing else runs meanwhile, on any
+ * transport (one thread). lua-time-limit / SCRIPT KILL of a busy script
+ * are not implemented (docs/scripting.md).
+ */
+#ifndef GOBLIN_SCRIPT_LUA_H
+#define GOBLIN_SCRIPT_LUA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct cmd_ctx;
+struct lua_State;
+
+/* Script flags (shebang `#!lua flags=...`, register_function flags). */
+enum script_flag {
+    SCRIPT_FLAG_NO_WRITES = 1u << 0,
+    SCRIPT_FLAG_ALLOW_OOM = 1u << 1,
+    SCRIPT_FLAG_ALLOW_STALE = 1u << 2,
+    SCRIPT_FLAG_NO_CLUSTER = 1u << 3,
+    SCRIPT_FLAG_EVAL_COMPAT_MODE = 1u << 4, /* an EVAL script without a shebang */
+    SCRIPT_FLAG_ALLOW_CROSS_SLOT = 1u << 5,
+};
+
+/* The flag named `name` (Redis's spelling), 0 when unknown. */
+uint32_t script_flag_by_name(const char *name, size_t len);
+/* Visits the flags set in `flags` in Redis's order (FUNCTION LIST). */
+void script_flags_foreach(uint32_t flags, void (*fn)(const char *name, void *arg), void *arg);
+
+/* A new engine; `functions`: the FUNCTION engine (its chunks are named
+ * @user_function). Aborts on allocation failure, as every allocation does. */
+struct lua_State *script_lua_new(bool functions);
+void script_lua_free(struct lua_State *L);
+
+/* Compiles `code` (len bytes) as chunk `chunkname`; on success the function
+ * is on the stack and true is returned, otherwise the error text is in
+ * err (cap bytes) and nothing is pushed. */
+bool script_lua_compile(struct lua_State *L, const char *code, size_t len, const char *chunkname,
+                        char *err, size_t cap);
+
+/* What one script run needs to know. */
+struct script_run {
+    const char *name; /* the SHA1 (EVAL) or the function's name (FCALL) */
+    uint32_t flags;   /* enum script_flag */
+    bool read_only;   /* EVAL_RO, FCALL_RO, or flag no-writes */
+};
+
+/* Runs the function on top of L's stack with KEYS/ARGV (EVAL: globals;
+ * FCALL: the two arguments) from ctx->argv[first_key..], nkeys of them
+ * keys, and answers ctx->reply with its result or Redis's error. Pops the
+ * function. */
+void script_lua_run(struct lua_State *L, struct cmd_ctx *ctx, const struct script_run *run,
+                    int first_key, long long nkeys, bool keys_as_globals);
+
+/* EVAL/FCALL argument checks shared by both (cmd_script.c): numkeys in
+ * argv[2] (answers and returns -1 when bad), and Redis's
+ * scriptPrepareForRun refusals for a script that declared flags. */
+long long script_numkeys(struct cmd_ctx *ctx);
+bool script_may_run(struct cmd_ctx *ctx, uint32_t flags, bool ro);
+
+/* The script running now, or NULL (SCRIPT KILL, FUNCTION KILL, FUNCTION STATS). */
+const struct script_run *script_lua_running(void);
+
+/* SHA1 of data as 40 lowercase hex digits and a NUL. */
+void script_sha1hex(const char *data, size_t len, char out[41]);
+
+#endif
