@@ -28,7 +28,7 @@ static lua_State *eval_engine;
 static lua_State *engine(void)
 {
     if (!eval_engine) {
-        eval_engine = script_lua_new(false);
+        eval_engine = script_lua_new(NULL);
         lua_newtable(eval_engine);
         lua_setfield(eval_engine, LUA_REGISTRYINDEX, REG_SCRIPTS);
         lua_newtable(eval_engine);
@@ -152,7 +152,8 @@ bool script_may_run(struct cmd_ctx *ctx, uint32_t flags, bool ro)
             return false;
         }
         if (ro) {
-            reply_error(ctx->reply, "ERR Can not run script with write flag on readonly command");
+            reply_error(ctx->reply,
+                        "ERR Can not execute a script with write flag using *_ro command.");
             return false;
         }
     }

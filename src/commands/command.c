@@ -25,10 +25,11 @@
 
 /* Every family's table; a new family adds one line here. */
 static struct command *const families[] = {
-    connection_commands, server_commands, string_commands, key_commands, info_commands,
-    introspection_commands, pubsub_commands, hash_commands, zset_commands, object_commands,
-    set_commands, bitmap_commands, sort_commands, persist_commands, list_commands,
-    multi_commands, cluster_commands, migrate_commands, hll_commands, script_commands,
+    connection_commands,    server_commands,  string_commands,  key_commands,     info_commands,
+    introspection_commands, pubsub_commands,  hash_commands,    zset_commands,    object_commands,
+    set_commands,           bitmap_commands,  sort_commands,    persist_commands, list_commands,
+    multi_commands,         cluster_commands, migrate_commands, hll_commands,     script_commands,
+    function_commands,
 };
 
 /* Open-addressing index of top-level commands by lowercase name. */

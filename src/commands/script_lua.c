@@ -22,10 +22,11 @@
 #include "util/xmalloc.h"
 
 /* Registry keys. */
-#define REG_RUN "goblin.run"             /* light userdata: struct script_state */
-#define REG_READONLY "goblin.readonly"   /* set of proxies (weak keys) */
-#define REG_GLOBALS "goblin.globals"     /* the real globals table */
-#define REG_FUNCTIONS "goblin.functions" /* boolean: the FUNCTION engine */
+#define REG_RUN "goblin.run"           /* light userdata: struct script_state */
+#define REG_READONLY "goblin.readonly" /* set of proxies (weak keys) */
+#define REG_GLOBALS "goblin.globals"   /* the real globals table */
+#define REG_INDEX "goblin.index"       /* what the globals proxy reads */
+#define REG_LOAD_API "goblin.load_api" /* FUNCTION LOAD's globals */
 
 /* The run in progress (one at a time: scripts do not nest). */
 struct script_state {
@@ -94,7 +95,7 @@ static int readonly_error(lua_State *L)
 /* __index of the globals proxy: Redis 7.0's error for a missing global. */
 static int globals_index(lua_State *L)
 {
-    lua_getfield(L, LUA_REGISTRYINDEX, REG_GLOBALS);
+    lua_getfield(L, LUA_REGISTRYINDEX, REG_INDEX);
     lua_pushvalue(L, 2);
     lua_rawget(L, -2);
     if (!lua_isnil(L, -1)) return 1;
@@ -111,6 +112,20 @@ static bool is_readonly(lua_State *L, int index)
     bool ro = lua_toboolean(L, -1);
     lua_pop(L, 2);
     return ro;
+}
+
+/* __index of the load-time redis table: its fields, or the same error as
+ * a missing global (Redis's luaSetErrorMetatable). */
+static int load_api_index(lua_State *L)
+{
+    lua_getmetatable(L, 1);
+    lua_getfield(L, -1, "goblin.real");
+    lua_pushvalue(L, 2);
+    lua_rawget(L, -2);
+    if (!lua_isnil(L, -1)) return 1;
+    const char *name = lua_tostring(L, 2);
+    return luaL_error(L, "Script attempted to access nonexistent global variable '%s'",
+                      name ? name : "?");
 }
 
 /* rawset that refuses proxies (stock Lua has no read-only tables). */
@@ -175,6 +190,8 @@ static void push_proxy(lua_State *L, int index, lua_CFunction index_fn)
     else
         lua_pushvalue(L, index);
     lua_setfield(L, -2, "__index");
+    lua_pushvalue(L, index);
+    lua_setfield(L, -2, "goblin.real");
     lua_pushcfunction(L, readonly_error);
     lua_setfield(L, -2, "__newindex");
     lua_newtable(L); /* what getmetatable() answers: the real one stays out of reach */
@@ -549,7 +566,44 @@ static void open_cjson(lua_State *L)
     lua_setglobal(L, "cjson");
 }
 
-lua_State *script_lua_new(bool functions)
+/* FUNCTION LOAD's globals: only `redis`, with register_function, log,
+ * the LOG_* constants and the versions; a missing field is an error, as a
+ * missing global is. */
+static void open_load_api(lua_State *L, lua_CFunction register_function)
+{
+    lua_newtable(L); /* the load-time globals */
+    lua_newtable(L); /* its redis */
+    int redis_real = lua_gettop(L);
+    lua_pushcfunction(L, register_function);
+    lua_setfield(L, -2, "register_function");
+    lua_pushcfunction(L, redis_log);
+    lua_setfield(L, -2, "log");
+    lua_getglobal(L, "redis");
+    static const char *const copied[] = {"LOG_DEBUG",   "LOG_VERBOSE",   "LOG_NOTICE",
+                                         "LOG_WARNING", "REDIS_VERSION", "REDIS_VERSION_NUM",
+                                         NULL};
+    for (int i = 0; copied[i]; i++) {
+        lua_getfield(L, -1, copied[i]);
+        lua_setfield(L, redis_real, copied[i]);
+    }
+    lua_pop(L, 1);
+    push_proxy(L, redis_real, NULL);
+    lua_getmetatable(L, -1);
+    lua_pushcfunction(L, load_api_index);
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
+    lua_setfield(L, -3, "redis");
+    lua_pop(L, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, REG_LOAD_API);
+}
+
+void script_lua_set_loading(lua_State *L, bool loading)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, loading ? REG_LOAD_API : REG_GLOBALS);
+    lua_setfield(L, LUA_REGISTRYINDEX, REG_INDEX);
+}
+
+lua_State *script_lua_new(lua_CFunction register_function)
 {
     lua_State *L = luaL_newstate();
     if (!L) {
@@ -591,13 +645,13 @@ lua_State *script_lua_new(bool functions)
     lua_setfield(L, -2, "__mode");
     lua_setmetatable(L, -2);
     lua_setfield(L, LUA_REGISTRYINDEX, REG_READONLY);
-    lua_pushboolean(L, functions);
-    lua_setfield(L, LUA_REGISTRYINDEX, REG_FUNCTIONS);
 
     lua_pushvalue(L, LUA_GLOBALSINDEX);
     int globals = lua_gettop(L);
     lua_pushvalue(L, globals);
     lua_setfield(L, LUA_REGISTRYINDEX, REG_GLOBALS);
+    if (register_function) open_load_api(L, register_function);
+    script_lua_set_loading(L, false);
     protect_libraries(L, globals);
     /* The proxy scripts see as their globals (and as _G). */
     push_proxy(L, globals, globals_index);

@@ -55,9 +55,13 @@ uint32_t script_flag_by_name(const char *name, size_t len);
 /* Visits the flags set in `flags` in Redis's order (FUNCTION LIST). */
 void script_flags_foreach(uint32_t flags, void (*fn)(const char *name, void *arg), void *arg);
 
-/* A new engine; `functions`: the FUNCTION engine (its chunks are named
- * @user_function). Aborts on allocation failure, as every allocation does. */
-struct lua_State *script_lua_new(bool functions);
+/* A new engine. With register_function (the FUNCTION engine), the engine
+ * also has a loading mode (script_lua_set_loading) in which scripts see
+ * only Redis's load-time API: a `redis` table of register_function, log,
+ * the LOG_* constants and the versions. Aborts on allocation failure, as
+ * every allocation does. */
+struct lua_State *script_lua_new(int (*register_function)(struct lua_State *L));
+void script_lua_set_loading(struct lua_State *L, bool loading);
 void script_lua_free(struct lua_State *L);
 
 /* Compiles `code` (len bytes) as chunk `chunkname`; on success the function

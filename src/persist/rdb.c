@@ -368,14 +368,19 @@ enum rdb_file_status rdb_load_file(const char *path, bool verify_checksum,
 
 /* --- DUMP / RESTORE payloads ------------------------------------------ */
 
+void rdb_payload_footer(struct rdb_writer *w)
+{
+    rdbw_u8(w, RDB_VERSION & 0xff);
+    rdbw_u8(w, (RDB_VERSION >> 8) & 0xff);
+    rdbw_u64le(w, crc64(0, buf_head(&w->buf), buf_len(&w->buf)));
+}
+
 void rdb_dump_payload(const struct kv *kv, bool compress, struct buf *out)
 {
     struct rdb_writer w;
     rdbw_init(&w, -1, compress);
     rdb_value_save(&w, kv, false);
-    rdbw_u8(&w, RDB_VERSION & 0xff);
-    rdbw_u8(&w, (RDB_VERSION >> 8) & 0xff);
-    rdbw_u64le(&w, crc64(0, buf_head(&w.buf), buf_len(&w.buf)));
+    rdb_payload_footer(&w);
     buf_append(out, buf_head(&w.buf), buf_len(&w.buf));
     rdbw_free(&w);
 }

@@ -59,6 +59,11 @@ enum rdb_file_status { RDB_FILE_LOADED, RDB_FILE_MISSING, RDB_FILE_ERROR };
 enum rdb_file_status rdb_load_file(const char *path, bool verify_checksum,
                                    struct rdb_load_info *info, char *err, size_t err_len);
 
+/* Ends a DUMP-style payload held in w's buffer (fd -1): the RDB version
+ * and the CRC-64 of everything before it (FUNCTION DUMP uses it too). */
+struct rdb_writer;
+void rdb_payload_footer(struct rdb_writer *w);
+
 /* DUMP: kv's value as a payload appended to out. */
 void rdb_dump_payload(const struct kv *kv, bool compress, struct buf *out);
 
