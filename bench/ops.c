@@ -25,8 +25,12 @@ static const double scores[2] = {1, 2};
 static const char echo_message[] = "*1\r\n$4\r\nPING\r\n";
 
 static const char *const op_names[BENCH_OP_COUNT] = {
-    "PING", "SET", "GET", "HSET", "HGET", "ZADD", "ZSCORE", "PUBSUB", "ECHO", "MULTI",
+    "PING", "SET", "GET", "HSET", "HGET", "ZADD", "ZSCORE", "PUBSUB", "ECHO", "MULTI", "EVALSHA",
 };
+
+/* EVALSHA's one-call script and its SHA1 (what SCRIPT LOAD answers). */
+#define BENCH_SCRIPT "return redis.call('GET', KEYS[1])"
+#define BENCH_SCRIPT_SHA "d3c21d0c2b9ca22f82737626a27bcaf5d288f99f"
 
 const char *bench_op_name(enum bench_op_id op)
 {
@@ -43,7 +47,7 @@ int bench_ops_parse(const char *list, enum bench_op_id *ops, char *err, size_t e
         for (int i = 0; i < BENCH_OP_COUNT; i++)
             if (strlen(op_names[i]) == len && strncasecmp(op_names[i], p, len) == 0) found = i;
         if (found < 0) {
-            snprintf(err, err_cap, "--ops: unknown operation '%.*s' (known: %s,ECHO,MULTI)",
+            snprintf(err, err_cap, "--ops: unknown operation '%.*s' (known: %s,ECHO,MULTI,EVALSHA)",
                      (int)len, p, BENCH_OPS_DEFAULT);
             return -1;
         }
@@ -70,6 +74,7 @@ enum bench_fixture bench_op_fixture(enum bench_op_id op)
     case BENCH_OP_SET:
     case BENCH_OP_GET:
     case BENCH_OP_MULTI:
+    case BENCH_OP_EVALSHA:
         return BENCH_FIXTURE_STRING;
     case BENCH_OP_HSET:
     case BENCH_OP_HGET:
@@ -205,6 +210,11 @@ static int step_build(enum bench_op_id op, const struct bench_wire *wire, unsign
         return 0;
     case BENCH_OP_MULTI:
         return step_transaction(wire, v, step);
+    case BENCH_OP_EVALSHA: {
+        const char *argv[] = {"EVALSHA", BENCH_SCRIPT_SHA, "1", BENCH_KEY_STRING};
+        if (step_request(step, wire, 4, argv) < 0) return -1;
+        return step_reply(step, wire->encode_bulk(reply, cap, values[v], VALUE_LEN));
+    }
     case BENCH_OP_COUNT:
         break;
     }
@@ -263,10 +273,14 @@ void bench_fixture_advance(enum bench_op_id op, const struct bench_plan *plan, u
 
 static int seed_string(struct bench_conn *conn, const struct bench_wire *wire)
 {
-    char expected[64];
+    char expected[BENCH_STEP_CAP];
     int n = wire->encode_status(expected, sizeof expected, "OK");
     const char *set[] = {"SET", BENCH_KEY_STRING, values[0]};
-    return bench_call(conn, wire, "fixture SET", 3, set, expected, (size_t)n);
+    if (bench_call(conn, wire, "fixture SET", 3, set, expected, (size_t)n) < 0) return -1;
+    /* EVALSHA's script, so that op reads the same fixture. */
+    n = wire->encode_bulk(expected, sizeof expected, BENCH_SCRIPT_SHA, 40);
+    const char *load[] = {"SCRIPT", "LOAD", BENCH_SCRIPT};
+    return bench_call(conn, wire, "fixture SCRIPT LOAD", 3, load, expected, (size_t)n);
 }
 
 /* HSET key field-0 v1 field-1 v1 ... field-9 v1: ten 16-byte values. */

@@ -19,6 +19,10 @@
  *   MULTI   MULTI, SET of the string key (alternating as SET), GET of it and
  *           EXEC sent in one write, as a client library's transaction
  *           pipeline does -> +OK +QUEUED +QUEUED *2 +OK <value> (RESP)
+ * and a script
+ *   EVALSHA EVALSHA of "return redis.call('GET', KEYS[1])" (loaded with
+ *           SCRIPT LOAD when the string fixture is seeded) with the string
+ *           key as KEYS[1]     -> the current value, as GET
  * and the floor operation
  *   ECHO    a RESP PING's bytes sent to a plain echo server (echo_floor.c),
  *           which must come back unchanged
@@ -54,6 +58,7 @@ enum bench_op_id {
     BENCH_OP_PUBSUB,
     BENCH_OP_ECHO,
     BENCH_OP_MULTI,
+    BENCH_OP_EVALSHA,
     BENCH_OP_COUNT
 };
 

@@ -32,8 +32,7 @@
 #include "util/numparse.h"
 #include "util/xmalloc.h"
 
-#define RDB_OPCODE_FUNCTION2 245
-#define RDB_OPCODE_FUNCTION_PRE_GA 246
+#define RDB_OPCODE_FUNCTION2 245 /* as in persist/rdb.c */
 
 struct fn_function {
     char *name;
@@ -609,45 +608,36 @@ static void cmd_function_dump(struct cmd_ctx *ctx)
     rdbw_free(&w);
 }
 
+struct restore_state {
+    struct fn_library *list;
+    char *err;
+    size_t cap;
+};
+
+static bool restore_library(const char *code, size_t len, void *arg)
+{
+    struct restore_state *st = arg;
+    struct fn_library *lib = library_create(code, len, &st->list, st->err, st->cap);
+    if (!lib) return false;
+    for (int i = 0; i < lib->count; i++)
+        if (function_in(st->list, lib->functions[i].name, strlen(lib->functions[i].name))) {
+            snprintf(st->err, st->cap, "Function %s already exists", lib->functions[i].name);
+            library_free(lib);
+            return false;
+        }
+    list_append(&st->list, lib);
+    return true;
+}
+
 /* Decodes a verified FUNCTION DUMP payload into a list of new libraries
  * (Redis's functionRestoreCommand loop); false with err set. */
 static bool function_payload_decode(const void *p, size_t len, char *err, size_t cap,
                                     struct fn_library **out)
 {
-    struct rdb_reader r;
-    rdbr_init(&r, p, len - 10);
-    *out = NULL;
-    while (rdbr_left(&r) > 0) {
-        unsigned type;
-        if (!rdbr_u8(&r, &type)) {
-            snprintf(err, cap, "can not read data type");
-            return false;
-        }
-        if (type == RDB_OPCODE_FUNCTION_PRE_GA) {
-            snprintf(err, cap, "Pre-GA function format not supported");
-            return false;
-        }
-        if (type != RDB_OPCODE_FUNCTION2) {
-            snprintf(err, cap, "given type is not a function");
-            return false;
-        }
-        struct rdb_str code;
-        if (!rdbr_string(&r, &code)) {
-            snprintf(err, cap, "Failed loading library payload");
-            return false;
-        }
-        struct fn_library *lib = library_create(code.ptr, code.len, out, err, cap);
-        rdb_str_free(&code);
-        if (!lib) return false;
-        for (int i = 0; i < lib->count; i++)
-            if (function_in(*out, lib->functions[i].name, strlen(lib->functions[i].name))) {
-                snprintf(err, cap, "Function %s already exists", lib->functions[i].name);
-                library_free(lib);
-                return false;
-            }
-        list_append(out, lib);
-    }
-    return true;
+    struct restore_state st = {.list = NULL, .err = err, .cap = cap};
+    bool ok = rdb_function_payload_foreach(p, len, restore_library, &st, err, cap);
+    *out = st.list;
+    return ok;
 }
 
 static void cmd_function_restore(struct cmd_ctx *ctx)

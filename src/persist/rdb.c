@@ -385,6 +385,38 @@ void rdb_dump_payload(const struct kv *kv, bool compress, struct buf *out)
     rdbw_free(&w);
 }
 
+bool rdb_function_payload_foreach(const void *p, size_t len,
+                                  bool (*fn)(const char *code, size_t len, void *arg), void *arg,
+                                  char *err, size_t err_len)
+{
+    struct rdb_reader r;
+    rdbr_init(&r, p, len >= 10 ? len - 10 : 0);
+    while (rdbr_left(&r) > 0) {
+        unsigned type;
+        if (!rdbr_u8(&r, &type)) {
+            snprintf(err, err_len, "can not read data type");
+            return false;
+        }
+        if (type == RDB_OPCODE_FUNCTION_PRE_GA) {
+            snprintf(err, err_len, "Pre-GA function format not supported");
+            return false;
+        }
+        if (type != RDB_OPCODE_FUNCTION2) {
+            snprintf(err, err_len, "given type is not a function");
+            return false;
+        }
+        struct rdb_str code;
+        if (!rdbr_string(&r, &code)) {
+            snprintf(err, err_len, "Failed loading library payload");
+            return false;
+        }
+        bool ok = fn(code.ptr, code.len, arg);
+        rdb_str_free(&code);
+        if (!ok) return false; /* fn wrote err */
+    }
+    return true;
+}
+
 bool rdb_payload_verify(const void *p, size_t len)
 {
     const unsigned char *b = p;

@@ -64,6 +64,15 @@ enum rdb_file_status rdb_load_file(const char *path, bool verify_checksum,
 struct rdb_writer;
 void rdb_payload_footer(struct rdb_writer *w);
 
+/* FUNCTION RESTORE: walks a verified FUNCTION DUMP payload (Redis's:
+ * opcode FUNCTION2 and the library's code as a string, per library, then
+ * the footer), calling fn with each library's code. Stops at fn's first
+ * false. False with err set (Redis's texts) when the payload is malformed
+ * or fn refused. */
+bool rdb_function_payload_foreach(const void *p, size_t len,
+                                  bool (*fn)(const char *code, size_t len, void *arg), void *arg,
+                                  char *err, size_t err_len);
+
 /* DUMP: kv's value as a payload appended to out. */
 void rdb_dump_payload(const struct kv *kv, bool compress, struct buf *out);
 
