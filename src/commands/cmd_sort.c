@@ -1,13 +1,15 @@
 /* cmd_sort.c — SORT and SORT_RO over lists, sets and sorted sets, with
  * Redis 7.0's options (BY, LIMIT, GET, ASC/DESC, ALPHA), "*" and "->"
- * patterns, ordering rules and errors. (TODO: STORE, whose result is a
- * list.) */
+ * patterns, ordering rules and errors; SORT ... STORE stores the result
+ * as a list (a set sorted without BY is then sorted ALPHA, as Redis does so
+ * that the stored order is deterministic). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commands/command.h"
+#include "commands/typed_args.h"
 #include "store/hash.h"
 #include "store/list.h"
 #include "store/set.h"
@@ -177,6 +179,7 @@ static void sort_generic(struct cmd_ctx *ctx, bool readonly)
     const char *by = NULL;
     size_t by_len = 0;
     bool dontsort = false;
+    int store_i = 0;
     int *gets = xmalloc(sizeof(int) * (size_t)ctx->argc);
     size_t ngets = 0;
     struct sort_item *items = NULL;
@@ -194,8 +197,7 @@ static void sort_generic(struct cmd_ctx *ctx, bool readonly)
                 goto out;
             j += 2;
         } else if (!readonly && arg_equals(ctx, j, "store") && left >= 1) {
-            reply_error(ctx->reply, "ERR SORT ... STORE needs the list type, not available yet");
-            goto out;
+            store_i = ++j;
         } else if (arg_equals(ctx, j, "by") && left >= 1) {
             by = ctx->argv[j + 1];
             by_len = ctx->argv_len[j + 1];
@@ -218,6 +220,12 @@ static void sort_generic(struct cmd_ctx *ctx, bool readonly)
                  : kv->type == OBJ_LIST ? list_len(kv->v.ptr)
                                         : zset_len(kv->v.ptr);
     if (kv && kv->type == OBJ_ZSET) zset_convert_to_index(kv->v.ptr);
+    if (dontsort && store_i && kv && kv->type == OBJ_SET) {
+        /* A set's own order is not deterministic: STORE sorts it ALPHA. */
+        dontsort = false;
+        spec.alpha = true;
+        by = NULL;
+    }
     long long vlen = (long long)len;
     long long start = limit_start < 0 ? 0 : limit_start;
     long long end = limit_count < 0 ? vlen - 1 : start + limit_count - 1;
@@ -284,21 +292,34 @@ static void sort_generic(struct cmd_ctx *ctx, bool readonly)
         goto out;
     }
     long long count = end >= start ? end - start + 1 : 0;
-    reply_array_len(ctx->reply, ngets ? (long long)ngets * count : count);
+    struct list *stored = store_i ? list_new() : NULL;
+    if (!stored) reply_array_len(ctx->reply, ngets ? (long long)ngets * count : count);
     for (long long j = start; j <= end; j++) {
         const struct sort_item *it = &items[j];
-        if (!ngets) reply_bulk(ctx->reply, it->elem, it->len);
+        if (!ngets) {
+            if (stored)
+                list_push(stored, LIST_TAIL, it->elem, it->len);
+            else
+                reply_bulk(ctx->reply, it->elem, it->len);
+        }
         for (size_t g = 0; g < ngets; g++) {
             char *v;
             size_t vl;
-            if (pattern_lookup(ctx, ctx->argv[gets[g]], ctx->argv_len[gets[g]], it->elem, it->len,
-                               &v, &vl)) {
+            bool found = pattern_lookup(ctx, ctx->argv[gets[g]], ctx->argv_len[gets[g]], it->elem,
+                                        it->len, &v, &vl);
+            if (stored) /* a missing value is stored as an empty string */
+                list_push(stored, LIST_TAIL, found ? v : "", found ? vl : 0);
+            else if (found)
                 reply_bulk(ctx->reply, v, vl);
-                xfree(v);
-            } else {
+            else
                 reply_nil(ctx->reply);
-            }
+            if (found) xfree(v);
         }
+    }
+    if (stored) {
+        size_t stored_len = list_len(stored);
+        store_container_result(ctx, store_i, OBJ_LIST, ENC_QUICKLIST, stored, stored_len);
+        if (stored_len == 0) list_free(stored);
     }
 out:
     for (size_t j = 0; j < n; j++) {

@@ -268,6 +268,57 @@ static void directed(void)
     C("RPUSH", "sl", "x");
     C("SORT", "sl");
     C("SORT", "sl", "ALPHA", "GET", "#");
+    /* SORT ... STORE: a list under dst (replacing any type, dropping the
+     * TTL), missing GET values stored as "", an empty result deletes dst,
+     * a set without BY stored in ALPHA order; SORT_RO has no STORE. */
+    C("MSET", "w_3", "30", "w_10", "5", "str2", "s");
+    C("HSET", "h_1", "f", "one");
+    C("SET", "dst", "old", "EX", "100");
+    C("SORT", "sl", "ALPHA", "STORE", "dst");
+    C("TYPE", "dst");
+    C("TTL", "dst");
+    C("OBJECT", "ENCODING", "dst");
+    C("LRANGE", "dst", "0", "-1");
+    C("SORT", "sl", "ALPHA", "DESC", "LIMIT", "1", "3", "GET", "#", "GET", "w_*", "GET", "h_*->f",
+      "STORE", "dst");
+    C("LRANGE", "dst", "0", "-1");
+    C("SORT", "sl", "BY", "nosort", "DESC", "STORE", "dst");
+    C("LRANGE", "dst", "0", "-1");
+    C("SORT", "sl", "STORE", "dst");
+    C("EXISTS", "dst");
+    C("SORT", "sl", "BY", "w_*", "STORE", "dst", "LIMIT", "0", "4"); /* numeric: ties by element */
+    C("LRANGE", "dst", "0", "-1");
+    C("SADD", "ss", "pear", "apple", "fig", "10", "9");
+    C("SORT", "ss", "BY", "nosort", "STORE", "dst");
+    C("LRANGE", "dst", "0", "-1");
+    C("SORT", "ss", "BY", "nosort", "DESC", "LIMIT", "1", "2", "STORE", "dst");
+    C("LRANGE", "dst", "0", "-1");
+    C("SORT", "sl", "LIMIT", "10", "5", "ALPHA", "STORE", "dst");
+    C("EXISTS", "dst");
+    C("SORT", "nokey", "STORE", "dst");
+    C("SORT", "sl", "ALPHA", "STORE", "sl");
+    C("LRANGE", "sl", "0", "-1");
+    C("SORT", "str2", "STORE", "dst");
+    C("SORT", "sl", "STORE");
+    C("SORT", "sl", "STORE", "a", "STORE", "dst");
+    C("LRANGE", "dst", "0", "-1");
+    C("SORT_RO", "sl", "STORE", "dst");
+    /* The stored key signals WATCH (and the deletion of an empty result). */
+    C("WATCH", "dst");
+    C("SORT", "sl", "ALPHA", "LIMIT", "0", "2", "STORE", "dst");
+    C("MULTI");
+    C("LLEN", "dst");
+    C("EXEC");
+    C("WATCH", "dst");
+    C("SORT", "nokey", "STORE", "dst");
+    C("MULTI");
+    C("EXISTS", "dst");
+    C("EXEC");
+    C("WATCH", "dst");
+    C("SORT", "nokey", "STORE", "dst");
+    C("MULTI");
+    C("EXISTS", "dst");
+    C("EXEC");
     /* Integer encodings and boundaries read back as the same text. */
     C("DEL", "ints");
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) C("RPUSH", "ints", values[i]);

@@ -426,8 +426,8 @@ static void directed(void)
     directed_sort();
 }
 
-/* SORT / SORT_RO over sets and sorted sets (lists and STORE come with the
- * list type): only orders that are deterministic on both servers (sorted
+/* SORT / SORT_RO over sets and sorted sets (lists and STORE are in
+ * test_diff_lists.c): only orders that are deterministic on both servers (sorted
  * results, intsets, sorted sets in their own order). */
 static void directed_sort(void)
 {
