@@ -251,8 +251,10 @@ static const struct config_param params[] = {
      INT_MAX, 0, "N",
      "list node size: N > 0 entries (at most 8 KB), -1..-5 = 4, 8, 16, 32, 64 KB (default -2)",
      NULL, NULL},
-    {"list-compress-depth", NULL, CFG_INT, &list_limits.compress_depth, 0, 0, 0, "0",
-     "list node compression: only 0 (none) is supported", NULL, NULL},
+    {"list-compress-depth", NULL, CFG_INT, &list_limits.compress_depth, 0, INT_MAX, 0, "N",
+     "LZF-compress list nodes but the N nearest each end, in lists created from then on "
+     "(default 0: none)",
+     NULL, NULL},
     {"hll-sparse-max-bytes", NULL, CFG_MEMORY, &hll_limits.sparse_max_bytes, 0, LLONG_MAX, 0,
      "BYTES", "HyperLogLogs whose sparse form would grow past this turn dense (default 3000)", NULL,
      NULL},

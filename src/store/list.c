@@ -1,6 +1,8 @@
 /* list.c — the list type as a chain of packed nodes; see list.h. */
 #include "store/list.h"
 
+#include <lzf.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/numparse.h"
@@ -154,15 +156,68 @@ static bool entry_equals(const unsigned char *p, const char *s, size_t len)
     return v.len == len && memcmp(v.ptr, s, len) == 0;
 }
 
+/* --- compression state ---------------------------------------------------- */
+
+/* Redis's quicklist thresholds: smaller nodes, or smaller savings, stay plain. */
+#define LIST_MIN_COMPRESS_BYTES 48
+#define LIST_MIN_COMPRESS_IMPROVE 8
+
+/* The plain bytes of the compressed node read last (reads never change a
+ * node). Forgotten when that node is freed or decompressed in place. */
+static struct {
+    const struct list_node *node;
+    unsigned char *buf;
+    size_t cap;
+} plain_copy;
+
+/* Nodes a write decompressed or created, compressed again (when interior)
+ * by list_settle() at the end of the write. Best effort: a node left plain
+ * only costs memory. */
+#define LIST_TOUCHED_MAX 8
+static struct touched_node {
+    struct list *l;
+    struct list_node *n;
+} touched[LIST_TOUCHED_MAX];
+static int ntouched;
+
+static void touch(struct list *l, struct list_node *n)
+{
+    if (l->compress && ntouched < LIST_TOUCHED_MAX)
+        touched[ntouched++] = (struct touched_node){l, n};
+}
+
+/* n is gone or moved to m (NULL: freed): the caches follow. */
+static void node_moved(const struct list_node *n, struct list_node *m)
+{
+    if (plain_copy.node == n) plain_copy.node = NULL;
+    for (int i = 0; i < ntouched; i++)
+        if (touched[i].n == n) touched[i].n = m;
+}
+
 /* --- nodes --------------------------------------------------------------- */
 
 static struct list_node *node_new(size_t cap)
 {
     struct list_node *n = xmalloc(sizeof *n + cap);
     n->prev = n->next = NULL;
-    n->used = n->count = 0;
+    n->used = n->count = n->zlen = 0;
     n->cap = (uint32_t)(xmalloc_usable_size(n) - sizeof *n);
     return n;
+}
+
+/* m is n reallocated: repoints its neighbours (and the list's ends). */
+static void node_repoint(struct list *l, struct list_node *n, struct list_node *m)
+{
+    if (m == n) return;
+    node_moved(n, m);
+    if (m->prev)
+        m->prev->next = m;
+    else
+        l->head = m;
+    if (m->next)
+        m->next->prev = m;
+    else
+        l->tail = m;
 }
 
 /* Reallocates n and repoints its neighbours (and the list's ends) at it. */
@@ -170,17 +225,93 @@ static struct list_node *node_resize(struct list *l, struct list_node *n, size_t
 {
     struct list_node *m = xrealloc(n, sizeof *m + cap);
     m->cap = (uint32_t)(xmalloc_usable_size(m) - sizeof *m);
-    if (m != n) {
-        if (m->prev)
-            m->prev->next = m;
-        else
-            l->head = m;
-        if (m->next)
-            m->next->prev = m;
-        else
-            l->tail = m;
-    }
+    node_repoint(l, n, m);
     return m;
+}
+
+/* The entries of n: its data, or for a compressed node a plain copy that
+ * stays valid until the next write to any list. */
+static const unsigned char *node_bytes(const struct list_node *n)
+{
+    if (!n->zlen) return n->data;
+    if (plain_copy.node != n) {
+        if (plain_copy.cap < n->used) {
+            plain_copy.buf = xrealloc(plain_copy.buf, n->used);
+            plain_copy.cap = n->used;
+        }
+        if (lzf_decompress(n->data, n->zlen, plain_copy.buf, n->used) != n->used) abort();
+        plain_copy.node = n;
+    }
+    return plain_copy.buf;
+}
+
+/* Decompresses n in place, before a write; returns it (moved perhaps). */
+static struct list_node *node_plain(struct list *l, struct list_node *n)
+{
+    if (!n->zlen) return n;
+    const unsigned char *plain = node_bytes(n);
+    struct list_node *m = xmalloc(sizeof *m + n->used);
+    memcpy(m, n, sizeof *m);
+    memcpy(m->data, plain, n->used);
+    m->zlen = 0;
+    m->cap = (uint32_t)(xmalloc_usable_size(m) - sizeof *m);
+    node_repoint(l, n, m);
+    xfree(n);
+    touch(l, m);
+    return m;
+}
+
+/* Compresses a plain node in place when that pays (see the thresholds). */
+static void node_compress(struct list *l, struct list_node *n)
+{
+    static unsigned char *out;
+    static size_t out_cap;
+    if (n->zlen || n->used < LIST_MIN_COMPRESS_BYTES) return;
+    if (out_cap < n->used) {
+        out = xrealloc(out, n->used);
+        out_cap = n->used;
+    }
+    unsigned z = lzf_compress(n->data, n->used, out, n->used - LIST_MIN_COMPRESS_IMPROVE - 1);
+    if (z == 0) return;
+    memcpy(n->data, out, z);
+    n->zlen = z;
+    node_resize(l, n, z);
+}
+
+/* Whether n is at least `compress` nodes away from both ends. */
+static bool node_interior(const struct list *l, const struct list_node *n)
+{
+    const struct list_node *a = n, *b = n;
+    for (uint32_t i = 0; i < l->compress; i++) {
+        a = a->prev, b = b->next;
+        if (!a || !b) return false;
+    }
+    return true;
+}
+
+/* The end of a write: the nodes it touched are compressed again when
+ * interior (`ends`: and the nodes near the ends are put right — the
+ * `compress` nodes at each end plain, the next ones compressed). With
+ * `ends` false no node but the touched ones moves. */
+static void settle(struct list *l, bool ends)
+{
+    if (!l->compress) return;
+    for (int i = 0; i < ntouched; i++)
+        if (touched[i].l == l && touched[i].n && node_interior(l, touched[i].n))
+            node_compress(l, touched[i].n);
+    ntouched = 0;
+    if (!ends) return;
+    struct list_node *h = l->head, *t = l->tail;
+    for (uint32_t i = 0; i < l->compress && h; i++) h = node_plain(l, h)->next;
+    for (uint32_t i = 0; i < l->compress && t; i++) t = node_plain(l, t)->prev;
+    ntouched = 0;
+    if (h && node_interior(l, h)) node_compress(l, h);
+    if (t && t != h && node_interior(l, t)) node_compress(l, t);
+}
+
+static void list_settle(struct list *l)
+{
+    settle(l, true);
 }
 
 static bool node_allows(const struct list_node *n, size_t entry_bytes)
@@ -269,6 +400,7 @@ static void node_unlink_free(struct list *l, struct list_node *n)
     else
         l->tail = n->prev;
     l->nodes--;
+    node_moved(n, NULL);
     xfree(n);
 }
 
@@ -276,9 +408,10 @@ static void node_unlink_free(struct list *l, struct list_node *n)
 static void tail_rebuild(struct list *l)
 {
     struct list_node *n = l->tail;
+    const unsigned char *d = node_bytes(n);
     size_t spacing = mark_spacing(), last_mark = 0, last = 0;
     l->nmarks = 0;
-    for (size_t off = 0; off < n->used; off += entry_size(n->data + off)) {
+    for (size_t off = 0; off < n->used; off += entry_size(d + off)) {
         if (off - last_mark >= spacing && l->nmarks < LIST_MARKS)
             l->marks[l->nmarks++] = (uint32_t)(last_mark = off);
         last = off;
@@ -293,17 +426,22 @@ struct list *list_new(void)
 {
     struct list *l = xmalloc(sizeof *l);
     memset(l, 0, sizeof *l);
+    long long depth = list_limits.compress_depth;
+    l->compress = depth < 0 ? 0 : depth > UINT32_MAX ? UINT32_MAX : (uint32_t)depth;
     return l;
 }
 
 struct list *list_dup(const struct list *l)
 {
     struct list *copy = list_new();
+    copy->compress = l->compress;
     for (const struct list_node *n = l->head; n; n = n->next) {
-        struct list_node *m = node_new(n->used);
-        memcpy(m->data, n->data, n->used);
+        size_t bytes = n->zlen ? n->zlen : n->used;
+        struct list_node *m = node_new(bytes);
+        memcpy(m->data, n->data, bytes);
         m->used = n->used;
         m->count = n->count;
+        m->zlen = n->zlen;
         node_link_after(copy, copy->tail, m);
     }
     copy->len = l->len;
@@ -315,14 +453,17 @@ void list_free(struct list *l)
     struct list_node *n = l->head;
     while (n) {
         struct list_node *next = n->next;
+        node_moved(n, NULL);
         xfree(n);
         n = next;
     }
+    for (int i = 0; i < ntouched; i++)
+        if (touched[i].l == l) touched[i].n = NULL;
     xfree(l);
 }
 
-/* Inserts an entry at offset off of n (a position between entries),
- * splitting or adding nodes when n is full. */
+/* Inserts an entry at offset off of n (a plain node; off a position
+ * between entries), splitting or adding nodes when n is full. */
 static void insert_at(struct list *l, struct list_node *n, size_t off, const char *s, size_t len)
 {
     unsigned char hdr[LIST_ENTRY_HEADER_MAX];
@@ -332,9 +473,9 @@ static void insert_at(struct list *l, struct list_node *n, size_t off, const cha
     if (!node_allows(n, sz)) {
         struct list_node *target;
         if (off == 0 && n->prev && node_allows(n->prev, sz)) {
-            target = n->prev, off = target->used;
+            target = node_plain(l, n->prev), off = target->used;
         } else if (off == n->used && n->next && node_allows(n->next, sz)) {
-            target = n->next, off = 0;
+            target = node_plain(l, n->next), off = 0;
         } else {
             if (off > 0 && off < n->used) { /* split: the entries from off move on */
                 struct list_node *right = node_new(n->used - off);
@@ -343,6 +484,7 @@ static void insert_at(struct list *l, struct list_node *n, size_t off, const cha
                 for (size_t o = 0; o < right->used; o += entry_size(right->data + o))
                     right->count++;
                 node_link_after(l, n, right);
+                touch(l, right);
                 n->count -= right->count;
                 n = node_splice(l, n, off, n->used, hdr, 0, NULL, 0);
                 if (node_allows(n, sz)) {
@@ -358,6 +500,7 @@ static void insert_at(struct list *l, struct list_node *n, size_t off, const cha
             }
             target = node_new(sz);
             node_link_after(l, off == 0 ? n->prev : n, target);
+            touch(l, target);
             off = 0;
         }
         n = target;
@@ -382,19 +525,20 @@ void list_push(struct list *l, enum list_end where, const char *s, size_t len)
         node_link_after(l, NULL, n);
     }
     if (where == LIST_HEAD)
-        insert_at(l, l->head, 0, s, len);
+        insert_at(l, node_plain(l, l->head), 0, s, len);
     else
-        insert_at(l, l->tail, l->tail->used, s, len);
+        insert_at(l, node_plain(l, l->tail), l->tail->used, s, len);
+    list_settle(l);
 }
 
 void list_peek(struct list *l, enum list_end where, struct strview *out)
 {
     if (where == LIST_HEAD) {
-        list_entry_decode(l->head->data, out);
+        list_entry_decode(node_bytes(l->head), out);
         return;
     }
     if (!l->tail_known) tail_rebuild(l);
-    list_entry_decode(l->tail->data + l->tail_last, out);
+    list_entry_decode(node_bytes(l->tail) + l->tail_last, out);
 }
 
 /* Removes entries [a, b) (k of them) from n, freeing it when emptied. */
@@ -412,13 +556,15 @@ static void node_delete(struct list *l, struct list_node *n, size_t a, size_t b,
 void list_pop(struct list *l, enum list_end where)
 {
     if (where == LIST_HEAD) {
-        struct list_node *n = l->head;
+        struct list_node *n = node_plain(l, l->head);
         node_delete(l, n, 0, entry_size(n->data), 1);
+        list_settle(l);
         return;
     }
-    struct list_node *n = l->tail;
+    struct list_node *n = node_plain(l, l->tail);
     if (n->count == 1) {
         node_delete(l, n, 0, n->used, 1);
+        list_settle(l);
         return;
     }
     if (!l->tail_known) tail_rebuild(l);
@@ -430,6 +576,7 @@ void list_pop(struct list *l, enum list_end where)
     node_delete(l, n, last, n->used, 1);
     l->tail_known = true;
     l->tail_last = (uint32_t)prev;
+    list_settle(l);
 }
 
 /* The node holding index (in range) and the entry's offset in it. */
@@ -450,8 +597,9 @@ static struct list_node *locate(struct list *l, size_t index, size_t *off)
             return n;
         }
     }
+    const unsigned char *d = node_bytes(n);
     size_t o = 0;
-    while (index--) o += entry_size(n->data + o);
+    while (index--) o += entry_size(d + o);
     *off = o;
     return n;
 }
@@ -469,7 +617,7 @@ bool list_index(struct list *l, long long index, struct strview *out)
     size_t i, off;
     if (!normalize_index(l, index, &i)) return false;
     struct list_node *n = locate(l, i, &off);
-    list_entry_decode(n->data + off, out);
+    list_entry_decode(node_bytes(n) + off, out);
     return true;
 }
 
@@ -477,10 +625,11 @@ void list_set(struct list *l, long long index, const char *s, size_t len)
 {
     size_t i = 0, off;
     if (!normalize_index(l, index, &i)) return;
-    struct list_node *n = locate(l, i, &off);
+    struct list_node *n = node_plain(l, locate(l, i, &off));
     unsigned char hdr[LIST_ENTRY_HEADER_MAX];
     size_t plen, hlen = entry_header(hdr, s, len, &plen);
     node_splice(l, n, off, off + entry_size(n->data + off), hdr, hlen, s, plen);
+    list_settle(l);
 }
 
 void list_delete_range(struct list *l, size_t start, size_t count)
@@ -490,12 +639,16 @@ void list_delete_range(struct list *l, size_t start, size_t count)
     while (count > 0) {
         struct list_node *next = n->next;
         size_t end = off, k = 0;
-        while (end < n->used && k < count) end += entry_size(n->data + end), k++;
+        const unsigned char *d = node_bytes(n);
+        while (end < n->used && k < count) end += entry_size(d + end), k++;
+        if (k < n->count) n = node_plain(l, n); /* a node deleted whole stays as it is */
         node_delete(l, n, off, end, k);
+        settle(l, false);
         count -= k;
         n = next;
         off = 0;
     }
+    list_settle(l);
 }
 
 /* --- iteration ------------------------------------------------------------ */
@@ -507,8 +660,9 @@ static void iter_load_offsets(struct list_iter *it)
         it->offsets = xrealloc(it->offsets, n->count * sizeof *it->offsets);
         it->offsets_cap = n->count;
     }
+    const unsigned char *d = node_bytes(n);
     size_t i = 0;
-    for (size_t o = 0; o < n->used; o += entry_size(n->data + o)) it->offsets[i++] = (uint32_t)o;
+    for (size_t o = 0; o < n->used; o += entry_size(d + o)) it->offsets[i++] = (uint32_t)o;
 }
 
 void list_iter_init(struct list_iter *it, struct list *l, size_t index, bool reverse)
@@ -529,18 +683,16 @@ bool list_iter_next(struct list_iter *it, struct strview *out)
 {
     if (!it->node) return false;
     if (!it->reverse) {
-        it->off += list_entry_decode(it->node->data + it->off, out);
+        it->off += list_entry_decode(node_bytes(it->node) + it->off, out);
         if (it->off >= it->node->used) it->node = it->node->next, it->off = 0;
         return true;
     }
-    list_entry_decode(it->node->data + it->offsets[--it->pos], out);
-    if (it->pos == 0) {
-        it->node = it->node->prev;
-        if (it->node) {
-            iter_load_offsets(it);
-            it->pos = it->node->count;
-        }
+    if (it->pos == 0) { /* a new node: loaded only now, so *out of the last one stays valid */
+        iter_load_offsets(it);
+        it->pos = it->node->count;
     }
+    list_entry_decode(node_bytes(it->node) + it->offsets[--it->pos], out);
+    if (it->pos == 0) it->node = it->node->prev;
     return true;
 }
 
@@ -554,9 +706,12 @@ bool list_insert_at_pivot(struct list *l, const char *pivot, size_t pivot_len, b
                           const char *s, size_t len)
 {
     for (struct list_node *n = l->head; n; n = n->next) {
-        for (size_t off = 0; off < n->used; off += entry_size(n->data + off)) {
-            if (!entry_equals(n->data + off, pivot, pivot_len)) continue;
-            insert_at(l, n, after ? off + entry_size(n->data + off) : off, s, len);
+        const unsigned char *d = node_bytes(n);
+        for (size_t off = 0; off < n->used; off += entry_size(d + off)) {
+            if (!entry_equals(d + off, pivot, pivot_len)) continue;
+            size_t at = after ? off + entry_size(d + off) : off;
+            insert_at(l, node_plain(l, n), at, s, len);
+            list_settle(l);
             return true;
         }
     }
@@ -571,8 +726,9 @@ size_t list_remove_value(struct list *l, const char *s, size_t len, size_t limit
             struct list_node *next = n->next;
             size_t off = 0;
             while (off < n->used && (!limit || removed < limit)) {
-                size_t sz = entry_size(n->data + off);
-                if (!entry_equals(n->data + off, s, len)) {
+                const unsigned char *d = node_bytes(n);
+                size_t sz = entry_size(d + off);
+                if (!entry_equals(d + off, s, len)) {
                     off += sz;
                     continue;
                 }
@@ -582,11 +738,13 @@ size_t list_remove_value(struct list *l, const char *s, size_t len, size_t limit
                     break;
                 }
                 l->len--;
-                n = node_splice(l, n, off, off + sz, NULL, 0, NULL, 0);
+                n = node_splice(l, node_plain(l, n), off, off + sz, NULL, 0, NULL, 0);
                 n->count--;
             }
+            settle(l, false);
             n = next;
         }
+        list_settle(l);
         return removed;
     }
     struct list_iter it = {0};
@@ -596,20 +754,30 @@ size_t list_remove_value(struct list *l, const char *s, size_t len, size_t limit
         iter_load_offsets(&it);
         for (size_t i = n->count; i-- > 0 && (!limit || removed < limit);) {
             size_t off = it.offsets[i];
-            if (!entry_equals(n->data + off, s, len)) continue;
+            const unsigned char *d = node_bytes(n);
+            if (!entry_equals(d + off, s, len)) continue;
             removed++;
             if (n->count == 1) {
                 node_delete(l, n, 0, n->used, 1);
                 break;
             }
             l->len--;
-            n = node_splice(l, n, off, off + entry_size(n->data + off), NULL, 0, NULL, 0);
+            n = node_splice(l, node_plain(l, n), off, off + entry_size(d + off), NULL, 0, NULL, 0);
             n->count--;
         }
+        settle(l, false);
         n = prev;
     }
     list_iter_release(&it);
+    list_settle(l);
     return removed;
+}
+
+size_t list_compressed_nodes(const struct list *l)
+{
+    size_t k = 0;
+    for (const struct list_node *n = l->head; n; n = n->next) k += n->zlen != 0;
+    return k;
 }
 
 size_t list_memory_usage(const struct list *l)
@@ -627,9 +795,12 @@ const char *list_verify(const struct list *l)
     for (const struct list_node *n = l->head; n; prev = n, n = n->next) {
         if (n->prev != prev) return "broken prev link";
         if (n->count == 0) return "empty node";
-        if (n->used > n->cap) return "used past cap";
+        if ((n->zlen ? n->zlen : n->used) > n->cap) return "used past cap";
+        if (n->zlen && (!node_interior(l, n) || !l->compress))
+            return "a node near an end is compressed";
+        const unsigned char *d = node_bytes(n);
         size_t count = 0, off = 0, last = 0;
-        while (off < n->used) last = off, off += entry_size(n->data + off), count++;
+        while (off < n->used) last = off, off += entry_size(d + off), count++;
         if (off != n->used) return "entries overrun the node";
         if (count != n->count) return "node count wrong";
         if (n == l->tail && l->tail_known) {
@@ -637,7 +808,7 @@ const char *list_verify(const struct list *l)
             for (uint8_t i = 0; i < l->nmarks; i++) {
                 if (i && l->marks[i] <= l->marks[i - 1]) return "tail index: marks unsorted";
                 size_t o = 0;
-                while (o < l->marks[i]) o += entry_size(n->data + o);
+                while (o < l->marks[i]) o += entry_size(d + o);
                 if (o != l->marks[i]) return "tail index: mark not at an entry";
             }
         }

@@ -35,7 +35,15 @@
  * Access by index walks nodes by their counts from the nearer end, then
  * decodes within one node.
  *
- * Pointers into a list (strview results) are valid until its next write.
+ * Compression (list-compress-depth D > 0, fixed per list at its creation,
+ * as Redis's quicklist): the D nodes at each end stay plain, interior nodes
+ * are LZF-compressed (when that saves at least 8 bytes of a node of 48 or
+ * more). A read decodes a compressed node into a scratch copy (the node is
+ * not changed); a write decompresses the node in place, edits it and
+ * compresses it again when it is interior. With D = 0 none of this runs.
+ *
+ * Pointers into a list (strview results) are valid until its next write,
+ * and (with compression) until the next read of any list.
  */
 #ifndef GOBLIN_STORE_LIST_H
 #define GOBLIN_STORE_LIST_H
@@ -48,7 +56,7 @@
 
 struct list_limits {
     long long fill;           /* list-max-listpack-size (-2) */
-    long long compress_depth; /* list-compress-depth: only 0 (no compression) is supported */
+    long long compress_depth; /* list-compress-depth (0: no compression) */
 };
 
 extern struct list_limits list_limits;
@@ -62,6 +70,8 @@ struct list_node {
     uint32_t used;  /* bytes of entries in data[] */
     uint32_t count; /* entries */
     uint32_t cap;   /* bytes available in data[] */
+    uint32_t zlen;  /* compressed: bytes of LZF data in data[] (used is the
+                       plain size); 0 when plain */
     unsigned char data[];
 };
 
@@ -72,6 +82,7 @@ struct list {
     /* Index of the tail node (see the cost model): valid when tail_known. */
     bool tail_known;
     uint8_t nmarks;
+    uint32_t compress;          /* list-compress-depth when the list was created */
     uint32_t tail_last;         /* offset of the tail node's last entry */
     uint32_t marks[LIST_MARKS]; /* entry starts in the tail node, ascending */
 };
@@ -120,7 +131,7 @@ struct list_iter {
     size_t off;        /* next entry's offset in node (forward) */
     uint32_t *offsets; /* backward: entry starts of node, decoded once */
     size_t offsets_cap;
-    size_t pos; /* backward: entries of node still to visit */
+    size_t pos; /* backward: entries of node still to visit (0: not loaded yet) */
     bool reverse;
 };
 
@@ -138,6 +149,9 @@ bool list_insert_at_pivot(struct list *l, const char *pivot, size_t pivot_len, b
 /* Removes up to `limit` elements equal to value (0 = all), scanning from
  * the tail when from_tail; returns how many were removed. */
 size_t list_remove_value(struct list *l, const char *s, size_t len, size_t limit, bool from_tail);
+
+/* Nodes stored compressed (tests, introspection). */
+size_t list_compressed_nodes(const struct list *l);
 
 /* Allocated bytes, for MEMORY USAGE. */
 size_t list_memory_usage(const struct list *l);

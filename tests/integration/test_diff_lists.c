@@ -351,6 +351,13 @@ static void run_all(int n)
     for (int i = 0; i < n; i++) random_op();
     C("CONFIG", "SET", "list-max-listpack-size", "3");
     for (int i = 0; i < n; i++) random_op();
+    /* Compressed interior nodes (lists created from here on). */
+    C("CONFIG", "SET", "list-compress-depth", "1");
+    C("CONFIG", "GET", "list-compress-depth");
+    C("FLUSHALL");
+    C("SET", "str", "x");
+    for (int i = 0; i < n; i++) random_op();
+    C("CONFIG", "SET", "list-compress-depth", "0");
     C("CONFIG", "SET", "list-max-listpack-size", "-1");
     for (int i = 0; i < n; i++) random_op();
     C("CONFIG", "SET", "list-max-listpack-size", "-2");

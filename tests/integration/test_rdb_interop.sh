@@ -2,7 +2,8 @@
 # RDB snapshots between goblin-core and redis-server 7.0, both ways, each
 # compared key by key (type, value, TTL) by rdb_compare.py:
 #   goblin-core SAVE -> redis-check-rdb accepts it -> redis-server loads it
-#     (with and without rdbcompression / rdbchecksum);
+#     (with and without rdbcompression / rdbchecksum, and with
+#     list-compress-depth 1: compressed list nodes save and reload);
 #   redis-server SAVE -> goblin-core loads it at start;
 #   DEBUG RELOAD and SHUTDOWN (default save points) keep every key;
 #   a type goblin-core does not implement, a truncated file and a flipped
@@ -23,9 +24,10 @@ trap 'for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done; rm -rf "$DIR"
 start_goblin() {
     local d=$1
     shift
+    GOBLIN_FLAGS=("$@") # launch_goblin's own "$@" is empty
     launch_goblin() {
-        "$GOBLIN_SERVER" --port "$PORT" --dir "$d" --save "" --enable-debug-command yes "$@" \
-            >"$LOG" 2>&1 &
+        "$GOBLIN_SERVER" --port "$PORT" --dir "$d" --save "" --enable-debug-command yes \
+            "${GOBLIN_FLAGS[@]}" >"$LOG" 2>&1 &
         PID=$!
     }
     start_server launch_goblin
@@ -56,17 +58,29 @@ stop() {
 }
 
 # 1. goblin-core writes, redis-server reads, in each writer variant.
-for variant in "yes yes" "no no"; do
-    read -r comp sum <<<"$variant"
-    d=$DIR/g-$comp-$sum
+for variant in "yes yes 0" "no no 0" "yes yes 1"; do
+    read -r comp sum depth <<<"$variant"
+    d=$DIR/g-$comp-$sum-$depth
     mkdir -p "$d"
-    start_goblin "$d" --rdbcompression "$comp" --rdbchecksum "$sum"
+    start_goblin "$d" --rdbcompression "$comp" --rdbchecksum "$sum" --list-compress-depth "$depth"
     $COMPARE fill "$GPORT" 7 || fail "fill goblin"
+    usage=$(cli "$GPORT" MEMORY USAGE list:large)
+    if [ "$depth" = 0 ]; then
+        plain_usage=$usage
+    else # the interior nodes are compressed: the same list takes less memory
+        [ "$usage" -lt "$plain_usage" ] || fail "list-compress-depth 1: $usage bytes, plain $plain_usage"
+    fi
     [ "$(cli "$GPORT" SAVE)" = OK ] || fail "SAVE"
     out=$(redis-check-rdb "$d/dump.rdb" 2>&1) || fail "redis-check-rdb ($variant): $out"
     grep -q "RDB looks OK" <<<"$out" || fail "redis-check-rdb ($variant): $out"
     start_redis "$d"
     $COMPARE compare "$GPORT" "$RPORT" || fail "goblin -> redis ($variant) differs"
+    if [ "$depth" != 0 ]; then
+        [ "$(cli "$GPORT" DEBUG RELOAD)" = OK ] || fail "DEBUG RELOAD ($variant)"
+        $COMPARE compare "$GPORT" "$RPORT" || fail "goblin reloaded ($variant) differs"
+        [ "$(cli "$GPORT" MEMORY USAGE list:large)" -lt "$plain_usage" ] ||
+            fail "reloaded list:large is not compressed"
+    fi
     stop "$RPID"
     stop "$GPID"
 done

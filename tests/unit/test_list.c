@@ -127,11 +127,33 @@ static void check_iteration(struct list *l, const struct model *m)
     list_iter_release(&it);
 }
 
-static void run_model(long long fill, int ops)
+/* A copy (COPY) holds the same elements, compressed nodes included. */
+static void check_dup(struct list *l, const struct model *m)
+{
+    struct list *c = list_dup(l);
+    const char *err = list_verify(c);
+    CHECKF(err == NULL, "list_verify of a copy: %s", err);
+    CHECK(list_compressed_nodes(c) == list_compressed_nodes(l));
+    if (m->n) {
+        struct list_iter it;
+        list_iter_init(&it, c, 0, false);
+        struct strview v;
+        for (size_t i = 0; i < m->n; i++) CHECK(list_iter_next(&it, &v) && same(&m->v[i], &v));
+        list_iter_release(&it);
+    }
+    list_free(c);
+}
+
+/* Random operations against the model with list-max-listpack-size `fill`
+ * and list-compress-depth `depth`; returns how many times compressed nodes
+ * were seen after an operation. */
+static size_t run_model(long long fill, long long depth, int ops)
 {
     list_limits.fill = fill;
+    list_limits.compress_depth = depth;
     struct list *l = list_new();
     struct model m = {0};
+    size_t compressed_seen = 0;
     static char buf[70000];
     for (int op = 0; op < ops; op++) {
         size_t len;
@@ -220,13 +242,16 @@ static void run_model(long long fill, int ops)
         }
         default:
             check_iteration(l, &m);
+            if (below(8) == 0) check_dup(l, &m);
             break;
         }
         check_all(l, &m);
+        if (list_compressed_nodes(l)) compressed_seen++;
     }
     for (size_t i = 0; i < m.n; i++) free(m.v[i].s);
     free(m.v);
     list_free(l);
+    return compressed_seen;
 }
 
 static void test_entry_classes(void)
@@ -277,7 +302,19 @@ int main(void)
     rand_seed(seed + 11);
     test_entry_classes();
     static const long long fills[] = {1, 2, 3, 16, -1, -2, -5, 0};
-    for (size_t i = 0; i < sizeof fills / sizeof fills[0]; i++) run_model(fills[i], 6000);
+    for (size_t i = 0; i < sizeof fills / sizeof fills[0]; i++)
+        CHECK(run_model(fills[i], 0, 6000) == 0);
+    /* list-compress-depth on: the same model, and compression must happen
+     * (the random strings are repetitive; small fills make many nodes). */
+    static const struct {
+        long long fill, depth;
+    } compressed[] = {{16, 1}, {3, 2}, {-1, 1}, {4, 3}, {1, 1}};
+    for (size_t i = 0; i < sizeof compressed / sizeof compressed[0]; i++) {
+        size_t seen = run_model(compressed[i].fill, compressed[i].depth, 6000);
+        CHECKF(seen > 0, "fill %lld depth %lld: no node was ever compressed", compressed[i].fill,
+               compressed[i].depth);
+    }
+    list_limits.compress_depth = 0;
     printf("test_list: ok\n");
     return 0;
 }
