@@ -6,6 +6,7 @@
 
 #include "commands/command.h"
 #include "store/hll.h"
+#include "util/xmalloc.h"
 
 static const char err_not_hll[] = "WRONGTYPE Key is not a valid HyperLogLog string value.";
 static const char err_corrupt[] = "INVALIDOBJ Corrupted HLL object detected";
@@ -142,6 +143,62 @@ static void cmd_pfmerge(struct cmd_ctx *ctx)
     reply_ok(ctx->reply);
 }
 
+/* PFDEBUG GETREG|DECODE|ENCODING|TODENSE <key>: Redis's debugging
+ * subcommands, with its texts and checking order (the key first). GETREG
+ * and TODENSE turn a sparse value dense (a write, as in Redis). */
+static void cmd_pfdebug(struct cmd_ctx *ctx)
+{
+    struct kv *kv = db_lookup_write(ctx->db, ctx->argv[2], ctx->argv_len[2]);
+    if (!kv) {
+        reply_error(ctx->reply, "ERR The specified key does not exist");
+        return;
+    }
+    if (!hll_or_reply(ctx, kv)) return;
+    struct strbuf *sb = kv_string_make_raw(kv, 0);
+    bool sparse = sb->data[4] != 0;
+    if (arg_equals(ctx, 1, "getreg") || arg_equals(ctx, 1, "todense")) {
+        if (sparse) {
+            if (!hll_to_dense(&kv->v.raw)) {
+                reply_error(ctx->reply, err_corrupt);
+                return;
+            }
+            keyspace.stats.dirty++; /* Redis propagates the conversion, signals nothing */
+        }
+        if (arg_equals(ctx, 1, "todense")) {
+            reply_int(ctx->reply, sparse);
+            return;
+        }
+        uint8_t regs[HLL_REGISTERS] = {0};
+        hll_merge_max(regs, (const unsigned char *)kv->v.raw->data, kv->v.raw->len);
+        reply_array_len(ctx->reply, HLL_REGISTERS);
+        for (long i = 0; i < HLL_REGISTERS; i++) reply_int(ctx->reply, regs[i]);
+    } else if (arg_equals(ctx, 1, "decode")) {
+        if (!sparse) {
+            reply_error(ctx->reply, "ERR HLL encoding is not sparse");
+            return;
+        }
+        char *text = xmalloc(sb->len * 8 + 1);
+        size_t n = hll_sparse_decode((const unsigned char *)sb->data, sb->len, text);
+        reply_bulk(ctx->reply, text, n);
+        xfree(text);
+    } else if (arg_equals(ctx, 1, "encoding")) {
+        reply_status(ctx->reply, sparse ? "sparse" : "dense");
+    } else {
+        reply_error_fmt(ctx->reply, "ERR Unknown PFDEBUG subcommand '%.*s'", (int)ctx->argv_len[1],
+                        ctx->argv[1]);
+    }
+}
+
+static void cmd_pfselftest(struct cmd_ctx *ctx)
+{
+    char err[128];
+    const char *failed = hll_selftest(err, sizeof err);
+    if (failed)
+        reply_error(ctx->reply, failed);
+    else
+        reply_ok(ctx->reply);
+}
+
 #define HLL_CMD(n, f, fn_, last, sum, cx)                                                          \
     {                                                                                              \
         .name = n, .arity = -2, .flags = f, .fn = fn_, .first_key = 1, .last_key = last,           \
@@ -161,5 +218,24 @@ struct command hll_commands[] = {
     HLL_CMD("pfmerge", CMD_WRITE | CMD_DENYOOM, cmd_pfmerge, -1,
             "Merge N different HyperLogLogs into a single one.",
             "O(N) to merge N HyperLogLogs, but with high constant times."),
+    {.name = "pfdebug",
+     .arity = 3,
+     .flags = CMD_WRITE | CMD_DENYOOM | CMD_ADMIN,
+     .fn = cmd_pfdebug,
+     .first_key = 2,
+     .last_key = 2,
+     .key_step = 1,
+     .summary = "Internal commands for debugging HyperLogLog values",
+     .since = "2.8.9",
+     .group = "hyperloglog",
+     .complexity = "N/A"},
+    {.name = "pfselftest",
+     .arity = 1,
+     .flags = CMD_ADMIN,
+     .fn = cmd_pfselftest,
+     .summary = "An internal command for testing HyperLogLog values",
+     .since = "2.8.9",
+     .group = "hyperloglog",
+     .complexity = "N/A"},
     COMMAND_END,
 };

@@ -2,8 +2,10 @@
 #include "store/hll.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "util/rand.h"
 #include "util/xmalloc.h"
 
 struct hll_limits hll_limits = {.sparse_max_bytes = 3000};
@@ -452,4 +454,84 @@ uint64_t hll_count_registers(const uint8_t regs[HLL_REGISTERS])
     long long histo[64] = {0};
     for (long i = 0; i < HLL_REGISTERS; i++) histo[regs[i] & 63]++;
     return estimate(histo);
+}
+
+size_t hll_sparse_decode(const unsigned char *v, size_t len, char *out)
+{
+    const uint8_t *p = v + HLL_HDR_SIZE, *end = v + len;
+    size_t n = 0;
+    while (p < end) {
+        if (op_is_zero(*p)) {
+            n += (size_t)sprintf(out + n, "z:%d ", zero_len(*p));
+            p++;
+        } else if (op_is_xzero(*p)) {
+            n += (size_t)sprintf(out + n, "Z:%d ", xzero_len(p, end));
+            p += 2;
+        } else {
+            n += (size_t)sprintf(out + n, "v:%d,%d ", val_value(*p), val_len(*p));
+            p++;
+        }
+    }
+    if (n) n--; /* the trailing space */
+    out[n] = '\0';
+    return n;
+}
+
+#define HLL_TEST_CYCLES 1000
+#define HLL_REGISTER_MAX 63
+
+const char *hll_selftest(char *err, size_t cap)
+{
+    uint8_t regs[HLL_DENSE_SIZE - HLL_HDR_SIZE + 1] = {0}, bytes[HLL_REGISTERS];
+    const char *failed = NULL;
+    /* 1: every register keeps its value without touching its neighbours. */
+    for (int j = 0; j < HLL_TEST_CYCLES && !failed; j++) {
+        for (long i = 0; i < HLL_REGISTERS; i++) {
+            bytes[i] = (uint8_t)(rand_u64() & HLL_REGISTER_MAX);
+            dense_put(regs, i, bytes[i]);
+        }
+        for (long i = 0; i < HLL_REGISTERS; i++) {
+            uint8_t val = dense_get(regs, i);
+            if (val == bytes[i]) continue;
+            snprintf(err, cap, "TESTFAILED Register %ld should be %d but is %d", i, bytes[i], val);
+            return err;
+        }
+    }
+    /* 2: a dense and a sparse value fed the same elements agree, sparse
+     * stays sparse while small, and the estimate is within bounds. */
+    struct strbuf *dense = hll_new(), *sparse = hll_new();
+    if (!hll_to_dense(&dense)) failed = "TESTFAILED dense conversion";
+    double relerr = 1.04 / sqrt(HLL_REGISTERS);
+    int64_t checkpoint = 1;
+    uint64_t seed = rand_u64(), card_dense = 0, card_sparse = 0;
+    for (uint64_t j = 1; j <= 10000000 && !failed; j++) {
+        uint64_t ele = j ^ seed;
+        hll_add(&dense, &ele, sizeof ele);
+        hll_add(&sparse, &ele, sizeof ele);
+        if ((int64_t)j != checkpoint) continue;
+        const unsigned char *d = (const unsigned char *)dense->data,
+                            *s = (const unsigned char *)sparse->data;
+        if ((long long)j < hll_limits.sparse_max_bytes / 2 && s[4] != HLL_SPARSE) {
+            failed = "TESTFAILED sparse encoding not used";
+            break;
+        }
+        if (!hll_count(d, dense->len, &card_dense) || !hll_count(s, sparse->len, &card_sparse) ||
+            card_dense != card_sparse) {
+            failed = "TESTFAILED dense/sparse disagree";
+            break;
+        }
+        int64_t abserr = checkpoint - (int64_t)card_dense;
+        uint64_t maxerr = (uint64_t)ceil(relerr * 6 * (double)checkpoint);
+        if (j == 10) maxerr = 1; /* collisions make a larger error likely at 10 */
+        if (abserr < 0) abserr = -abserr;
+        if (abserr > (int64_t)maxerr) {
+            snprintf(err, cap, "TESTFAILED Too big error. card:%llu abserr:%llu",
+                     (unsigned long long)checkpoint, (unsigned long long)abserr);
+            failed = err;
+        }
+        checkpoint *= 10;
+    }
+    strbuf_free(dense);
+    strbuf_free(sparse);
+    return failed;
 }

@@ -76,6 +76,17 @@ bool hll_count(const unsigned char *p, size_t len, uint64_t *card);
 /* The estimated cardinality of plain registers (one byte each). */
 uint64_t hll_count_registers(const uint8_t regs[HLL_REGISTERS]);
 
+/* PFDEBUG DECODE: the sparse opcodes as Redis prints them ("z:N", "Z:N",
+ * "v:VALUE,N", space separated) into out, which must hold 8 bytes per
+ * byte of the value; returns the text's length. */
+size_t hll_sparse_decode(const unsigned char *p, size_t len, char *out);
+
+/* PFSELFTEST: Redis's self test (dense register access with random values;
+ * dense and sparse values fed the same 10M elements agree, and the error
+ * stays within six standard errors at every power of ten). NULL when it
+ * passes, else the error text (Redis's "TESTFAILED ..."), in err. */
+const char *hll_selftest(char *err, size_t cap);
+
 /* MurmurHash64A over little-endian 8-byte blocks. */
 uint64_t hll_murmur64a(const void *key, size_t len, uint64_t seed);
 

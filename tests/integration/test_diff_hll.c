@@ -123,8 +123,47 @@ static void exercise(const char *key)
     C("GET", key);
 }
 
+/* PFDEBUG: its errors and checking order (key, type, subcommand), every
+ * subcommand on sparse and dense values. */
+static void directed_pfdebug(void)
+{
+    C("PFDEBUG");
+    C("PFDEBUG", "ENCODING");
+    C("PFDEBUG", "ENCODING", "dbg", "x");
+    C("PFDEBUG", "ENCODING", "nokey");
+    C("PFDEBUG", "nosuch", "nokey");
+    C("SET", "dbgstr", "not an hll");
+    C("PFDEBUG", "ENCODING", "dbgstr");
+    C("PFDEBUG", "nosuch", "dbgstr");
+    C("SET", "dbgint", "12345");
+    C("PFDEBUG", "DECODE", "dbgint");
+    C("HSET", "dbghash", "f", "v");
+    C("PFDEBUG", "GETREG", "dbghash");
+    C("PFADD", "dbg", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k");
+    C("PFDEBUG", "nosuch", "dbg");
+    C("PFDEBUG", "ENCODING", "dbg");
+    C("PFDEBUG", "DECODE", "dbg");
+    C("PFDEBUG", "TODENSE", "dbg");
+    C("PFDEBUG", "TODENSE", "dbg");
+    C("PFDEBUG", "ENCODING", "dbg");
+    C("PFDEBUG", "DECODE", "dbg");
+    C("GET", "dbg");
+    C("PFCOUNT", "dbg");
+    C("PFADD", "dbg2", "x", "y");
+    C("PFDEBUG", "getreg", "dbg2");
+    C("PFDEBUG", "Encoding", "dbg2");
+    C("GET", "dbg2");
+    /* A sparse value with a register past 16384 (corrupt): conversions fail. */
+    SPARSE("dbg3", 0, "\x7f\xff\x80");
+    C("PFDEBUG", "DECODE", "dbg3");
+    C("PFDEBUG", "TODENSE", "dbg3");
+    C("PFDEBUG", "GETREG", "dbg3");
+    C("PFSELFTEST", "x");
+}
+
 static void directed(void)
 {
+    directed_pfdebug();
     C("FLUSHALL");
     C("PFADD");
     C("PFCOUNT");
@@ -335,7 +374,7 @@ static void random_command(void)
     int argc = 0;
 #define A(x) (argv[argc] = (x), lens[argc] = strlen(argv[argc]), argc++)
     const char *key = pick(20) ? keys[pick(HLL_KEYS)] : keys[pick(ARRAY_LEN(keys))];
-    switch (pick(16)) {
+    switch (pick(17)) {
     case 0:
     case 1:
     case 2:
@@ -383,6 +422,13 @@ static void random_command(void)
     case 14:
         A(pick(4) ? "DEL" : "TYPE"), A(key);
         break;
+    case 15: {
+        static const char *const sub[] = {"ENCODING", "DECODE", "TODENSE", "GETREG",
+                                          "encoding", "decode", "nosuch"};
+        size_t r = pick(ARRAY_LEN(sub) * 4);
+        A("PFDEBUG"), A(sub[r < ARRAY_LEN(sub) ? r : r % 3]), A(key);
+        break;
+    }
     default:
         A("PFCOUNT"), A(keys[pick(HLL_KEYS)]), A(keys[pick(HLL_KEYS)]);
         break;
@@ -469,6 +515,7 @@ int main(void)
     diff_start(&d, "diff_hll", seed, NULL, NULL);
     int n = getenv("GOBLIN_ASAN") ? 3000 : 10000;
     run_all(n);
+    C("PFSELFTEST"); /* a few seconds on each server: once */
     diff_hello3(&d);
     run_all(n);
     diff_stop(&d);
