@@ -1,9 +1,9 @@
 /*
  * fuzz_hll.c — libFuzzer harness for the HyperLogLog decoder and updater
  * (src/store/hll.c): an HLL is a plain string any client can SET to any
- * bytes and then hand to PFADD, PFCOUNT or PFMERGE.
+ * bytes and then hand to PFADD, PFCOUNT, PFMERGE or PFDEBUG.
  *
- * fuzz-sources: src/store/hll.c src/util/strbuf.c src/util/xmalloc.c
+ * fuzz-sources: src/store/hll.c src/util/strbuf.c src/util/xmalloc.c src/util/rand.c
  *
  * Input: 1 control byte, then the value's bytes.
  *   byte 0  bits 0-1: hll-sparse-max-bytes (0, 40, 300, 3000);
@@ -55,6 +55,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                    (unsigned long long)card);
     }
     strbuf_free(dense);
+
+    /* PFDEBUG DECODE: inside its 8 bytes per value byte, whatever the opcodes. */
+    if (v[4] == 1) {
+        char *text = malloc(len * 8 + 1);
+        size_t tn = hll_sparse_decode(v, len, text);
+        FUZZ_CHECK(tn <= len * 8 && text[tn] == '\0', "decode wrote %zu bytes", tn);
+        free(text);
+    }
 
     int adds = (ctl >> 2) & 7;
     for (int i = 0; i < adds; i++) {
