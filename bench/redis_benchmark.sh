@@ -5,13 +5,15 @@
 # and pinned.
 #
 # Environment (defaults in brackets):
-#   TESTS       ping,set,get    redis-benchmark -t
+#   TESTS       ping,set,get    redis-benchmark -t; "default" = redis-benchmark's
+#                               own default test list (no -t)
 #   REQUESTS    200000          requests per depth-one test (-n)
 #   PIPELINE    16              depth of the pipelined run (-P)
 #   P_REQUESTS  2000000         requests per pipelined test
 #   CLIENTS     1               connections of the pipelined run (-c)
 #   SERVER_CPU  1, CLIENT_CPU 0 pinning (taskset)
 #   EXTRA       (empty)         extra redis-benchmark flags (e.g. "-r 100000")
+#   MODES       depth1 pipelined  which runs (space separated)
 #   TRANSPORTS  tcp unix        any of tcp, unix, tls (TLS: both servers get
 #                               --tls-port with certificates made by
 #                               tests/integration/tls_certs.sh; redis-benchmark
@@ -35,6 +37,7 @@ CLIENTS=${CLIENTS:-1}
 SERVER_CPU=${SERVER_CPU:-1}
 CLIENT_CPU=${CLIENT_CPU:-0}
 EXTRA=${EXTRA:-}
+MODES=${MODES:-depth1 pipelined}
 TRANSPORTS=${TRANSPORTS:-tcp unix}
 BASELINE=${BASELINE:-redis}
 OUT=${RESULTS_ROOT:-$ROOT/results}/$(date -u +%Y%m%dT%H%M%SZ)-redis-benchmark
@@ -43,7 +46,8 @@ mkdir -p "$OUT/raw"
 # run SERVER TRANSPORT MODE: one redis-benchmark invocation, CSV into raw/.
 run() {
     local server=$1 transport=$2 mode=$3 dir=$OUT/cells/$1-$2-$3
-    local -a target args tls=()
+    local -a target args tls=() tests=(-t "$TESTS")
+    [ "$TESTS" = default ] && tests=()
     if [ "$transport" = tls ]; then
         local tls_port
         tls_port=$(free_port)
@@ -60,7 +64,7 @@ run() {
     if [ "$mode" = depth1 ]; then args=(-c 1 -P 1 -n "$REQUESTS")
     else args=(-c "$CLIENTS" -P "$PIPELINE" -n "$P_REQUESTS"); fi
     # shellcheck disable=SC2086
-    taskset -c "$CLIENT_CPU" redis-benchmark "${target[@]}" "${args[@]}" -t "$TESTS" $EXTRA --csv \
+    taskset -c "$CLIENT_CPU" redis-benchmark "${target[@]}" "${args[@]}" "${tests[@]}" $EXTRA --csv \
         >"$OUT/raw/$server-$transport-$mode.csv" 2>"$dir/stderr"
     server_stop
 }
@@ -70,7 +74,7 @@ case " $TRANSPORTS " in *" tls "*) bash "$ROOT/tests/integration/tls_certs.sh" "
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 
 for transport in $TRANSPORTS; do
-    for mode in depth1 pipelined; do
+    for mode in $MODES; do
         for server in goblin "$BASELINE"; do run "$server" "$transport" "$mode"; done
     done
 done
@@ -81,8 +85,8 @@ done
     echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), kernel $(uname -r)"
     echo "redis-server: $("$REDIS_SERVER" --version | head -n1)"
     echo "pinning: server CPU $SERVER_CPU, redis-benchmark CPU $CLIENT_CPU"
-    echo "load average (1, 5, 15 min): before $LOAD_BEFORE, after $(cut -d' ' -f1-3 /proc/loadavg)"
-    echo "command: $([ "$TRANSPORTS" = "tcp unix" ] || echo "TRANSPORTS='$TRANSPORTS' ")TESTS=$TESTS REQUESTS=$REQUESTS PIPELINE=$PIPELINE P_REQUESTS=$P_REQUESTS CLIENTS=$CLIENTS EXTRA='$EXTRA'$([ "$BASELINE" = redis ] || echo " BASELINE=$BASELINE") bash bench/redis_benchmark.sh"
+    echo "load average (1/5/15 min): $LOAD_BEFORE before, $(cut -d' ' -f1-3 /proc/loadavg) after"
+    echo "command: TESTS=$TESTS REQUESTS=$REQUESTS PIPELINE=$PIPELINE P_REQUESTS=$P_REQUESTS CLIENTS=$CLIENTS EXTRA='$EXTRA'$([ "$MODES" = "depth1 pipelined" ] || echo " MODES='$MODES'")$([ "$TRANSPORTS" = "tcp unix" ] || echo " TRANSPORTS='$TRANSPORTS'")$([ "$BASELINE" = redis ] || echo " BASELINE=$BASELINE") bash bench/redis_benchmark.sh"
 } >"$OUT/metadata.txt"
 python3 "$ROOT/bench/report_redis_benchmark.py" "$OUT"
 cat "$OUT/report.md"

@@ -33,25 +33,58 @@ def load(run, name):
     return rows
 
 
+def pipelined_table(run, base, transport, out, below):
+    """The pipelined table of one transport, when that run exists; tests
+    below parity are added to `below`."""
+    if not os.path.exists(os.path.join(run, "raw", f"goblin-{transport}-pipelined.csv")):
+        return
+    g = load(run, f"goblin-{transport}-pipelined.csv")
+    r = load(run, f"{base}-{transport}-pipelined.csv")
+    out += [f"## {transport}: pipelined", "",
+            f"| test | goblin rps | {base} rps | ratio |", "|---|---|---|---|"]
+    for t in g:
+        if t in r:
+            gr, rr = float(g[t]["rps"]), float(r[t]["rps"])
+            out.append(f"| {t} | {gr:.0f} | {rr:.0f} | {gr / rr:.2f}× |")
+            if gr < rr:
+                below.append(f"{t} ({transport}, {gr / rr:.2f}×)")
+    out.append("")
+
+
 def render(run):
     meta = read_metadata(run)
     # The server goblin is compared with: redis-server, or an older goblin
     # build (BASELINE=goblin-base in bench/redis_benchmark.sh).
-    base = "goblin-base" if os.path.exists(os.path.join(run, "raw", "goblin-base-tcp-depth1.csv")) \
+    base = "goblin-base" if any(n.startswith("goblin-base-") for n in os.listdir(os.path.join(run, "raw"))) \
         else "redis"
     title = "an older goblin-core build" if base == "goblin-base" else "redis-server"
     # Transports the run measured (TRANSPORTS in bench/redis_benchmark.sh).
+    raw = os.listdir(os.path.join(run, "raw"))
     transports = [t for t in ("tcp", "unix", "tls")
-                  if os.path.exists(os.path.join(run, "raw", f"goblin-{t}-depth1.csv"))]
+                  if f"goblin-{t}-depth1.csv" in raw or f"goblin-{t}-pipelined.csv" in raw]
     over = "" if transports == ["tcp", "unix"] else f" over {', '.join(transports)}"
     out = [f"# redis-benchmark: goblin-core vs {title}{over}", ""]
-    for key in ("date (UTC)", "commit", "machine", "redis-server", "pinning"):
+    for key in ("date (UTC)", "commit", "machine", "redis-server", "pinning",
+                "load average (1/5/15 min)"):
+        if key == "load average (1/5/15 min)" and key not in meta:
+            continue
         out.append(f"- {key}: {meta.get(key, 'unknown')}")
     if "load average (1, 5, 15 min)" in meta:
         out.append(f"- load average (1, 5, 15 min): {meta['load average (1, 5, 15 min)']}")
     out.append(f"- command: `{meta.get('command', 'unknown')}`")
+    loadavg = meta.get("load average (1/5/15 min)", "").split()
+    cpus = meta.get("machine", "").split(" CPUs")[0]
+    if loadavg and cpus.isdigit() and max(float(loadavg[0]), float(loadavg[4])) > int(cpus):
+        out += ["", f"**The machine was loaded** (1-minute load average {loadavg[0]} before, "
+                f"{loadavg[4]} after, on {cpus} CPUs): other work shared the CPUs with both "
+                "servers, unevenly over time, so these figures are not a quiet-machine "
+                "comparison; re-run the command above on an idle machine."]
     out.append("")
+    below = []
     for transport in transports:
+        if not os.path.exists(os.path.join(run, "raw", f"goblin-{transport}-depth1.csv")):
+            pipelined_table(run, base, transport, out, below)
+            continue
         g = load(run, f"goblin-{transport}-depth1.csv")
         r = load(run, f"{base}-{transport}-depth1.csv")
         out += [f"## {transport}: depth one (`-c 1 -P 1`)", "",
@@ -62,15 +95,12 @@ def render(run):
                 gr, rr = float(g[t]["rps"]), float(r[t]["rps"])
                 out.append(f"| {t} | {g[t]['p50_latency_ms']} | {r[t]['p50_latency_ms']} "
                            f"| {gr:.0f} | {rr:.0f} | {gr / rr:.2f}× |")
-        g = load(run, f"goblin-{transport}-pipelined.csv")
-        r = load(run, f"{base}-{transport}-pipelined.csv")
-        out += ["", f"## {transport}: pipelined", "",
-                f"| test | goblin rps | {base} rps | ratio |", "|---|---|---|---|"]
-        for t in g:
-            if t in r:
-                gr, rr = float(g[t]["rps"]), float(r[t]["rps"])
-                out.append(f"| {t} | {gr:.0f} | {rr:.0f} | {gr / rr:.2f}× |")
         out.append("")
+        pipelined_table(run, base, transport, out, below)
+    if below:
+        out += ["Below parity (rps ratio < 1.00): " + ", ".join(below) + ".", ""]
+    elif any(n.endswith("-pipelined.csv") for n in os.listdir(os.path.join(run, "raw"))):
+        out += ["Every pipelined test is at least at parity (rps ratio >= 1.00).", ""]
     out.append("redis-benchmark reports latency percentiles at its histogram's resolution; "
                "goblin-bench (docs/benchmarks.md) measures depth-one latency with nanosecond "
                "timestamps.")
