@@ -301,9 +301,12 @@ static void settle(struct list *l, bool ends)
             node_compress(l, touched[i].n);
     ntouched = 0;
     if (!ends) return;
-    struct list_node *h = l->head, *t = l->tail;
+    struct list_node *h = l->head, *t;
     for (uint32_t i = 0; i < l->compress && h; i++) h = node_plain(l, h)->next;
+    t = l->tail; /* (this may move nodes h walked past: h is found again below) */
     for (uint32_t i = 0; i < l->compress && t; i++) t = node_plain(l, t)->prev;
+    h = l->head;
+    for (uint32_t i = 0; i < l->compress && h; i++) h = h->next;
     ntouched = 0;
     if (h && node_interior(l, h)) node_compress(l, h);
     if (t && t != h && node_interior(l, t)) node_compress(l, t);
@@ -524,10 +527,12 @@ void list_push(struct list *l, enum list_end where, const char *s, size_t len)
         struct list_node *n = node_new(len + LIST_ENTRY_HEADER_MAX);
         node_link_after(l, NULL, n);
     }
-    if (where == LIST_HEAD)
+    if (where == LIST_HEAD) {
         insert_at(l, node_plain(l, l->head), 0, s, len);
-    else
-        insert_at(l, node_plain(l, l->tail), l->tail->used, s, len);
+    } else {
+        struct list_node *tail = node_plain(l, l->tail);
+        insert_at(l, tail, tail->used, s, len);
+    }
     list_settle(l);
 }
 

@@ -162,8 +162,63 @@ static void random_op(void)
     }
 }
 
+/* An integer reply from both servers, each within [lo, hi] (values that
+ * legitimately differ: MEMORY USAGE, OBJECT IDLETIME); a nil or an error
+ * must be the same on both. */
+static void check_int_range(long long lo, long long hi, int argc, const char *const *argv)
+{
+    size_t lens[8], glen, rlen;
+    char *g, *r;
+    for (int i = 0; i < argc; i++) lens[i] = strlen(argv[i]);
+    diff_exchange(&d, argc, argv, lens, &g, &glen, &r, &rlen);
+    bool ok = r[0] == ':' ? g[0] == ':' && strtoll(g + 1, NULL, 10) >= lo &&
+                                strtoll(g + 1, NULL, 10) <= hi && strtoll(r + 1, NULL, 10) >= lo &&
+                                strtoll(r + 1, NULL, 10) <= hi
+                          : glen == rlen && memcmp(g, r, glen) == 0;
+    if (!ok) {
+        fprintf(stderr, "diff_lists: %s %s: goblin %.*s, redis %.*s\n", argv[0], argv[1], (int)glen,
+                g, (int)rlen, r);
+        exit(1);
+    }
+    free(g);
+    free(r);
+}
+
+/* Issue 13 item 7 for every type: TYPE, SCAN TYPE, OBJECT ENCODING exactly;
+ * MEMORY USAGE a positive size and OBJECT IDLETIME a fresh key's (0..2 s)
+ * on both. */
+static void directed_introspection(void)
+{
+    C("FLUSHALL");
+    C("RPUSH", "t:list", "a", "1");
+    C("SADD", "t:iset", "1", "2");
+    C("SADD", "t:set", "a", "b");
+    C("PFADD", "t:hll", "a", "b");
+    C("SETBIT", "t:bits", "100", "1");
+    C("HSET", "t:hash", "f", "v");
+    C("ZADD", "t:zset", "1", "m");
+    C("SET", "t:str", "v");
+    static const char *const keys_of_types[] = {"t:list", "t:iset", "t:set",  "t:hll",
+                                                "t:bits", "t:hash", "t:zset", "t:str"};
+    for (size_t i = 0; i < sizeof keys_of_types / sizeof keys_of_types[0]; i++) {
+        const char *k = keys_of_types[i];
+        C("TYPE", k);
+        C("OBJECT", "ENCODING", k);
+        check_int_range(1, 1 << 20, 3, (const char *const[]){"MEMORY", "USAGE", k});
+        check_int_range(1, 1 << 20, 5, (const char *const[]){"MEMORY", "USAGE", k, "SAMPLES", "0"});
+        check_int_range(0, 2, 3, (const char *const[]){"OBJECT", "IDLETIME", k});
+    }
+    static const char *const types[] = {"list", "set", "string", "hash", "zset", "none"};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (strcmp(types[i], "string") != 0 && strcmp(types[i], "set") != 0)
+            C("SCAN", "0", "TYPE", types[i], "COUNT", "1000"); /* at most one key each */
+    check_int_range(0, 2, 3, (const char *const[]){"OBJECT", "IDLETIME", "nokey"});
+    C("FLUSHALL");
+}
+
 static void directed(void)
 {
+    directed_introspection();
     C("FLUSHALL");
     C("SET", "str", "x");
     C("ZADD", "zs", "1", "a", "2", "b", "3", "c");
