@@ -16,6 +16,7 @@
 #include "persist/persist.h"
 #include "server/server.h"
 #include "server/version.h"
+#include "store/evict.h"
 #include "store/pubsub.h"
 #include "transport/fabric.h"
 #include "util/allocator.h"
@@ -147,7 +148,7 @@ static void section_memory(struct buf *b)
     human_bytes(h_max, sizeof h_max, (double)config.maxmemory);
     add(b, "maxmemory:%lld", config.maxmemory);
     add(b, "maxmemory_human:%s", h_max);
-    add(b, "maxmemory_policy:noeviction");
+    add(b, "maxmemory_policy:%s", evict_policy_names[evict_settings.policy]);
     add(b, "allocator_frag_ratio:%.2f", ratio(alloc.active, alloc.allocated));
     add(b, "allocator_frag_bytes:%lld", difference(alloc.active, alloc.allocated));
     add(b, "allocator_rss_ratio:%.2f", ratio(alloc.resident, alloc.active));
@@ -179,7 +180,7 @@ static void section_stats(struct buf *b)
     add(b, "total_net_output_bytes:%lld", s->net_output_bytes);
     add(b, "rejected_connections:%lld", s->rejected_connections);
     add(b, "expired_keys:%lld", keyspace.stats.expired_keys);
-    add(b, "evicted_keys:0");
+    add(b, "evicted_keys:%lld", keyspace.stats.evicted_keys);
     add(b, "keyspace_hits:%lld", keyspace.stats.hits);
     add(b, "keyspace_misses:%lld", keyspace.stats.misses);
     add(b, "pubsub_channels:%zu", pubsub_channel_count(PUBSUB_CHANNEL));

@@ -31,7 +31,7 @@ static void cmd_exists(struct cmd_ctx *ctx)
 {
     long long found = 0;
     for (int i = 1; i < ctx->argc; i++)
-        if (db_lookup_read(ctx->db, ctx->argv[i], ctx->argv_len[i])) found++;
+        if (db_lookup_read_notouch(ctx->db, ctx->argv[i], ctx->argv_len[i])) found++;
     reply_int(ctx->reply, found);
 }
 

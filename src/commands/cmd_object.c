@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "commands/command.h"
+#include "server/config.h"
+#include "store/evict.h"
 #include "util/allocator.h"
 
 /* Redis shares the string objects of the integers 0..9999 and reports
@@ -30,8 +32,14 @@ static void cmd_object_refcount(struct cmd_ctx *ctx)
 {
     struct kv *kv = lookup_or_nil(ctx);
     if (!kv) return;
+    /* Redis does not share them under maxmemory with an LRU or LFU policy
+     * (each key needs its own stamp). */
+    bool lru_or_lfu = evict_settings.policy != EVICT_NOEVICTION &&
+                      evict_settings.policy != EVICT_VOLATILE_RANDOM &&
+                      evict_settings.policy != EVICT_ALLKEYS_RANDOM &&
+                      evict_settings.policy != EVICT_VOLATILE_TTL;
     bool shared = kv->type == OBJ_STRING && kv->encoding == ENC_INT && kv->v.integer >= 0 &&
-                  kv->v.integer < SHARED_INTEGERS;
+                  kv->v.integer < SHARED_INTEGERS && !(config.maxmemory && lru_or_lfu);
     reply_int(ctx->reply, shared ? SHARED_REFCOUNT : 1);
 }
 
@@ -39,15 +47,24 @@ static void cmd_object_idletime(struct cmd_ctx *ctx)
 {
     struct kv *kv = lookup_or_nil(ctx);
     if (!kv) return;
-    /* Both clocks are 24-bit seconds that wrap (about every 194 days). */
-    uint32_t idle = (keyspace.lru_clock - kv->lru) & 0xFFFFFF;
-    reply_int(ctx->reply, idle);
+    if (evict_settings.lfu) {
+        reply_error(ctx->reply,
+                    "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note "
+                    "that when switching between policies at runtime LRU and LFU data will take "
+                    "some time to adjust.");
+        return;
+    }
+    reply_int(ctx->reply, evict_idle_seconds(kv));
 }
 
 static void cmd_object_freq(struct cmd_ctx *ctx)
 {
-    if (!lookup_or_nil(ctx)) return;
-    /* No eviction policy exists here, so frequency is never tracked. */
+    struct kv *kv = lookup_or_nil(ctx);
+    if (!kv) return;
+    if (evict_settings.lfu) {
+        reply_int(ctx->reply, evict_lfu_decayed_counter(kv));
+        return;
+    }
     reply_error(ctx->reply,
                 "ERR An LFU maxmemory policy is not selected, access frequency not tracked. "
                 "Please note that when switching between policies at runtime LRU and LFU data "

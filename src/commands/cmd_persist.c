@@ -6,6 +6,7 @@
 #include "persist/persist.h"
 #include "persist/rdb.h"
 #include "server/config.h"
+#include "store/evict.h"
 
 static void cmd_save(struct cmd_ctx *ctx)
 {
@@ -101,8 +102,9 @@ static void cmd_dump(struct cmd_ctx *ctx)
 
 /* RESTORE key ttl payload [REPLACE] [ABSTTL] [IDLETIME s] [FREQ f], with
  * Redis's checks in Redis's order. The payload is never trusted: footer
- * first, then every element decoded is checked (rdb_value.h). FREQ is
- * accepted and ignored, as Redis does without an LFU eviction policy. */
+ * first, then every element decoded is checked (rdb_value.h). FREQ sets
+ * the LFU counter under an LFU policy, IDLETIME the LRU clock under the
+ * others; the other one is accepted and ignored, as Redis does. */
 static void cmd_restore(struct cmd_ctx *ctx)
 {
     bool replace = false, absttl = false;
@@ -162,7 +164,7 @@ static void cmd_restore(struct cmd_ctx *ctx)
     }
     db_add(ctx->db, kv);
     if (ttl) db_set_expire(ctx->db, kv, ttl);
-    if (idle >= 0) kv->lru = (uint32_t)(keyspace.lru_clock - (uint64_t)idle) & 0xFFFFFF;
+    evict_restore_stamp(kv, idle, freq);
     reply_ok(ctx->reply);
 }
 

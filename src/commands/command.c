@@ -14,6 +14,7 @@
 #include "persist/aof.h"
 #include "connection/session.h"
 #include "server/config.h"
+#include "store/evict.h"
 #include "util/clock.h"
 #include "util/cycles.h"
 #include "util/numparse.h"
@@ -317,12 +318,14 @@ static struct command *command_check(const struct cmd_request *req)
         cmd->rejected_calls++;
         return NULL;
     }
-    /* maxmemory under noeviction (the only policy): what may grow the data
-     * set is refused past the limit; reads and deletes run. Used memory is
-     * every allocation, connection buffers included, as Redis counts it
-     * (it excludes only replica and AOF buffers, which goblin-core has not). */
-    if (config.maxmemory && (cmd->flags & CMD_DENYOOM) &&
-        xmalloc_used_bytes() > (size_t)config.maxmemory) {
+    /* maxmemory, as Redis's processCommand(): past the limit, evict by the
+     * policy before any command runs (store/evict.h); when nothing more can
+     * be evicted (noeviction, or no key the policy may take), what may grow
+     * the data set is refused; reads and deletes run. Used memory is every
+     * allocation, connection buffers included, as Redis counts it (it
+     * excludes only replica and AOF buffers, which goblin-core has not). */
+    if (config.maxmemory && evict_perform((size_t)config.maxmemory) == EVICT_FAIL &&
+        (cmd->flags & CMD_DENYOOM)) {
         reply_error(r, "OOM command not allowed when used memory > 'maxmemory'.");
         cmd->rejected_calls++;
         return NULL;

@@ -15,6 +15,7 @@
 #include "server/version.h"
 #include "persist/aof.h"
 #include "persist/persist.h"
+#include "store/evict.h"
 #include "store/hash.h"
 #include "store/hll.h"
 #include "store/set.h"
@@ -77,6 +78,8 @@ struct config_param {
 static void apply_loglevel(void);
 static void apply_idle_spin_us(void);
 static void apply_socket_poll_interval_us(void);
+static void apply_maxmemory(void);
+static void apply_maxmemory_policy(void);
 
 static const char *const loglevels[] = {"debug", "verbose", "notice", "warning", NULL};
 static const char *const idle_strategies[] = {"block", "adaptive", "spin", NULL};
@@ -84,7 +87,6 @@ static const char *const protected_actions[] = {"no", "yes", "local", NULL};
 static const char *const tls_auth_choices[] = {"no", "yes", "optional", NULL};
 static const char *const const_yes[] = {"yes", NULL};
 static const char *const fsync_policies[] = {"always", "everysec", "no", NULL};
-static const char *const const_noeviction[] = {"noeviction", NULL};
 
 /* Rows leave their trailing hooks (apply, validate) out when they have none. */
 #pragma GCC diagnostic push
@@ -327,11 +329,27 @@ static const struct config_param params[] = {
     {"aof-timestamp-enabled", NULL, CFG_BOOL, &config.aof_timestamp_enabled, 0, 0, 0, "yes|no",
      "write #TS:<unix time> annotations into the AOF (default no)", NULL, NULL},
     {"maxmemory", NULL, CFG_MEMORY, &config.maxmemory, 0, LLONG_MAX, 0, "BYTES",
-     "past this much used memory, commands that may grow the data set get Redis's OOM error "
-     "(policy noeviction: nothing is evicted; reads and deletes still run) (default 0 = no limit)",
+     "past this much used memory (connection buffers included), keys are evicted by "
+     "--maxmemory-policy before a command runs; when none can be, commands that may grow the data "
+     "set get Redis's OOM error (reads and deletes still run) (default 0 = no limit)",
+     NULL, apply_maxmemory},
+    {"maxmemory-policy", NULL, CFG_ENUM, &config.maxmemory_policy, 0, 0, 0, "POLICY",
+     "noeviction, allkeys-lru, allkeys-lfu, allkeys-random, volatile-lru, volatile-lfu, "
+     "volatile-random or volatile-ttl, as Redis (default noeviction)",
+     evict_policy_names, apply_maxmemory_policy},
+    {"maxmemory-samples", NULL, CFG_INT, &evict_settings.samples, 1, INT_MAX, 0, "N",
+     "keys sampled per database for each eviction by the LRU, LFU and TTL policies (default 5)",
      NULL, NULL},
-    {"maxmemory-policy", NULL, CFG_CONST, NULL, 0, 0, CFG_NO_CLI, "", "no eviction",
-     const_noeviction, NULL},
+    {"maxmemory-eviction-tenacity", NULL, CFG_INT, &evict_settings.tenacity, 0, 100, 0, "N",
+     "eviction time per command: 10 = 500 us, +15% per step, 100 = unlimited; the rest continues "
+     "in housekeeping (default 10)",
+     NULL, NULL},
+    {"lfu-log-factor", NULL, CFG_INT, &evict_settings.lfu_log_factor, 0, INT_MAX, 0, "N",
+     "LFU counter growth: an access increments counter c with probability 1/((c-5)*N+1) "
+     "(default 10)",
+     NULL, NULL},
+    {"lfu-decay-time", NULL, CFG_INT, &evict_settings.lfu_decay_time, 0, INT_MAX, 0, "MINUTES",
+     "LFU counters lose one per this many idle minutes (default 1; 0 = never)", NULL, NULL},
 };
 #pragma GCC diagnostic pop
 
@@ -373,6 +391,7 @@ void config_init_defaults(void)
     config.hz = 10;
     config.active_expire_effort = 1;
     config.loglevel = xstrdup("notice");
+    config.maxmemory_policy = xstrdup("noeviction");
     config.enable_debug_command = xstrdup("no");
     config.tls_auth_clients = xstrdup("yes");
     config.daemonize = false;
@@ -539,7 +558,7 @@ static const char *param_apply(const struct config_param *p, const char *value, 
         const char *const *c = p->choices;
         while (*c && strcasecmp(*c, text) != 0) c++;
         if (!*c) {
-            static char choices[160];
+            static char choices[256];
             size_t o = (size_t)snprintf(choices, sizeof choices,
                                         "argument(s) must be one of the following: ");
             for (c = p->choices; *c && o < sizeof choices; c++)
@@ -610,6 +629,18 @@ static void apply_loglevel(void)
 {
     for (int i = 0; loglevels[i]; i++)
         if (strcmp(loglevels[i], config.loglevel) == 0) log_min_level = (enum log_level)i;
+}
+
+/* A lower limit takes effect at once, as Redis's CONFIG SET maxmemory:
+ * eviction starts now rather than at the next command. */
+static void apply_maxmemory(void)
+{
+    evict_perform((size_t)config.maxmemory);
+}
+
+static void apply_maxmemory_policy(void)
+{
+    evict_set_policy(config.maxmemory_policy); /* validated against the same names */
 }
 
 /* The event loop reads these on every pass: a change applies at once. */

@@ -18,6 +18,7 @@
 #include "persist/aof.h"
 #include "persist/persist.h"
 #include "store/db.h"
+#include "store/evict.h"
 #include "transport/transport.h"
 #include "cluster/cluster.h"
 #include "util/allocator.h"
@@ -141,6 +142,7 @@ static void sample_ops_per_sec(void)
 void server_housekeeping(void)
 {
     keyspace_update_lru_clock();
+    evict_housekeeping((size_t)config.maxmemory);
     sample_ops_per_sec();
     keyspace_begin_command();
     long long budget_us = config.active_expire_effort * 1000;

@@ -1,12 +1,11 @@
 /* db.c — the keyspace; contracts in db.h. */
 #include "store/db.h"
 
-#include "store/blocking.h"
-
 #include <limits.h>
 #include <string.h>
 
 #include "store/blocking.h"
+#include "store/evict.h"
 
 #include "util/clock.h"
 #include "util/hash.h"
@@ -149,22 +148,27 @@ static struct kv *db_find_live(struct db *db, const char *key, size_t len)
     return kv;
 }
 
-struct kv *db_lookup_read(struct db *db, const char *key, size_t len)
+struct kv *db_lookup_read_notouch(struct db *db, const char *key, size_t len)
 {
     struct kv *kv = db_find_live(db, key, len);
-    if (kv) {
+    if (kv)
         keyspace.stats.hits++;
-        kv->lru = keyspace.lru_clock;
-    } else {
+    else
         keyspace.stats.misses++;
-    }
+    return kv;
+}
+
+struct kv *db_lookup_read(struct db *db, const char *key, size_t len)
+{
+    struct kv *kv = db_lookup_read_notouch(db, key, len);
+    if (kv) evict_touch(kv);
     return kv;
 }
 
 struct kv *db_lookup_write(struct db *db, const char *key, size_t len)
 {
     struct kv *kv = db_find_live(db, key, len);
-    if (kv) kv->lru = keyspace.lru_clock;
+    if (kv) evict_touch(kv);
     return kv;
 }
 
@@ -177,7 +181,7 @@ struct kv *db_lookup_quiet(struct db *db, const char *key, size_t len)
 
 void db_add(struct db *db, struct kv *kv)
 {
-    kv->lru = keyspace.lru_clock;
+    /* kv->lru was stamped at creation (kv.c) or came with a renamed kv. */
     dict_insert(&db->keys, &kv->node, hash_bytes(kv->key, kv->key_len));
     if (kv->expire_ms) {
         /* A kv moved in with its TTL (RENAME, MOVE). */
@@ -195,7 +199,7 @@ void db_replace(struct db *db, struct kv *old, struct kv *fresh, bool keep_ttl)
     struct dict_node **link =
         dict_find_link(&db->keys, old->key, old->key_len, hash_bytes(old->key, old->key_len));
     dict_replace_link(link, &fresh->node);
-    fresh->lru = keyspace.lru_clock;
+    evict_inherit(fresh, old);
     if (old->expire_ms) {
         if (keep_ttl) {
             fresh->expire_ms = old->expire_ms;
@@ -276,6 +280,22 @@ void db_unlink_kv(struct db *db, struct kv *kv)
 void db_delete_kv(struct db *db, struct kv *kv)
 {
     db_unlink_kv(db, kv);
+    kv_free(kv);
+}
+
+/* The "evicted" announcement (db.h): one per evicted key, after its
+ * removal, before it is freed. */
+static void db_announce_evicted(struct db *db, const struct kv *kv)
+{
+    (void)db;
+    (void)kv;
+    keyspace.stats.evicted_keys++;
+}
+
+void db_evict_kv(struct db *db, struct kv *kv)
+{
+    db_unlink_kv(db, kv);
+    db_announce_evicted(db, kv);
     kv_free(kv);
 }
 
@@ -410,6 +430,16 @@ long long db_active_expire(struct db *db, long long budget_us)
 }
 
 /* --- random ------------------------------------------------------------ */
+
+struct kv *db_sample_kv(struct db *db, bool with_ttl)
+{
+    if (!with_ttl) {
+        struct dict_node *n = dict_random_node(&db->keys, rand_u64);
+        return n ? kv_of_node(n) : NULL;
+    }
+    struct dict_node *n = dict_random_node(&db->expires, rand_u64);
+    return n ? ((struct expire_entry *)n)->kv : NULL;
+}
 
 struct kv *db_random_key(struct db *db)
 {

@@ -33,6 +33,7 @@ struct db {
 struct keyspace_stats {
     long long hits, misses;
     long long expired_keys;
+    long long evicted_keys;   /* maxmemory eviction (store/evict.h) */
     long long dirty;          /* writes since start (for INFO) */
     long long values_adopted; /* strings stored in the buffer they arrived in, uncopied */
 };
@@ -81,6 +82,10 @@ static inline struct db *keyspace_db(int id)
 
 /* Read lookup: expired keys are deleted first; counts a hit or a miss. */
 struct kv *db_lookup_read(struct db *db, const char *key, size_t len);
+
+/* Read lookup that counts a hit or a miss but leaves the key's LRU/LFU
+ * stamp alone (Redis's LOOKUP_NOTOUCH: EXISTS). */
+struct kv *db_lookup_read_notouch(struct db *db, const char *key, size_t len);
 
 /* Write lookup: like read, without hit/miss accounting. */
 struct kv *db_lookup_write(struct db *db, const char *key, size_t len);
@@ -161,6 +166,12 @@ void db_delete_kv(struct db *db, struct kv *kv);
 /* Deletes a kv whose TTL has passed: counts it and tells keyspace.on_expire. */
 void db_expire_kv(struct db *db, struct kv *kv);
 
+/* Evicts a kv (maxmemory, store/evict.c): deletes it as db_delete_kv()
+ * does (so WATCH sees it) and announces it once, counted in evicted_keys.
+ * The announcement is the one "evicted" hook: keyspace notifications
+ * ("evicted", class 'e') are raised there, with the key still readable. */
+void db_evict_kv(struct db *db, struct kv *kv);
+
 /* Removes kv from db without freeing it (RENAME, MOVE). */
 void db_unlink_kv(struct db *db, struct kv *kv);
 
@@ -203,6 +214,10 @@ static inline struct kv *kv_of_node(struct dict_node *n)
 {
     return (struct kv *)n; /* node is the first member of struct kv */
 }
+
+/* A uniformly random kv of db (with_ttl: of those with a TTL), expired or
+ * not, or NULL when there is none: eviction's sampling. */
+struct kv *db_sample_kv(struct db *db, bool with_ttl);
 
 /* A random live key, or NULL (RANDOMKEY). */
 struct kv *db_random_key(struct db *db);

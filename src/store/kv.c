@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "store/evict.h"
 #include "store/hash.h"
 #include "store/set.h"
 #include "store/list.h"
@@ -18,7 +19,7 @@ static struct kv *kv_alloc(const char *key, size_t key_len, size_t extra)
     kv->key_len = (uint32_t)key_len;
     kv->type = OBJ_STRING;
     kv->encoding = ENC_EMBSTR;
-    kv->lru = 0;
+    kv->lru = evict_new_stamp();
     memcpy(kv->key, key, key_len);
     return kv;
 }

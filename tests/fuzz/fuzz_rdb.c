@@ -8,6 +8,7 @@
  * fuzz-sources: src/store/db.c src/store/dict.c src/store/kv.c src/store/hash.c
  * fuzz-sources: src/store/zset.c src/store/zindex.c src/store/packed.c src/store/set.c
  * fuzz-sources: src/store/sample.c src/store/list.c src/store/blocking.c src/store/watch.c
+ * fuzz-sources: src/store/evict.c
  * fuzz-sources: src/util/buf.c src/util/numparse.c src/util/strbuf.c src/util/xmalloc.c
  * fuzz-sources: src/util/hash.c src/util/rand.c
  *
