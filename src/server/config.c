@@ -128,6 +128,10 @@ static const struct config_param params[] = {
      "limits on a client's pending output by class (normal, replica, pubsub), as Redis "
      "(default 'normal 0 0 0 replica 256mb 64mb 60 pubsub 32mb 8mb 60')",
      NULL, NULL},
+    {"protected-mode", NULL, CFG_BOOL, &config.protected_mode, 0, 0, 0, "yes|no",
+     "without a password, refuse TCP clients not on the loopback interface with Redis's DENIED "
+     "explanation (default yes, as Redis)",
+     NULL, NULL},
     {"requirepass", NULL, CFG_SECRET, &config.requirepass, 0, 0, 0, "PASSWORD",
      "password of the default user (kept only as a hash)", NULL, NULL},
     {"auth-file", NULL, CFG_STRING, &config.auth_file, 0, 0, CFG_IMMUTABLE, "FILE",
@@ -373,6 +377,7 @@ void config_init_defaults(void)
         (struct output_limit){256ULL * 1024 * 1024, 64ULL * 1024 * 1024, 60};
     config.output_limits[OUTPUT_LIMIT_PUBSUB] =
         (struct output_limit){32ULL * 1024 * 1024, 8ULL * 1024 * 1024, 60};
+    config.protected_mode = true;
     config.requirepass = NULL;
     config.auth_file = NULL;
     config.cpu = -1;

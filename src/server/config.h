@@ -79,7 +79,8 @@ struct config {
     struct output_limit output_limits[OUTPUT_LIMIT_CLASSES]; /* client-output-buffer-limit */
 
     /* security */
-    char *requirepass; /* never stored in clear: see auth.c */
+    bool protected_mode; /* refuse non-loopback TCP peers while there is no password */
+    char *requirepass;   /* never stored in clear: see auth.c */
     char *auth_file;
     char *enable_debug_command; /* "no", "yes" or "local" (Redis 7's protected action) */
 

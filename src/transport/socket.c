@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "connection/conn.h"
+#include "server/auth.h"
 #include "server/config.h"
 #include "server/event_loop.h"
 #include "server/server.h" /* server.tcp_port */
@@ -226,6 +227,46 @@ static void reject_over_limit(int fd)
     stats.rejected_connections++;
 }
 
+/* Redis's connIsLocal(): an IPv4 127.x peer or IPv6 ::1. */
+static bool peer_is_loopback(const struct sockaddr_storage *peer)
+{
+    if (peer->ss_family == AF_INET)
+        return ntohl(((const struct sockaddr_in *)peer)->sin_addr.s_addr) >> 24 == 127;
+    if (peer->ss_family == AF_INET6)
+        return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)peer)->sin6_addr);
+    return false;
+}
+
+/* Protected mode, as Redis 7.0's clientAcceptHandler(): with protected-mode
+ * on and no password, a TCP peer that is not on the loopback interface gets
+ * Redis's explanation and is closed before any command; counted in
+ * rejected_connections. */
+static bool protected_mode_refuses(int fd, const struct sockaddr_storage *peer)
+{
+    if (!config.protected_mode || auth_required() || peer_is_loopback(peer)) return false;
+    static const char msg[] =
+        "-DENIED Redis is running in protected mode because protected mode is enabled and no "
+        "password is set for the default user. In this mode connections are only accepted from "
+        "the loopback interface. If you want to connect from external computers to Redis you may "
+        "adopt one of the following solutions: 1) Just disable protected mode sending the "
+        "command 'CONFIG SET protected-mode no' from the loopback interface by connecting to "
+        "Redis from the same host the server is running, however MAKE SURE Redis is not "
+        "publicly accessible from internet if you do so. Use CONFIG REWRITE to make this change "
+        "permanent. 2) Alternatively you can just disable the protected mode by editing the "
+        "Redis configuration file, and setting the protected mode option to 'no', and then "
+        "restarting the server. 3) If you started the server manually just for testing, "
+        "restart it with the '--protected-mode no' option. 4) Setup a an authentication "
+        "password for the default user. NOTE: You only need to do one of the above things in order "
+        "for the server to start accepting connections from the outside.\r\n";
+    /* ("Setup a an": Redis 7.0's words, kept byte for byte.) Best effort,
+     * as reject_over_limit(). */
+    ssize_t n = write(fd, msg, sizeof msg - 1);
+    (void)n;
+    close(fd);
+    stats.rejected_connections++;
+    return true;
+}
+
 /* The connection that could not be accepted stays queued, so the listener
  * stays readable: rest it instead of failing again on every pass; the log
  * gets one line per LOG_LIMIT_INTERVAL_MS however long the shortage lasts. */
@@ -276,6 +317,7 @@ static void on_listener_readable(struct ev_handler *h, uint32_t mask)
         reject_over_limit(fd);
         return;
     }
+    if (!l->is_unix && protected_mode_refuses(fd, &peer)) return;
     if (!l->is_unix) {
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
