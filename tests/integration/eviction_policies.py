@@ -207,4 +207,19 @@ time.sleep(2.2)
 check(r.object("idletime", "idle") >= 1, "OBJECT IDLETIME did not grow")
 r.get("idle")
 check(r.object("idletime", "idle") <= 1, "a read did not reset OBJECT IDLETIME")
+# RSS stays within maxmemory: 100 MB written through a 16 MB limit.
+reset("allkeys-random")
+rss_before = info("used_memory_rss", "memory")
+r.config_set("maxmemory", 16 * 1024 * 1024)
+big = "x" * 1000
+p = r.pipeline(transaction=False)
+for i in range(100000):
+    p.set(f"big:{i}", big)
+    if i % 1000 == 999:
+        p.execute()
+check(info("used_memory", "memory") <= 16 * 1024 * 1024 + 64 * 1024, "used_memory over 16 MB")
+rss_after = info("used_memory_rss", "memory")
+check(rss_after - rss_before < 40 * 1024 * 1024,
+      f"RSS grew from {rss_before} to {rss_after} under maxmemory 16mb")
+r.config_set("maxmemory", 0)
 print("ok")

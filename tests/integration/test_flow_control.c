@@ -168,6 +168,7 @@ static void query_limit_while_backpressured(const struct test_server *s, struct 
 {
     config_set(admin, "client-query-buffer-limit", "1mb");
     long long before = info_field(admin, "client_query_buffer_limit_disconnections");
+    long baseline = test_server_rss_kb(s);
     struct buf batch;
     buf_init(&batch, 0);
     /* 21 MB of requests for 1 GB of replies: far more than the kernel's
@@ -183,6 +184,9 @@ static void query_limit_while_backpressured(const struct test_server *s, struct 
     while ((r = rconn_try_read_reply(&c, &len, 5000))) free(r);
     CHECK(rconn_wait_closed(&c, 100));
     CHECK_EQ_LL(info_field(admin, "client_query_buffer_limit_disconnections"), before + 1);
+    /* Within the configured limits: 1 MB of input, the backpressure mark of
+     * output (not the 21 MB sent, nor the 1 GB of replies). */
+    check_rss(s, baseline, 16, "query-buffer limit while backpressured");
     rconn_close(&c);
     buf_free(&batch);
     config_set(admin, "client-query-buffer-limit", "1gb");
@@ -192,6 +196,7 @@ static void normal_hard_limit(const struct test_server *s, struct rconn *admin)
 {
     config_set(admin, "client-output-buffer-limit", "normal 128kb 0 0");
     long long before = info_field(admin, "client_output_buffer_limit_disconnections");
+    long baseline = test_server_rss_kb(s);
     char *value = malloc(64 * 1024 + 1);
     memset(value, 'x', 64 * 1024);
     value[64 * 1024] = '\0';
@@ -215,6 +220,8 @@ static void normal_hard_limit(const struct test_server *s, struct rconn *admin)
     CHECKF(!line, "client over the normal hard limit still listed: %s", line);
     CHECK_EQ_LL(server_sockets(s), fds - 1);
     CHECK_EQ_LL(info_field(admin, "client_output_buffer_limit_disconnections"), before + 1);
+    /* Within the configured limit: 128 KB of output, not 12.8 MB of replies. */
+    check_rss(s, baseline, 8, "normal hard limit");
     rconn_close(&c);
     buf_free(&batch);
     free(value);
