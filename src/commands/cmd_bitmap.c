@@ -33,11 +33,14 @@ static bool bit_offset_arg(struct cmd_ctx *ctx, int i, bool hash, int bits, unsi
 }
 
 /* The string at argv[1] for a bit write reaching bit `maxbit`: created or
- * grown with zero bytes, raw-encoded. NULL after replying WRONGTYPE. */
-static struct strbuf *string_for_bit_write(struct cmd_ctx *ctx, unsigned long long maxbit)
+ * grown with zero bytes (*grown then set), raw-encoded. NULL after
+ * replying WRONGTYPE. */
+static struct strbuf *string_for_bit_write(struct cmd_ctx *ctx, unsigned long long maxbit,
+                                           bool *grown)
 {
     size_t need = (size_t)(maxbit >> 3) + 1;
     struct kv *kv = db_lookup_write(ctx->db, ctx->argv[1], ctx->argv_len[1]);
+    *grown = true;
     if (!kv) {
         kv = kv_new_string_zeroed(ctx->argv[1], ctx->argv_len[1], need);
         db_add(ctx->db, kv);
@@ -47,6 +50,7 @@ static struct strbuf *string_for_bit_write(struct cmd_ctx *ctx, unsigned long lo
         reply_error_wrongtype(ctx->reply);
         return NULL;
     }
+    *grown = kv_string_len(kv) < need;
     return kv_string_grow_zeroed(kv, need);
 }
 
@@ -82,7 +86,8 @@ static void cmd_setbit(struct cmd_ctx *ctx)
         reply_error(ctx->reply, "ERR bit is not an integer or out of range");
         return;
     }
-    struct strbuf *sb = string_for_bit_write(ctx, offset);
+    bool grown;
+    struct strbuf *sb = string_for_bit_write(ctx, offset, &grown);
     if (!sb) return;
     unsigned char *byte = (unsigned char *)sb->data + (offset >> 3);
     unsigned mask = 1u << (7 - (offset & 7));
@@ -90,6 +95,8 @@ static void cmd_setbit(struct cmd_ctx *ctx)
     *byte = (unsigned char)(on ? *byte | mask : *byte & ~mask);
     /* An unchanged bit is no change (Redis 7.0: no signal, no dirty). */
     db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], old != on);
+    /* Redis's event: the bit changed, or the string was created or grown. */
+    if (old != on || grown) cmd_notify(ctx, NOTIFY_STRING, "setbit", 1);
     reply_int(ctx->reply, old);
 }
 
@@ -270,7 +277,10 @@ static void cmd_bitop(struct cmd_ctx *ctx)
     }
     struct kv *dst = db_lookup_write(ctx->db, ctx->argv[2], ctx->argv_len[2]);
     if (maxlen == 0) {
-        if (dst) db_delete_kv(ctx->db, dst);
+        if (dst) {
+            db_delete_kv(ctx->db, dst);
+            cmd_notify(ctx, NOTIFY_GENERIC, "del", 2);
+        }
         xfree(src);
         reply_int(ctx->reply, 0);
         return;
@@ -297,6 +307,7 @@ static void cmd_bitop(struct cmd_ctx *ctx)
     else
         db_add(ctx->db, fresh);
     keyspace.stats.dirty++;
+    cmd_notify(ctx, NOTIFY_STRING, "set", 2);
     reply_int(ctx->reply, (long long)maxlen);
 }
 
@@ -459,12 +470,14 @@ static void bitfield_generic(struct cmd_ctx *ctx, bool ro)
             reply_error(ctx->reply, "ERR BITFIELD_RO only supports the GET subcommand");
             goto out;
         }
-        struct strbuf *sb = string_for_bit_write(ctx, highest);
+        bool grown;
+        struct strbuf *sb = string_for_bit_write(ctx, highest, &grown);
         if (!sb) goto out;
         p = (unsigned char *)sb->data;
         len = sb->len;
     }
     reply_array_len(ctx->reply, (long long)nops);
+    long long changes = 0;
     for (size_t i = 0; i < nops; i++) {
         struct bf_op *op = &ops[i];
         uint64_t raw = bf_read(p, len, op->offset, op->bits);
@@ -484,8 +497,10 @@ static void bitfield_generic(struct cmd_ctx *ctx, bool ro)
         }
         bf_write(p, op->offset, op->bits, (uint64_t)fitted);
         db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], 1);
+        changes++;
         reply_int(ctx->reply, op->opcode == BF_INCRBY ? fitted : old);
     }
+    if (changes) cmd_notify(ctx, NOTIFY_STRING, "setbit", 1);
 out:
     xfree(ops);
 }

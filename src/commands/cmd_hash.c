@@ -52,6 +52,7 @@ static void cmd_hset(struct cmd_ctx *ctx)
     if (!kv) return;
     long long created = set_pairs(ctx, hash_of(kv), 2);
     db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], (ctx->argc - 2) / 2);
+    cmd_notify(ctx, NOTIFY_HASH, "hset", 1);
     if (strcmp(ctx->cmd->name, "hmset") == 0)
         reply_ok(ctx->reply);
     else
@@ -69,6 +70,7 @@ static void cmd_hsetnx(struct cmd_ctx *ctx)
     }
     hash_set(h, ctx->argv[2], ctx->argv_len[2], ctx->argv[3], ctx->argv_len[3]);
     db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], 1);
+    cmd_notify(ctx, NOTIFY_HASH, "hset", 1);
     reply_int(ctx->reply, 1);
 }
 
@@ -112,10 +114,13 @@ static void cmd_hdel(struct cmd_ctx *ctx)
         deleted++;
         if (hash_len(hash_of(kv)) == 0) {
             db_delete_kv(ctx->db, kv);
+            kv = NULL;
             break;
         }
     }
     db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], deleted);
+    if (deleted) cmd_notify(ctx, NOTIFY_HASH, "hdel", 1);
+    if (deleted && !kv) cmd_notify(ctx, NOTIFY_GENERIC, "del", 1);
     reply_int(ctx->reply, deleted);
 }
 
@@ -220,6 +225,7 @@ static void cmd_hincrby(struct cmd_ctx *ctx)
     if (!kv) kv = hash_lookup_or_create(ctx);
     hash_set(hash_of(kv), ctx->argv[2], ctx->argv_len[2], buf, len);
     db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], 1);
+    cmd_notify(ctx, NOTIFY_HASH, "hincrby", 1);
     reply_int(ctx->reply, value);
 }
 
@@ -254,6 +260,7 @@ static void cmd_hincrbyfloat(struct cmd_ctx *ctx)
     if (!kv) kv = hash_lookup_or_create(ctx);
     hash_set(hash_of(kv), ctx->argv[2], ctx->argv_len[2], buf, len);
     db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], 1);
+    cmd_notify(ctx, NOTIFY_HASH, "hincrbyfloat", 1);
     reply_bulk(ctx->reply, buf, len);
 }
 

@@ -63,6 +63,7 @@ static void cmd_pfadd(struct cmd_ctx *ctx)
     if (updated) {
         hll_invalidate((unsigned char *)kv->v.raw->data);
         db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], updated);
+        cmd_notify(ctx, NOTIFY_STRING, "pfadd", 1);
     }
     reply_int(ctx->reply, updated ? 1 : 0);
 }
@@ -140,6 +141,7 @@ static void cmd_pfmerge(struct cmd_ctx *ctx)
         if (max[i]) hll_set_register(&kv->v.raw, i, max[i]);
     hll_invalidate((unsigned char *)kv->v.raw->data);
     db_note_modified(ctx->db, kv);
+    cmd_notify(ctx, NOTIFY_STRING, "pfadd", 1);
     reply_ok(ctx->reply);
 }
 

@@ -22,7 +22,10 @@ static void cmd_del(struct cmd_ctx *ctx)
 {
     long long removed = 0;
     for (int i = 1; i < ctx->argc; i++)
-        if (db_delete(ctx->db, ctx->argv[i], ctx->argv_len[i])) removed++;
+        if (db_delete(ctx->db, ctx->argv[i], ctx->argv_len[i])) {
+            removed++;
+            cmd_notify(ctx, NOTIFY_GENERIC, "del", i);
+        }
     reply_int(ctx->reply, removed);
 }
 
@@ -113,7 +116,7 @@ static void expire_generic(struct cmd_ctx *ctx, long long base_ms, bool seconds)
         return;
     }
     /* A time already past deletes the key; both cases answer 1. */
-    db_set_expire(ctx->db, kv, when);
+    cmd_notify(ctx, NOTIFY_GENERIC, db_set_expire(ctx->db, kv, when) ? "expire" : "del", 1);
     reply_int(ctx->reply, 1);
     return;
 invalid:
@@ -178,7 +181,9 @@ static void cmd_pexpiretime(struct cmd_ctx *ctx)
 static void cmd_persist(struct cmd_ctx *ctx)
 {
     struct kv *kv = db_lookup_write(ctx->db, ctx->argv[1], ctx->argv_len[1]);
-    reply_int(ctx->reply, kv && db_persist(ctx->db, kv) ? 1 : 0);
+    bool removed = kv && db_persist(ctx->db, kv);
+    if (removed) cmd_notify(ctx, NOTIFY_GENERIC, "persist", 1);
+    reply_int(ctx->reply, removed ? 1 : 0);
 }
 
 /* --- enumeration ------------------------------------------------------ */
@@ -324,6 +329,8 @@ static void rename_generic(struct cmd_ctx *ctx, bool nx)
     if (!same_key) {
         if (existing) db_delete_kv(ctx->db, existing);
         db_rename(ctx->db, kv, dst, dst_len);
+        cmd_notify(ctx, NOTIFY_GENERIC, "rename_from", 1);
+        cmd_notify(ctx, NOTIFY_GENERIC, "rename_to", 2);
     }
     if (nx)
         reply_int(ctx->reply, 1);
@@ -377,6 +384,8 @@ static void cmd_move(struct cmd_ctx *ctx)
         return;
     }
     db_move(ctx->db, dst, kv);
+    cmd_notify(ctx, NOTIFY_GENERIC, "move_from", 1);
+    notify_keyspace_event(NOTIFY_GENERIC, "move_to", ctx->argv[1], ctx->argv_len[1], dst->id);
     reply_int(ctx->reply, 1);
 }
 
@@ -425,6 +434,7 @@ static void cmd_copy(struct cmd_ctx *ctx)
     db_add(dst, fresh);
     if (expire_ms) db_set_expire(dst, fresh, expire_ms);
     keyspace.stats.dirty++;
+    notify_keyspace_event(NOTIFY_GENERIC, "copy_to", newkey, newkey_len, dst->id);
     reply_int(ctx->reply, 1);
 }
 

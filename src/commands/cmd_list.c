@@ -32,7 +32,20 @@ static struct kv *list_create(struct cmd_ctx *ctx, const char *key, size_t len)
 
 static void delete_if_empty(struct cmd_ctx *ctx, struct kv *kv)
 {
-    if (list_len(list_of(kv)) == 0) db_delete_kv(ctx->db, kv);
+    if (list_len(list_of(kv)) != 0) return;
+    notify_keyspace_event(NOTIFY_GENERIC, "del", kv->key, kv->key_len, ctx->db->id);
+    db_delete_kv(ctx->db, kv);
+}
+
+/* Redis's event names for each end. */
+static const char *push_event(enum list_end where)
+{
+    return where == LIST_HEAD ? "lpush" : "rpush";
+}
+
+static const char *pop_event(enum list_end where)
+{
+    return where == LIST_HEAD ? "lpop" : "rpop";
 }
 
 static bool parse_end(struct cmd_ctx *ctx, int i, enum list_end *out)
@@ -65,6 +78,7 @@ static void push_generic(struct cmd_ctx *ctx, enum list_end where, bool only_exi
     struct list *l = list_of(kv);
     for (int i = 2; i < ctx->argc; i++) list_push(l, where, ctx->argv[i], ctx->argv_len[i]);
     db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], ctx->argc - 2);
+    cmd_notify(ctx, NOTIFY_LIST, push_event(where), 1);
     reply_int(ctx->reply, (long long)list_len(l));
 }
 
@@ -105,6 +119,7 @@ static void pop_reply_array(struct cmd_ctx *ctx, struct kv *kv, enum list_end wh
         list_pop(l, where);
     }
     db_note_key_changes(ctx->db, kv->key, kv->key_len, (long long)n);
+    if (n) notify_keyspace_event(NOTIFY_LIST, pop_event(where), kv->key, kv->key_len, ctx->db->id);
     delete_if_empty(ctx, kv);
 }
 
@@ -116,6 +131,7 @@ static void pop_reply_one(struct cmd_ctx *ctx, struct kv *kv, enum list_end wher
     reply_view(ctx->reply, &v);
     list_pop(list_of(kv), where);
     db_note_modified(ctx->db, kv);
+    notify_keyspace_event(NOTIFY_LIST, pop_event(where), kv->key, kv->key_len, ctx->db->id);
     delete_if_empty(ctx, kv);
 }
 
@@ -313,6 +329,7 @@ static void cmd_lset(struct cmd_ctx *ctx)
     }
     list_set(l, index, ctx->argv[3], ctx->argv_len[3]);
     db_note_modified(ctx->db, kv);
+    cmd_notify(ctx, NOTIFY_LIST, "lset", 1);
     reply_ok(ctx->reply);
 }
 
@@ -341,6 +358,7 @@ static void cmd_linsert(struct cmd_ctx *ctx)
         return;
     }
     db_note_modified(ctx->db, kv);
+    cmd_notify(ctx, NOTIFY_LIST, "linsert", 1);
     reply_int(ctx->reply, (long long)list_len(l));
 }
 
@@ -359,6 +377,7 @@ static void cmd_lrem(struct cmd_ctx *ctx)
     size_t removed =
         list_remove_value(list_of(kv), ctx->argv[3], ctx->argv_len[3], limit, count < 0);
     db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], (long long)removed);
+    if (removed) cmd_notify(ctx, NOTIFY_LIST, "lrem", 1);
     delete_if_empty(ctx, kv);
     reply_int(ctx->reply, (long long)removed);
 }
@@ -386,6 +405,7 @@ static void cmd_ltrim(struct cmd_ctx *ctx)
     /* Redis signals LTRIM's key modified even when nothing was trimmed. */
     keyspace.stats.dirty += ltrim + rtrim;
     db_signal_modified_key(ctx->db, ctx->argv[1], ctx->argv_len[1]);
+    cmd_notify(ctx, NOTIFY_LIST, "ltrim", 1);
     delete_if_empty(ctx, kv);
     reply_ok(ctx->reply);
 }
@@ -412,6 +432,8 @@ static void move_one(struct cmd_ctx *ctx, struct kv *src, struct kv *dst, int ds
     if (copy != small) xfree(copy);
     db_note_modified(ctx->db, dst);
     db_note_modified(ctx->db, src);
+    cmd_notify(ctx, NOTIFY_LIST, push_event(to), dst_i);
+    cmd_notify(ctx, NOTIFY_LIST, pop_event(from), 1);
     delete_if_empty(ctx, src);
 }
 

@@ -165,6 +165,7 @@ static void cmd_restore(struct cmd_ctx *ctx)
     db_add(ctx->db, kv);
     if (ttl) db_set_expire(ctx->db, kv, ttl);
     evict_restore_stamp(kv, idle, freq);
+    cmd_notify(ctx, NOTIFY_GENERIC, "restore", 1);
     reply_ok(ctx->reply);
 }
 

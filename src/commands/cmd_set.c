@@ -49,6 +49,7 @@ static void cmd_sadd(struct cmd_ctx *ctx)
     for (int i = 2; i < ctx->argc; i++)
         added += set_add(set_of(kv), ctx->argv[i], ctx->argv_len[i]);
     db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], added);
+    if (added) cmd_notify(ctx, NOTIFY_SET, "sadd", 1);
     reply_int(ctx->reply, added);
 }
 
@@ -63,10 +64,13 @@ static void cmd_srem(struct cmd_ctx *ctx)
         removed++;
         if (set_len(set_of(kv)) == 0) {
             db_delete_kv(ctx->db, kv);
+            kv = NULL;
             break;
         }
     }
     db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], removed);
+    if (removed) cmd_notify(ctx, NOTIFY_SET, "srem", 1);
+    if (removed && !kv) cmd_notify(ctx, NOTIFY_GENERIC, "del", 1);
     reply_int(ctx->reply, removed);
 }
 
@@ -118,9 +122,15 @@ static void cmd_smove(struct cmd_ctx *ctx)
         return;
     }
     db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], 1);
-    if (set_len(set_of(src)) == 0) db_delete_kv(ctx->db, src);
+    cmd_notify(ctx, NOTIFY_SET, "srem", 1);
+    if (set_len(set_of(src)) == 0) {
+        db_delete_kv(ctx->db, src);
+        cmd_notify(ctx, NOTIFY_GENERIC, "del", 1);
+    }
     if (!dst) dst = set_lookup_or_create(ctx, 2, 3);
-    db_note_key_changes(ctx->db, ctx->argv[2], ctx->argv_len[2], set_add(set_of(dst), m, len));
+    long long added = set_add(set_of(dst), m, len);
+    db_note_key_changes(ctx->db, ctx->argv[2], ctx->argv_len[2], added);
+    if (added) cmd_notify(ctx, NOTIFY_SET, "sadd", 2);
     reply_int(ctx->reply, 1);
 }
 
@@ -178,10 +188,13 @@ static void spop_with_count(struct cmd_ctx *ctx)
         reply_as_union(ctx->reply, s);
         keyspace.stats.dirty += (long long)size;
         db_delete_kv(ctx->db, kv);
+        cmd_notify(ctx, NOTIFY_SET, "spop", 1);
+        cmd_notify(ctx, NOTIFY_GENERIC, "del", 1);
         return;
     }
     reply_set_len(ctx->reply, count);
     size_t remaining = size - n;
+    cmd_notify(ctx, NOTIFY_SET, "spop", 1);
     if (remaining * 5 > n) {
         while (n--) pop_one(ctx, kv);
         return;
@@ -213,7 +226,11 @@ static void cmd_spop(struct cmd_ctx *ctx)
         return;
     }
     pop_one(ctx, kv);
-    if (set_len(set_of(kv)) == 0) db_delete_kv(ctx->db, kv);
+    cmd_notify(ctx, NOTIFY_SET, "spop", 1);
+    if (set_len(set_of(kv)) == 0) {
+        db_delete_kv(ctx->db, kv);
+        cmd_notify(ctx, NOTIFY_GENERIC, "del", 1);
+    }
 }
 
 static void cmd_srandmember(struct cmd_ctx *ctx)

@@ -178,7 +178,13 @@ static void set_generic(struct cmd_ctx *ctx, int flags, int val_index, bool has_
     struct kv *kv = own ? db_store_string_adopt(ctx->db, old, key, key_len, own, keep_ttl)
                         : db_store_string(ctx->db, old, key, key_len, ctx->argv[val_index],
                                           ctx->argv_len[val_index], KV_STR_TRY_INT, keep_ttl);
-    if (has_expire) db_set_expire(ctx->db, kv, when_ms);
+    cmd_notify(ctx, NOTIFY_STRING, "set", 1);
+    if (has_expire) {
+        bool kept = db_set_expire(ctx->db, kv, when_ms);
+        cmd_notify(ctx, NOTIFY_GENERIC, "expire", 1);
+        /* Redis keeps a past time and expires the key at its next access. */
+        if (!kept) cmd_notify(ctx, NOTIFY_EXPIRED, "expired", 1);
+    }
     if (int_reply)
         reply_int(ctx->reply, 1);
     else if (!(flags & OPT_GET))
@@ -228,6 +234,7 @@ static void cmd_getdel(struct cmd_ctx *ctx)
     if (reject_non_string(ctx, kv)) return;
     reply_string_kv(ctx, kv);
     db_delete_kv(ctx->db, kv);
+    cmd_notify(ctx, NOTIFY_GENERIC, "del", 1);
 }
 
 static void cmd_getex(struct cmd_ctx *ctx)
@@ -246,9 +253,9 @@ static void cmd_getex(struct cmd_ctx *ctx)
     reply_string_kv(ctx, kv);
     /* An absolute time already past deletes the key (db_set_expire does). */
     if (o.expire_index)
-        db_set_expire(ctx->db, kv, when_ms);
-    else if (o.flags & OPT_PERSIST)
-        db_persist(ctx->db, kv);
+        cmd_notify(ctx, NOTIFY_GENERIC, db_set_expire(ctx->db, kv, when_ms) ? "expire" : "del", 1);
+    else if ((o.flags & OPT_PERSIST) && db_persist(ctx->db, kv))
+        cmd_notify(ctx, NOTIFY_GENERIC, "persist", 1);
 }
 
 /* --- multi-key -------------------------------------------------------- */
@@ -268,9 +275,11 @@ static void cmd_mget(struct cmd_ctx *ctx)
 /* MSET/MSETNX: pairs from argv[1]; clears the TTL of overwritten keys. */
 static void mset_all(struct cmd_ctx *ctx)
 {
-    for (int i = 1; i < ctx->argc; i += 2)
+    for (int i = 1; i < ctx->argc; i += 2) {
         db_set_string(ctx->db, ctx->argv[i], ctx->argv_len[i], ctx->argv[i + 1],
                       ctx->argv_len[i + 1], KV_STR_TRY_INT, false);
+        cmd_notify(ctx, NOTIFY_STRING, "set", i);
+    }
 }
 
 static void cmd_mset(struct cmd_ctx *ctx)
@@ -331,6 +340,7 @@ static void incr_by(struct cmd_ctx *ctx, long long incr)
     } else {
         db_store_int(ctx->db, kv, key, key_len, value);
     }
+    cmd_notify(ctx, NOTIFY_STRING, "incrby", 1);
     reply_int(ctx->reply, value);
 }
 
@@ -388,6 +398,7 @@ static void cmd_incrbyfloat(struct cmd_ctx *ctx)
     char text[NUM_DOUBLE_STR_SIZE];
     size_t len = num_format_long_double_human(text, sizeof text, value);
     db_store_string(ctx->db, kv, key, key_len, text, len, KV_STR_PLAIN, true);
+    cmd_notify(ctx, NOTIFY_STRING, "incrbyfloat", 1);
     reply_bulk(ctx->reply, text, len);
 }
 
@@ -408,6 +419,7 @@ static void cmd_append(struct cmd_ctx *ctx)
     if (!kv) {
         /* Redis stores the argument as SET would (an int when it is one). */
         db_add(ctx->db, kv_new_string(key, key_len, val, val_len, KV_STR_TRY_INT));
+        cmd_notify(ctx, NOTIFY_STRING, "append", 1);
         reply_int(ctx->reply, (long long)val_len);
         return;
     }
@@ -418,6 +430,7 @@ static void cmd_append(struct cmd_ctx *ctx)
     memcpy(sb->data + sb->len, val, val_len);
     sb->len += val_len;
     db_note_modified(ctx->db, kv);
+    cmd_notify(ctx, NOTIFY_STRING, "append", 1);
     reply_int(ctx->reply, (long long)sb->len);
 }
 
@@ -476,6 +489,7 @@ static void cmd_setrange(struct cmd_ctx *ctx)
         db_note_modified(ctx->db, kv);
     }
     memcpy(sb->data + offset, val, val_len);
+    cmd_notify(ctx, NOTIFY_STRING, "setrange", 1);
     reply_int(ctx->reply, (long long)sb->len);
 }
 

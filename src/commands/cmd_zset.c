@@ -164,6 +164,7 @@ static void zadd_generic(struct cmd_ctx *ctx, int first, int flags, bool ch)
         processed += r != ZSET_ADD_SKIPPED;
     }
     db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], added + updated);
+    if (added + updated) cmd_notify(ctx, NOTIFY_ZSET, incr ? "zincr" : "zadd", 1);
     if (incr) {
         if (processed)
             reply_double(ctx->reply, score);
@@ -293,10 +294,13 @@ static void cmd_zrem(struct cmd_ctx *ctx)
         deleted++;
         if (zset_len(zset_of(kv)) == 0) {
             db_delete_kv(ctx->db, kv);
+            kv = NULL;
             break;
         }
     }
     db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], deleted);
+    if (deleted) cmd_notify(ctx, NOTIFY_ZSET, "zrem", 1);
+    if (deleted && !kv) cmd_notify(ctx, NOTIFY_GENERIC, "del", 1);
     reply_int(ctx->reply, deleted);
 }
 
@@ -327,7 +331,11 @@ static void zpop_generic(struct cmd_ctx *ctx, bool max)
     zset_visit_ranks(z, first, first + n, max, zset_reply_member, &zr);
     zset_delete_ranks(z, first, first + n);
     db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], (long long)n);
-    if (zset_len(z) == 0) db_delete_kv(ctx->db, kv);
+    if (n) cmd_notify(ctx, NOTIFY_ZSET, max ? "zpopmax" : "zpopmin", 1);
+    if (zset_len(z) == 0) {
+        db_delete_kv(ctx->db, kv);
+        cmd_notify(ctx, NOTIFY_GENERIC, "del", 1);
+    }
 }
 
 static void cmd_zpopmin(struct cmd_ctx *ctx)

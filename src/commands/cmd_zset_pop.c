@@ -38,7 +38,13 @@ static void pop_and_reply(struct cmd_ctx *ctx, struct kv *kv, bool max, long lon
                      ctx->reply);
     zset_delete_ranks(z, first, first + n);
     db_note_key_changes(ctx->db, kv->key, kv->key_len, (long long)n);
-    if (zset_len(z) == 0) db_delete_kv(ctx->db, kv);
+    if (n)
+        notify_keyspace_event(NOTIFY_ZSET, max ? "zpopmax" : "zpopmin", kv->key, kv->key_len,
+                              ctx->db->id);
+    if (zset_len(z) == 0) {
+        notify_keyspace_event(NOTIFY_GENERIC, "del", kv->key, kv->key_len, ctx->db->id);
+        db_delete_kv(ctx->db, kv);
+    }
 }
 
 /* The first existing sorted set among argv[first..first+n) (WRONGTYPE at a

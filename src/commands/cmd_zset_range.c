@@ -262,7 +262,11 @@ static void remrange_generic(struct cmd_ctx *ctx, enum range_type type)
         zset_lex_range_ranks(z, &lex_range, &first, &end);
     size_t removed = zset_delete_ranks(z, first, end);
     db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], (long long)removed);
-    if (zset_len(z) == 0) db_delete_kv(ctx->db, kv);
+    if (removed) cmd_notify(ctx, NOTIFY_ZSET, ctx->cmd->name, 1); /* zremrangebyrank... */
+    if (zset_len(z) == 0) {
+        db_delete_kv(ctx->db, kv);
+        cmd_notify(ctx, NOTIFY_GENERIC, "del", 1);
+    }
     reply_int(ctx->reply, (long long)removed);
 }
 

@@ -26,6 +26,7 @@
 
 #include "protocol/reply.h"
 #include "store/db.h"
+#include "store/notify.h"
 #include "util/strbuf.h"
 
 struct conn;        /* opaque here: see connection/session.h */
@@ -159,6 +160,13 @@ void cluster_after_command(const struct cmd_request *req, const struct command *
 
 /* Redis's MISCONF error (writes refused after a failed snapshot). */
 extern const char command_misconf_error[];
+
+/* Keyspace notification for the key in argument i of ctx's command, in
+ * ctx's database (store/notify.h; one branch when disabled). */
+static inline void cmd_notify(const struct cmd_ctx *ctx, int type, const char *event, int i)
+{
+    notify_keyspace_event(type, event, ctx->argv[i], ctx->argv_len[i], ctx->db->id);
+}
 
 /* A HELP reply: the NULL-terminated lines as an array of status strings. */
 void reply_help(struct reply *r, const char *const *lines);

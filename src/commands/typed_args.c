@@ -40,7 +40,10 @@ void store_container_result(struct cmd_ctx *ctx, int dst_i, enum obj_type type,
     size_t key_len = ctx->argv_len[dst_i];
     struct kv *old = db_lookup_write(ctx->db, key, key_len);
     if (n == 0) {
-        if (old) db_delete_kv(ctx->db, old);
+        if (old) {
+            db_delete_kv(ctx->db, old);
+            cmd_notify(ctx, NOTIFY_GENERIC, "del", dst_i);
+        }
         reply_int(ctx->reply, 0);
         return;
     }
@@ -49,6 +52,8 @@ void store_container_result(struct cmd_ctx *ctx, int dst_i, enum obj_type type,
         db_replace(ctx->db, old, fresh, false);
     else
         db_add(ctx->db, fresh);
+    /* The event is the command's name (sinterstore, zunionstore...). */
+    cmd_notify(ctx, type == OBJ_SET ? NOTIFY_SET : NOTIFY_ZSET, ctx->cmd->name, dst_i);
     reply_int(ctx->reply, (long long)n);
 }
 

@@ -20,6 +20,7 @@
 #include "store/hll.h"
 #include "store/set.h"
 #include "store/list.h"
+#include "store/notify.h"
 #include "store/zset.h"
 #include "transport/tls.h"
 #include "util/glob.h"
@@ -80,6 +81,8 @@ static void apply_idle_spin_us(void);
 static void apply_socket_poll_interval_us(void);
 static void apply_maxmemory(void);
 static void apply_maxmemory_policy(void);
+static void apply_notify_keyspace_events(void);
+static const char *validate_notify_keyspace_events(const char *text);
 
 static const char *const loglevels[] = {"debug", "verbose", "notice", "warning", NULL};
 static const char *const idle_strategies[] = {"block", "adaptive", "spin", NULL};
@@ -279,6 +282,10 @@ static const struct config_param params[] = {
     {"stop-writes-on-bgsave-error", NULL, CFG_BOOL, &config.stop_writes_on_bgsave_error, 0, 0, 0,
      "yes|no", "refuse writes (MISCONF) while the last background save failed (default yes)", NULL,
      NULL},
+    {"notify-keyspace-events", NULL, CFG_STRING, &config.notify_keyspace_events, 0, 0, 0, "FLAGS",
+     "keyspace notification classes, Redis's letters K E g $ l s h z x e t m d n A "
+     "(default \"\" = off; docs/introspection.md)",
+     NULL, apply_notify_keyspace_events, validate_notify_keyspace_events},
     {"cluster-enabled", NULL, CFG_BOOL, &config.cluster_enabled, 0, 0, CFG_IMMUTABLE, "yes|no",
      "Redis Cluster mode: 16384 hash slots, MOVED/CROSSSLOT redirections, the cluster bus on "
      "port+10000, database 0 only (default no; docs/scale-out.md)",
@@ -416,6 +423,7 @@ void config_init_defaults(void)
     config.cluster_node_timeout = 15000;
     config.cluster_announce_ip = xstrdup("");
     config.cluster_require_full_coverage = true;
+    config.notify_keyspace_events = xstrdup("");
 }
 
 static const struct config_param *param_find(const char *name, size_t len)
@@ -628,6 +636,24 @@ static const char *param_apply(const struct config_param *p, const char *value, 
     }
     if (!err && p->apply) p->apply();
     return err;
+}
+
+static const char *validate_notify_keyspace_events(const char *text)
+{
+    return notify_flags_parse(text) < 0 ? "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."
+                                        : NULL;
+}
+
+/* Sets the flags and keeps the text in Redis's canonical form ("KEA" reads
+ * back as "AKE"). */
+static void apply_notify_keyspace_events(void)
+{
+    int flags = notify_flags_parse(config.notify_keyspace_events);
+    notify_keyspace_flags = flags < 0 ? 0 : flags;
+    char canonical[32];
+    notify_flags_format(notify_keyspace_flags, canonical);
+    xfree(config.notify_keyspace_events);
+    config.notify_keyspace_events = xstrdup(canonical);
 }
 
 static void apply_loglevel(void)

@@ -142,6 +142,8 @@ struct config {
     long long auto_aof_rewrite_min_size;
     bool aof_load_truncated;
     bool aof_timestamp_enabled;
+    /* introspection */
+    char *notify_keyspace_events; /* canonical flag string (store/notify.h) */
 };
 
 extern struct config config;

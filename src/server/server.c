@@ -152,6 +152,7 @@ void server_housekeeping(void)
         if (left <= 0) break;
         db_active_expire(keyspace_db(i), left);
     }
+    conn_write_pending_pushes(); /* "expired" events the cycle published */
     /* Finish pending resizes in idle time, one millisecond per run at most. */
     for (int i = 0; i < keyspace.count; i++) {
         struct db *db = keyspace_db(i);

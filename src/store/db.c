@@ -1,6 +1,9 @@
 /* db.c — the keyspace; contracts in db.h. */
 #include "store/db.h"
 
+#include "store/blocking.h"
+#include "store/notify.h"
+
 #include <limits.h>
 #include <string.h>
 
@@ -129,6 +132,7 @@ bool db_persist(struct db *db, struct kv *kv)
 
 void db_expire_kv(struct db *db, struct kv *kv)
 {
+    notify_keyspace_event(NOTIFY_EXPIRED, "expired", kv->key, kv->key_len, db->id);
     if (keyspace.on_expire) keyspace.on_expire(db, kv->key, kv->key_len);
     db_delete_kv(db, kv);
     keyspace.stats.expired_keys++;
@@ -192,6 +196,7 @@ void db_add(struct db *db, struct kv *kv)
     keyspace.stats.dirty++;
     blocking_signal_key(db->id, kv);
     db_signal_modified_key(db, kv->key, kv->key_len);
+    notify_keyspace_event(NOTIFY_NEW, "new", kv->key, kv->key_len, db->id);
 }
 
 void db_replace(struct db *db, struct kv *old, struct kv *fresh, bool keep_ttl)
