@@ -10,8 +10,7 @@
 #include <strings.h>
 
 #include "commands/multi.h"
-#include "commands/propagate.h"
-#include "persist/aof.h"
+,
 #include "connection/session.h"
 #include "server/config.h"
 #include "store/evict.h"
@@ -24,13 +23,18 @@
 /* Longest command name we index; longer names cannot be commands. */
 #define COMMAND_NAME_MAX 32
 
-/* Every family's table; a new family adds one line here. */
-static struct command *const families[] = {
-    connection_commands,    server_commands,  string_commands,  key_commands,     info_commands,
-    introspection_commands, pubsub_commands,  hash_commands,    zset_commands,    object_commands,
-    set_commands,           bitmap_commands,  sort_commands,    persist_commands, list_commands,
-    multi_commands,         cluster_commands, migrate_commands, hll_commands,     script_commands,
-    function_commands,
+    /* Every family's table; a new family adds one line here. */
+    static struct command *const families[] = {
+        connection_commands, server_commands,        string_commands,        key_commands,
+        info_commands,       introspection_commands, pubsub_commands,        hash_commands,
+        zset_commands,       object_commands,        set_commands,           bitmap_commands,
+        sort_commands,       persist_commands,       list_commands,          multi_commands,
+        cluster_commands,    migrate_commands,       hll_commands,           script_commands,
+        function_commands,   connection_commands,    server_commands,        string_commands,
+        key_commands,        info_commands,          introspection_commands, pubsub_commands,
+        hash_commands,       zset_commands,          object_commands,        set_commands,
+        bitmap_commands,     sort_commands,          persist_commands,       list_commands,
+        multi_commands,      cluster_commands,       hll_commands,           slowlog_commands,
 };
 
 /* Open-addressing index of top-level commands by lowercase name. */
@@ -97,6 +101,7 @@ void command_table_init(void)
             index_insert(c);
         }
     }
+    slowlog_apply_config(); /* the cycle counter is calibrated by now */
 }
 
 struct command *command_lookup(const char *name, size_t len)
@@ -190,7 +195,9 @@ void command_call(struct cmd_ctx *ctx)
     if (propagate_on) propagate_begin(&frame, ctx);
     uint64_t start = cycles_now();
     cmd->fn(ctx);
-    cmd->cycles += cycles_now() - start;
+    uint64_t elapsed = cycles_now() - start;
+    cmd->cycles += elapsed;
+    slowlog_consider(ctx, elapsed);
     if (frame.active) propagate_end(&frame, ctx);
     cmd->calls++;
     if (reply_error_count != errors_before) cmd->failed_calls++;

@@ -48,6 +48,7 @@ enum command_flag {
     CMD_PROTECTED = 1u << 12, /* DEBUG: only as --enable-debug-command allows */
     CMD_NO_QUEUE = 1u << 13,  /* runs at once inside MULTI (EXEC, DISCARD, WATCH...) */
     CMD_ASKING = 1u << 20, /* cluster: may use an importing slot without ASKING (RESTORE-ASKING) */
+    CMD_SKIP_SLOWLOG = 1u << 14, /* never in SLOWLOG (EXEC: its commands are, one by one) */
 };
 
 /* One parsed request as the connection layer hands it over. */
@@ -207,5 +208,6 @@ extern struct command migrate_commands[];
 extern struct command hll_commands[];
 extern struct command script_commands[];
 extern struct command function_commands[];
+extern struct command slowlog_commands[];
 
 #endif

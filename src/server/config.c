@@ -16,6 +16,7 @@
 #include "persist/aof.h"
 #include "persist/persist.h"
 #include "store/evict.h"
+#include "commands/slowlog.h"
 #include "store/hash.h"
 #include "store/hll.h"
 #include "store/set.h"
@@ -286,6 +287,11 @@ static const struct config_param params[] = {
      "keyspace notification classes, Redis's letters K E g $ l s h z x e t m d n A "
      "(default \"\" = off; docs/introspection.md)",
      NULL, apply_notify_keyspace_events, validate_notify_keyspace_events},
+    {"slowlog-log-slower-than", NULL, CFG_INT, &config.slowlog_log_slower_than, -1, LLONG_MAX, 0,
+     "US", "SLOWLOG records commands that ran at least this long; negative = off (default 10000)",
+     NULL, slowlog_apply_config},
+    {"slowlog-max-len", NULL, CFG_INT, &config.slowlog_max_len, 0, LLONG_MAX, 0, "N",
+     "SLOWLOG keeps this many entries (default 128)", NULL, slowlog_apply_config},
     {"cluster-enabled", NULL, CFG_BOOL, &config.cluster_enabled, 0, 0, CFG_IMMUTABLE, "yes|no",
      "Redis Cluster mode: 16384 hash slots, MOVED/CROSSSLOT redirections, the cluster bus on "
      "port+10000, database 0 only (default no; docs/scale-out.md)",
@@ -424,6 +430,8 @@ void config_init_defaults(void)
     config.cluster_announce_ip = xstrdup("");
     config.cluster_require_full_coverage = true;
     config.notify_keyspace_events = xstrdup("");
+    config.slowlog_log_slower_than = 10000;
+    config.slowlog_max_len = 128;
 }
 
 static const struct config_param *param_find(const char *name, size_t len)

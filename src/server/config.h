@@ -144,6 +144,8 @@ struct config {
     bool aof_timestamp_enabled;
     /* introspection */
     char *notify_keyspace_events; /* canonical flag string (store/notify.h) */
+    long long slowlog_log_slower_than; /* microseconds; < 0: off (commands/slowlog.h) */
+    long long slowlog_max_len;
 };
 
 extern struct config config;
