@@ -10,7 +10,10 @@
 #include <strings.h>
 
 #include "commands/multi.h"
-,
+#include "commands/propagate.h"
+#include "persist/aof.h"
+#include "commands/slowlog.h"
+#include "commands/monitor.h"
 #include "connection/session.h"
 #include "server/config.h"
 #include "store/evict.h"
@@ -23,18 +26,13 @@
 /* Longest command name we index; longer names cannot be commands. */
 #define COMMAND_NAME_MAX 32
 
-    /* Every family's table; a new family adds one line here. */
-    static struct command *const families[] = {
-        connection_commands, server_commands,        string_commands,        key_commands,
-        info_commands,       introspection_commands, pubsub_commands,        hash_commands,
-        zset_commands,       object_commands,        set_commands,           bitmap_commands,
-        sort_commands,       persist_commands,       list_commands,          multi_commands,
-        cluster_commands,    migrate_commands,       hll_commands,           script_commands,
-        function_commands,   connection_commands,    server_commands,        string_commands,
-        key_commands,        info_commands,          introspection_commands, pubsub_commands,
-        hash_commands,       zset_commands,          object_commands,        set_commands,
-        bitmap_commands,     sort_commands,          persist_commands,       list_commands,
-        multi_commands,      cluster_commands,       hll_commands,           slowlog_commands,
+/* Every family's table; a new family adds one line here. */
+static struct command *const families[] = {
+    connection_commands,    server_commands,  string_commands,  key_commands,     info_commands,
+    introspection_commands, pubsub_commands,  hash_commands,    zset_commands,    object_commands,
+    set_commands,           bitmap_commands,  sort_commands,    persist_commands, list_commands,
+    multi_commands,         cluster_commands, migrate_commands, hll_commands,     script_commands,
+    function_commands,      slowlog_commands, monitor_commands,
 };
 
 /* Open-addressing index of top-level commands by lowercase name. */
@@ -198,6 +196,7 @@ void command_call(struct cmd_ctx *ctx)
     uint64_t elapsed = cycles_now() - start;
     cmd->cycles += elapsed;
     slowlog_consider(ctx, elapsed);
+    monitor_consider(ctx);
     if (frame.active) propagate_end(&frame, ctx);
     cmd->calls++;
     if (reply_error_count != errors_before) cmd->failed_calls++;

@@ -209,5 +209,6 @@ extern struct command hll_commands[];
 extern struct command script_commands[];
 extern struct command function_commands[];
 extern struct command slowlog_commands[];
+extern struct command monitor_commands[];
 
 #endif

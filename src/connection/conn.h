@@ -180,7 +180,8 @@ enum conn_flag {
     CONN_REPLY_OFF = 1u << 7,
     CONN_REPLY_SKIP_NEXT = 1u << 8,
     CONN_REPLY_SKIP = 1u << 9,
-    CONN_ASKING = 1u << 20, /* cluster: ASKING sent; the next command may use an importing slot */
+    CONN_ASKING = 1u << 20,  /* cluster: ASKING sent; the next command may use an importing slot */
+    CONN_MONITOR = 1u << 10, /* MONITOR: gets every command as a line in push_fifo */
 };
 
 /* Blocked on keys (conn_blocked.c). A blocking command that finds nothing
@@ -371,6 +372,14 @@ static inline bool conn_in_resp2_subscribed_mode(const struct conn *c)
 /* Subscribes c (allocating its FIFO on the first subscription); returns
  * false when c already had the subscription. */
 bool conn_subscribe(struct conn *c, enum pubsub_kind kind, const char *name, size_t len);
+
+/* MONITOR: c gets every fed line through its unsolicited FIFO, under the
+ * pubsub class's output limits (a monitor that cannot keep up is closed
+ * like a slow subscriber); false when c already monitors. RESET and close
+ * end it (conn_pubsub_release). */
+bool conn_monitor_start(struct conn *c);
+/* Appends one encoded line to every monitor's FIFO. */
+void conn_monitor_feed(const char *line, size_t len);
 
 /* PUBLISH (kind PUBSUB_CHANNEL) / SPUBLISH (PUBSUB_SHARD): delivers to every
  * matching subscriber's FIFO (or, for the executing conn itself, its reply

@@ -40,8 +40,9 @@ static enum output_limit_class conn_output_class(const struct conn *c)
 {
     /* goblin-core has no replicas: a conn is pubsub or normal (Redis's
      * getClientType, subscribed in either protocol). */
-    return pubsub_total_subscription_count(&c->pubsub) > 0 ? OUTPUT_LIMIT_PUBSUB
-                                                           : OUTPUT_LIMIT_NORMAL;
+    return pubsub_total_subscription_count(&c->pubsub) > 0 || (c->flags & CONN_MONITOR)
+               ? OUTPUT_LIMIT_PUBSUB /* a monitor is bounded like a subscriber */
+               : OUTPUT_LIMIT_NORMAL;
 }
 
 /* Redis's checkClientOutputBufferLimits: the hard limit at once; the soft

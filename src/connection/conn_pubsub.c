@@ -9,6 +9,7 @@
 #include "server/config.h"
 #include "util/stats.h"
 #include "util/log.h"
+#include "util/xmalloc.h"
 
 /* Encodings of the message being fanned out, one per protocol, so N
  * subscribers cost one encoding and N copies (pubsub_message.id says when
@@ -89,6 +90,8 @@ static void push_mark_pending(struct conn *c)
 
 /* The registry's delivery callback (runs inside pubsub_publish(): must not
  * change subscriptions, so it only copies bytes and marks conns). */
+static bool push_append(struct conn *c, const char *p, size_t n);
+
 static bool conn_deliver(struct pubsub_subscriber *s, const struct pubsub_message *m)
 {
     struct conn *c = (struct conn *)((char *)s - offsetof(struct conn, pubsub));
@@ -114,7 +117,13 @@ static bool conn_deliver(struct pubsub_subscriber *s, const struct pubsub_messag
         return true;
     }
     const struct buf *enc = push_encoded(m, reply_protocol(&c->reply));
-    size_t n = buf_len(enc);
+    return push_append(c, buf_head(enc), buf_len(enc));
+}
+
+/* Appends one encoded push (n bytes at p) to c's FIFO, or judges c a slow
+ * consumer: the bound every unsolicited byte (Pub/Sub, MONITOR) obeys. */
+static bool push_append(struct conn *c, const char *p, size_t n)
+{
     struct out_unit unit = {.len = (uint32_t)n, .kind = OUT_PUSH, .correlation = 0};
     size_t framing = c->framed ? sizeof unit : 0;
     struct buf *fifo = &c->push_fifo;
@@ -126,7 +135,7 @@ static bool conn_deliver(struct pubsub_subscriber *s, const struct pubsub_messag
         buf_reserve(fifo, n + framing);
         memcpy(buf_tail(fifo), &unit, framing);
         fifo->end += framing;
-        memcpy(buf_tail(fifo), buf_head(enc), n);
+        memcpy(buf_tail(fifo), p, n);
         fifo->end += n;
         /* Redis counts a client past its limit as a receiver, then closes it. */
         if (conn_output_limit_reached(c)) c->flags |= CONN_SLOW_CONSUMER;
@@ -146,7 +155,7 @@ static bool conn_deliver(struct pubsub_subscriber *s, const struct pubsub_messag
     if (buf_room(fifo) < n + framing) buf_compact(fifo); /* at most the FIFO's capacity moved */
     memcpy(buf_tail(fifo), &unit, framing);
     fifo->end += framing;
-    memcpy(buf_tail(fifo), buf_head(enc), n);
+    memcpy(buf_tail(fifo), p, n);
     fifo->end += n;
     push_mark_pending(c);
     return true;
@@ -183,8 +192,50 @@ bool conn_subscribe(struct conn *c, enum pubsub_kind kind, const char *name, siz
     return pubsub_subscribe(&c->pubsub, kind, name, len);
 }
 
+/* --- MONITOR ------------------------------------------------------------ */
+
+/* The monitors, in the order they started; few, so an array. */
+static struct conn **monitors;
+static size_t monitors_cap;
+size_t conn_monitor_count;
+
+bool conn_monitor_start(struct conn *c)
+{
+    if (c->flags & CONN_MONITOR) return false;
+    if (!c->push_fifo.data) push_fifo_create(c);
+    if (conn_monitor_count == monitors_cap) {
+        monitors_cap = monitors_cap ? monitors_cap * 2 : 4;
+        monitors = xrealloc(monitors, sizeof *monitors * monitors_cap);
+    }
+    monitors[conn_monitor_count++] = c;
+    c->flags |= CONN_MONITOR;
+    return true;
+}
+
+static void monitor_stop(struct conn *c)
+{
+    if (!(c->flags & CONN_MONITOR)) return;
+    c->flags &= ~CONN_MONITOR;
+    for (size_t i = 0; i < conn_monitor_count; i++) {
+        if (monitors[i] != c) continue;
+        memmove(&monitors[i], &monitors[i + 1], sizeof *monitors * (conn_monitor_count - i - 1));
+        conn_monitor_count--;
+        break;
+    }
+}
+
+void conn_monitor_feed(const char *line, size_t len)
+{
+    for (size_t i = 0; i < conn_monitor_count; i++) {
+        struct conn *c = monitors[i];
+        if (c->flags & (CONN_CLOSED | CONN_SLOW_CONSUMER | CONN_CLOSE_AFTER_REPLY)) continue;
+        push_append(c, line, len);
+    }
+}
+
 void conn_pubsub_release(struct conn *c)
 {
+    monitor_stop(c);
     for (int k = 0; k < PUBSUB_KINDS; k++)
         pubsub_unsubscribe_all(&c->pubsub, (enum pubsub_kind)k, NULL, NULL);
 }

@@ -143,6 +143,16 @@ bool session_in_resp2_subscribed_mode(const struct conn *c)
     return conn_in_resp2_subscribed_mode(c);
 }
 
+bool session_monitor_start(struct conn *c)
+{
+    return conn_monitor_start(c);
+}
+
+void session_monitor_feed(const char *line, size_t len)
+{
+    conn_monitor_feed(line, len);
+}
+
 bool session_subscribe(struct conn *c, enum pubsub_kind kind, const char *name, size_t len)
 {
     return conn_subscribe(c, kind, name, len);

@@ -118,6 +118,18 @@ int session_db_index(const struct conn *c);
 void session_set_asking(struct conn *c, bool on);
 bool session_asking(const struct conn *c);
 
+/* --- MONITOR -------------------------------------------------------------- */
+
+/* Monitors connected (conn_pubsub.c): 0 keeps command_call()'s feed a
+ * single branch. */
+extern size_t conn_monitor_count;
+
+/* Makes c a monitor; false when it already is one. */
+bool session_monitor_start(struct conn *c);
+
+/* Sends one already formatted line to every monitor. */
+void session_monitor_feed(const char *line, size_t len);
+
 /* --- Pub/Sub -------------------------------------------------------------- */
 
 /* RESP2 subscribed mode: only the subscribe family, PING, QUIT and RESET run. */
