@@ -68,17 +68,6 @@ static void put_quoted(const char *p, size_t n)
     put("\"", 1);
 }
 
-/* Redis redacts AUTH's arguments and the two after HELLO's AUTH. */
-static bool redacted(const struct cmd_ctx *ctx, int i)
-{
-    if (strcmp(ctx->cmd->full_name, "auth") == 0) return i >= 1;
-    if (strcmp(ctx->cmd->full_name, "hello") == 0)
-        for (int j = 2; j < i; j++)
-            if (ctx->argv_len[j] == 4 && strncasecmp(ctx->argv[j], "auth", 4) == 0 && i <= j + 2)
-                return true;
-    return false;
-}
-
 void monitor_feed_command(const struct cmd_ctx *ctx)
 {
     if (ctx->cmd->flags & CMD_ADMIN) return;
@@ -91,7 +80,7 @@ void monitor_feed_command(const struct cmd_ctx *ctx)
     line.start = line.end = 0;
     put(head, (size_t)n);
     for (int i = 0; i < ctx->argc; i++) {
-        if (redacted(ctx, i))
+        if (command_arg_redacted(ctx, i))
             put("\"(redacted)\"", 12);
         else
             put_quoted(ctx->argv[i], ctx->argv_len[i]);

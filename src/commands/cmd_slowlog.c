@@ -76,17 +76,6 @@ static char *dup_fmt(const char *fmt, long long n, size_t *len)
     return xmemdup(tmp, (size_t)k);
 }
 
-/* Redis hides credentials: AUTH's arguments, HELLO's AUTH pair. */
-static bool redacted(const struct cmd_ctx *ctx, int i)
-{
-    if (strcmp(ctx->cmd->full_name, "auth") == 0) return i >= 1;
-    if (strcmp(ctx->cmd->full_name, "hello") == 0)
-        for (int j = 2; j < ctx->argc && j < i; j++)
-            if (ctx->argv_len[j] == 4 && strncasecmp(ctx->argv[j], "auth", 4) == 0 && i <= j + 2)
-                return true;
-    return false;
-}
-
 void slowlog_record(const struct cmd_ctx *ctx, uint64_t cycles)
 {
     if (config.slowlog_max_len == 0 || (ctx->cmd->flags & CMD_SKIP_SLOWLOG)) return;
@@ -102,7 +91,7 @@ void slowlog_record(const struct cmd_ctx *ctx, uint64_t cycles)
         if (e->argc != ctx->argc && i == e->argc - 1) {
             e->argv[i] =
                 dup_fmt("... (%lld more arguments)", ctx->argc - e->argc + 1, &e->argv_len[i]);
-        } else if (redacted(ctx, i)) {
+        } else if (command_arg_redacted(ctx, i)) {
             e->argv[i] = xmemdup("(redacted)", 10);
             e->argv_len[i] = 10;
         } else if (len > SLOWLOG_MAX_STRING) {

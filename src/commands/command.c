@@ -402,6 +402,16 @@ void command_reset_stats(void)
         for (struct command *c = families[f]; c->name; c++) reset_stats(c);
 }
 
+bool command_arg_redacted(const struct cmd_ctx *ctx, int i)
+{
+    if (strcmp(ctx->cmd->full_name, "auth") == 0) return i >= 1;
+    if (strcmp(ctx->cmd->full_name, "hello") == 0)
+        for (int j = 2; j < i; j++)
+            if (ctx->argv_len[j] == 4 && strncasecmp(ctx->argv[j], "auth", 4) == 0 && i <= j + 2)
+                return true;
+    return false;
+}
+
 void reply_help(struct reply *r, const char *const *lines)
 {
     long long n = 0;

@@ -169,6 +169,10 @@ static inline void cmd_notify(const struct cmd_ctx *ctx, int type, const char *e
     notify_keyspace_event(type, event, ctx->argv[i], ctx->argv_len[i], ctx->db->id);
 }
 
+/* Whether argument i of ctx's command is a credential Redis shows as
+ * "(redacted)" in MONITOR and SLOWLOG: AUTH's arguments, HELLO's AUTH pair. */
+bool command_arg_redacted(const struct cmd_ctx *ctx, int i);
+
 /* A HELP reply: the NULL-terminated lines as an array of status strings. */
 void reply_help(struct reply *r, const char *const *lines);
 

@@ -143,7 +143,7 @@ struct config {
     bool aof_load_truncated;
     bool aof_timestamp_enabled;
     /* introspection */
-    char *notify_keyspace_events; /* canonical flag string (store/notify.h) */
+    char *notify_keyspace_events;      /* canonical flag string (store/notify.h) */
     long long slowlog_log_slower_than; /* microseconds; < 0: off (commands/slowlog.h) */
     long long slowlog_max_len;
 };
