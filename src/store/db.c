@@ -292,9 +292,10 @@ void db_delete_kv(struct db *db, struct kv *kv)
  * removal, before it is freed. */
 static void db_announce_evicted(struct db *db, const struct kv *kv)
 {
-    (void)db;
-    (void)kv;
     keyspace.stats.evicted_keys++;
+    notify_keyspace_event(NOTIFY_EVICTED, "evicted", kv->key, kv->key_len, db->id);
+    /* The append-only file records an eviction as a deletion, as an expiry. */
+    if (keyspace.on_expire) keyspace.on_expire(db, kv->key, kv->key_len);
 }
 
 void db_evict_kv(struct db *db, struct kv *kv)
