@@ -198,6 +198,8 @@ static void section_stats(struct buf *b)
     add(b, "auth_throttled:%lld", auth_stats.throttled);
     /* Big SET values kept in the buffer they were received into (no copy). */
     add(b, "string_values_adopted:%lld", keyspace.stats.values_adopted);
+    /* Commands SBE's typed templates called without argv (commands/typed_call.h). */
+    add(b, "sbe_typed_calls:%lld", s->typed_calls);
 }
 
 static void section_replication(struct buf *b)

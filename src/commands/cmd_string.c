@@ -124,12 +124,11 @@ static bool parse_string_opts(struct cmd_ctx *ctx, int first, bool for_set, stru
     return true;
 }
 
-/* Redis's getExpireMillisecondsOrReply(): the expire argument at argv[i] as
- * absolute ms. `flags` holds the one expire option that introduced it. */
-static bool expire_arg_to_abs_ms(struct cmd_ctx *ctx, int i, int flags, long long *out)
+/* Redis's getExpireMillisecondsOrReply() past the integer parse: the
+ * expire value v as absolute ms. `flags` holds the one expire option that
+ * introduced it. */
+static bool expire_to_abs_ms(struct cmd_ctx *ctx, long long v, int flags, long long *out)
 {
-    long long v;
-    if (!arg_to_ll(ctx, i, &v)) return false;
     bool seconds = flags & (OPT_EX | OPT_EXAT);
     if (v <= 0 || (seconds && v > LLONG_MAX / 1000)) goto invalid;
     if (seconds) v *= 1000;
@@ -143,6 +142,13 @@ static bool expire_arg_to_abs_ms(struct cmd_ctx *ctx, int i, int flags, long lon
 invalid:
     reply_error_fmt(ctx->reply, "ERR invalid expire time in '%s' command", ctx->cmd->full_name);
     return false;
+}
+
+/* The same for the expire argument at argv[i]. */
+static bool expire_arg_to_abs_ms(struct cmd_ctx *ctx, int i, int flags, long long *out)
+{
+    long long v;
+    return arg_to_ll(ctx, i, &v) && expire_to_abs_ms(ctx, v, flags, out);
 }
 
 /* The core of SET, SETNX, SETEX, PSETEX, GETSET: stores argv[val_index]
@@ -191,13 +197,43 @@ static void set_generic(struct cmd_ctx *ctx, int flags, int val_index, bool has_
         reply_ok(ctx->reply);
 }
 
+/* SET's core (both wires): valid OPT_* options, and the value of the
+ * expire option among them as given. */
+static void set_core(struct cmd_ctx *ctx, int flags, long long expire)
+{
+    bool has_expire = flags & OPT_ANY_EXPIRE;
+    long long when_ms = 0;
+    if (has_expire && !expire_to_abs_ms(ctx, expire, flags, &when_ms)) return;
+    set_generic(ctx, flags, 2, has_expire, when_ms, false);
+}
+
 static void cmd_set(struct cmd_ctx *ctx)
 {
     struct string_opts o;
     if (!parse_string_opts(ctx, 3, true, &o)) return;
-    long long when_ms = 0;
-    if (o.expire_index && !expire_arg_to_abs_ms(ctx, o.expire_index, o.flags, &when_ms)) return;
-    set_generic(ctx, o.flags, 2, o.expire_index != 0, when_ms, false);
+    long long expire = 0;
+    if (o.expire_index && !arg_to_ll(ctx, o.expire_index, &expire)) return;
+    set_core(ctx, o.flags, expire);
+}
+
+void string_set_typed(struct cmd_ctx *ctx, const struct typed_call *t)
+{
+    static const int expire_opts[] = {
+        [TYPED_EXPIRE_NONE] = 0,        [TYPED_EXPIRE_EX] = OPT_EX,
+        [TYPED_EXPIRE_PX] = OPT_PX,     [TYPED_EXPIRE_EXAT] = OPT_EXAT,
+        [TYPED_EXPIRE_PXAT] = OPT_PXAT, [TYPED_EXPIRE_KEEPTTL] = OPT_KEEPTTL,
+    };
+    /* NX with XX is the one conflict the typed form can express: the text
+     * form's syntax error. */
+    if ((t->flags & TYPED_SET_NX) && (t->flags & TYPED_SET_XX)) {
+        reply_error_syntax(ctx->reply);
+        return;
+    }
+    int flags = expire_opts[t->expire_kind];
+    if (t->flags & TYPED_SET_NX) flags |= OPT_NX;
+    if (t->flags & TYPED_SET_XX) flags |= OPT_XX;
+    if (t->flags & TYPED_SET_GET) flags |= OPT_GET;
+    set_core(ctx, flags, t->number);
 }
 
 static void cmd_setnx(struct cmd_ctx *ctx)
@@ -358,6 +394,11 @@ static void cmd_incrby(struct cmd_ctx *ctx)
 {
     long long incr;
     if (arg_to_ll(ctx, 2, &incr)) incr_by(ctx, incr);
+}
+
+void string_incrby_typed(struct cmd_ctx *ctx, const struct typed_call *t)
+{
+    incr_by(ctx, t->number);
 }
 
 static void cmd_decrby(struct cmd_ctx *ctx)

@@ -111,39 +111,35 @@ void zset_store_result(struct cmd_ctx *ctx, int dst_i, struct zset *result)
 
 /* --- ZADD / ZINCRBY -------------------------------------------------------------- */
 
-/* Shared by ZADD and ZINCRBY: pairs of (score, member) from argv[first]. */
-static void zadd_generic(struct cmd_ctx *ctx, int first, int flags, bool ch)
+/* ZADD's option checks, in Redis's order (before any score is read). */
+static bool zadd_flags_ok(struct cmd_ctx *ctx, int flags, int elements)
 {
-    bool incr = flags & ZSET_ADD_INCR;
-    int elements = ctx->argc - first;
-    if (elements % 2 || elements == 0) {
-        reply_error_syntax(ctx->reply);
-        return;
-    }
-    elements /= 2;
     if ((flags & ZSET_ADD_NX) && (flags & ZSET_ADD_XX)) {
         reply_error(ctx->reply, "ERR XX and NX options at the same time are not compatible");
-        return;
+        return false;
     }
     int gt_lt_nx = !!(flags & ZSET_ADD_GT) + !!(flags & ZSET_ADD_LT) + !!(flags & ZSET_ADD_NX);
     if (gt_lt_nx > 1) {
         reply_error(ctx->reply,
                     "ERR GT, LT, and/or NX options at the same time are not compatible");
-        return;
+        return false;
     }
-    if (incr && elements > 1) {
+    if ((flags & ZSET_ADD_INCR) && elements > 1) {
         reply_error(ctx->reply, "ERR INCR option supports a single increment-element pair");
-        return;
+        return false;
     }
-    /* Every score is parsed before anything is written: all or nothing. */
-    double stack[ZADD_STACK_SCORES];
-    double *scores = elements <= ZADD_STACK_SCORES ? stack : xmalloc(sizeof *scores * elements);
-    for (int j = 0; j < elements; j++) {
-        if (!arg_to_double(ctx, first + 2 * j, &scores[j])) goto done;
-    }
+    return true;
+}
+
+/* ZADD's core (both wires): `elements` scores, their members at
+ * argv[first + 2j + 1], the options checked. */
+static void zadd_apply(struct cmd_ctx *ctx, int first, int flags, bool ch, const double *scores,
+                       int elements)
+{
+    bool incr = flags & ZSET_ADD_INCR;
     bool replied;
     struct kv *kv = lookup_write_typed(ctx, 1, OBJ_ZSET, &replied);
-    if (replied) goto done;
+    if (replied) return;
     long long added = 0, updated = 0, processed = 0;
     double score = 0;
     if (!kv && !(flags & ZSET_ADD_XX)) {
@@ -157,7 +153,7 @@ static void zadd_generic(struct cmd_ctx *ctx, int first, int flags, bool ch)
         if (r == ZSET_ADD_NAN) {
             reply_error(ctx->reply, "ERR resulting score is not a number (NaN)");
             if (zset_len(zset_of(kv)) == 0) db_delete_kv(ctx->db, kv);
-            goto done;
+            return;
         }
         added += r == ZSET_ADD_ADDED;
         updated += r == ZSET_ADD_UPDATED;
@@ -173,7 +169,24 @@ static void zadd_generic(struct cmd_ctx *ctx, int first, int flags, bool ch)
     } else {
         reply_int(ctx->reply, ch ? added + updated : added);
     }
-done:
+}
+
+/* Shared by ZADD and ZINCRBY: pairs of (score, member) from argv[first]. */
+static void zadd_generic(struct cmd_ctx *ctx, int first, int flags, bool ch)
+{
+    int elements = ctx->argc - first;
+    if (elements % 2 || elements == 0) {
+        reply_error_syntax(ctx->reply);
+        return;
+    }
+    elements /= 2;
+    if (!zadd_flags_ok(ctx, flags, elements)) return;
+    /* Every score is parsed before anything is written: all or nothing. */
+    double stack[ZADD_STACK_SCORES];
+    double *scores = elements <= ZADD_STACK_SCORES ? stack : xmalloc(sizeof *scores * elements);
+    int j = 0;
+    while (j < elements && arg_to_double(ctx, first + 2 * j, &scores[j])) j++;
+    if (j == elements) zadd_apply(ctx, first, flags, ch, scores, elements);
     if (scores != stack) xfree(scores);
 }
 
@@ -198,6 +211,28 @@ static void cmd_zadd(struct cmd_ctx *ctx)
             break;
     }
     zadd_generic(ctx, i, flags, ch);
+}
+
+void zset_zadd_typed(struct cmd_ctx *ctx, const struct typed_call *t)
+{
+    static const struct {
+        unsigned typed;
+        int flag;
+    } map[] = {{TYPED_ZADD_NX, ZSET_ADD_NX},
+               {TYPED_ZADD_XX, ZSET_ADD_XX},
+               {TYPED_ZADD_GT, ZSET_ADD_GT},
+               {TYPED_ZADD_LT, ZSET_ADD_LT},
+               {TYPED_ZADD_INCR, ZSET_ADD_INCR}};
+    int flags = 0;
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (t->flags & map[i].typed) flags |= map[i].flag;
+    if (!zadd_flags_ok(ctx, flags, 1)) return;
+    /* The text form refuses "nan" as not a float; so does the native one. */
+    if (isnan(t->score)) {
+        reply_error_not_float(ctx->reply);
+        return;
+    }
+    zadd_apply(ctx, 2, flags, t->flags & TYPED_ZADD_CH, &t->score, 1);
 }
 
 static void cmd_zincrby(struct cmd_ctx *ctx)

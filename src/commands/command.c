@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -62,6 +63,43 @@ static inline bool name_equals(const char *table_name, const char *s, size_t len
     return true;
 }
 
+/* The typed ops' commands (typed_call.h): the jump table, resolved by
+ * name once in command_table_init(); and the typed cores of those whose
+ * arguments include numbers (the others run their handler over the byte
+ * slots). */
+static const char *const typed_names[TYPED_OP_COUNT] = {
+    [TYPED_PING] = "ping",
+    [TYPED_GET] = "get",
+    [TYPED_SET] = "set",
+    [TYPED_DEL] = "del",
+    [TYPED_INCR] = "incr",
+    [TYPED_INCRBY] = "incrby",
+    [TYPED_HSET] = "hset",
+    [TYPED_HGET] = "hget",
+    [TYPED_ZADD] = "zadd",
+    [TYPED_ZSCORE] = "zscore",
+    [TYPED_PUBLISH] = "publish",
+    [TYPED_SUBSCRIBE] = "subscribe",
+    [TYPED_UNSUBSCRIBE] = "unsubscribe",
+    [TYPED_PSUBSCRIBE] = "psubscribe",
+    [TYPED_PUNSUBSCRIBE] = "punsubscribe",
+};
+typedef void typed_core_fn(struct cmd_ctx *ctx, const struct typed_call *t);
+static typed_core_fn *const typed_cores[TYPED_OP_COUNT] = {
+    [TYPED_SET] = string_set_typed,
+    [TYPED_INCRBY] = string_incrby_typed,
+    [TYPED_ZADD] = zset_zadd_typed,
+};
+static struct command *typed_commands[TYPED_OP_COUNT];
+
+static void typed_table_init(void)
+{
+    for (int op = 0; op < TYPED_OP_COUNT; op++) {
+        typed_commands[op] = command_lookup(typed_names[op], strlen(typed_names[op]));
+        if (!typed_commands[op]) abort(); /* a typed op names a command that exists */
+    }
+}
+
 static void index_insert(struct command *cmd)
 {
     size_t len = strlen(cmd->name);
@@ -100,6 +138,7 @@ void command_table_init(void)
         }
     }
     slowlog_apply_config(); /* the cycle counter is calibrated by now */
+    typed_table_init();
 }
 
 struct command *command_lookup(const char *name, size_t len)
@@ -183,7 +222,11 @@ void command_block_on_keys(struct cmd_ctx *ctx, enum obj_type type, int first, i
                           deadline_ms);
 }
 
-void command_call(struct cmd_ctx *ctx)
+/* Runs a command that passed every check, with its accounting (the key
+ * space's command clock, INFO commandstats, SLOWLOG, MONITOR, the
+ * append-only file): `typed` calls its typed core when it has one, else
+ * its handler. */
+static void command_run(struct cmd_ctx *ctx, const struct typed_call *typed)
 {
     struct command *cmd = (struct command *)ctx->cmd;
     keyspace_begin_command();
@@ -192,7 +235,11 @@ void command_call(struct cmd_ctx *ctx)
     frame.active = false;
     if (propagate_on) propagate_begin(&frame, ctx);
     uint64_t start = cycles_now();
-    cmd->fn(ctx);
+    typed_core_fn *core = typed ? typed_cores[typed->op] : NULL;
+    if (core)
+        core(ctx, typed);
+    else
+        cmd->fn(ctx);
     uint64_t elapsed = cycles_now() - start;
     cmd->cycles += elapsed;
     slowlog_consider(ctx, elapsed);
@@ -201,6 +248,11 @@ void command_call(struct cmd_ctx *ctx)
     cmd->calls++;
     if (reply_error_count != errors_before) cmd->failed_calls++;
     stats.commands_processed++;
+}
+
+void command_call(struct cmd_ctx *ctx)
+{
+    command_run(ctx, NULL);
 }
 
 /* "numkeys key..." rules: where numkeys is and how many keys precede it. */
@@ -267,16 +319,19 @@ int command_key_positions(const struct command *cmd, int argc, const char *const
     return n;
 }
 
-/* Looks up and checks a request in Redis's order; answers the error and
- * returns NULL when it is refused. */
-static struct command *command_check(const struct cmd_request *req)
+/* Looks up (a typed call: typed_cmd, from the jump table) and checks a
+ * request in Redis's order; answers the error and returns NULL when it is
+ * refused. Text and typed requests share every check after the lookup. */
+static struct command *command_check(const struct cmd_request *req, struct command *typed_cmd)
 {
     struct conn *conn = req->conn;
     struct reply *r = req->reply;
     int argc = req->argc;
     const char **argv = req->argv;
     const size_t *argv_len = req->argv_len;
-    struct command *cmd = command_lookup(argv[0], argv_len[0]);
+    struct command *cmd = typed_cmd;
+    if (cmd) goto admit;
+    cmd = command_lookup(argv[0], argv_len[0]);
     if (!cmd) {
         reply_unknown_command(r, argc, argv, argv_len);
         return NULL;
@@ -305,6 +360,7 @@ static struct command *command_check(const struct cmd_request *req)
         reply_error_arity(r, cmd->full_name);
         return NULL;
     }
+admit:
     if ((cmd->flags & CMD_PROTECTED) && !protected_action_allowed(conn)) {
         reply_error(r,
                     "ERR DEBUG command not allowed. If the enable-debug-command option is set "
@@ -362,13 +418,23 @@ static struct command *command_check(const struct cmd_request *req)
 
 void command_dispatch(const struct cmd_request *req)
 {
-    struct command *cmd = command_check(req);
+    const struct typed_call *typed = req->typed;
+    /* The jump table: a typed call's op is its command, its template's
+     * shape its arity. */
+    struct command *cmd = command_check(req, typed ? typed_commands[typed->op] : NULL);
     bool queuing = req->multi && multi_is_queuing(req->multi);
     if (!cmd) {
         if (queuing) multi_flag_error(req->multi); /* EXEC will answer EXECABORT */
         return;
     }
     if (queuing && !(cmd->flags & CMD_NO_QUEUE)) {
+        if (typed) {
+            /* The wire lowers typed calls to text while queuing
+             * (typed_call.h); a typed call here has no text to queue. */
+            reply_error(req->reply, "ERR typed call inside MULTI was not lowered");
+            multi_flag_error(req->multi);
+            return;
+        }
         multi_queue(req->multi, req->reply, cmd, req->argc, req->argv, req->argv_len);
         return;
     }
@@ -383,7 +449,8 @@ void command_dispatch(const struct cmd_request *req)
         .cmd = cmd,
     };
     *req->last_command = cmd->full_name;
-    command_call(&ctx);
+    if (typed) stats.typed_calls++;
+    command_run(&ctx, typed);
     if (cluster_enabled) cluster_after_command(req, cmd);
 }
 

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "commands/typed_call.h"
 #include "protocol/reply.h"
 #include "store/db.h"
 #include "store/notify.h"
@@ -68,6 +69,9 @@ struct cmd_request {
     /* Set to the command's full name just before its handler runs (CLIENT
      * LIST cmd=, which shows "client|list" for CLIENT LIST itself). */
     const char **last_command;
+    /* A typed call (binary wires, commands/typed_call.h): the command is
+     * its op's, argc/argv are its byte slots; NULL for a text request. */
+    const struct typed_call *typed;
 };
 
 struct cmd_ctx {
@@ -126,6 +130,11 @@ struct command *command_lookup_sub(const struct command *parent, const char *nam
 
 /* Runs one parsed request (all checks, then the handler). */
 void command_dispatch(const struct cmd_request *req);
+
+/* Typed cores (typed_call.h; their RESP handlers share the code). */
+void string_set_typed(struct cmd_ctx *ctx, const struct typed_call *t);
+void string_incrby_typed(struct cmd_ctx *ctx, const struct typed_call *t);
+void zset_zadd_typed(struct cmd_ctx *ctx, const struct typed_call *t);
 
 /* Runs ctx->cmd's handler with ctx as it is, counting its statistics (the
  * checks are the caller's): dispatch, and EXEC for each queued command. */

@@ -9,6 +9,7 @@
 
 #include "commands/command.h"
 #include "commands/multi.h"
+#include "commands/propagate.h"
 #include "persist/aof.h"
 #include "server/auth.h"
 #include "server/config.h"
@@ -412,6 +413,11 @@ static void conn_run_commands(struct conn *c)
             }
         }
         limits.auth_required = conn_auth_required(c);
+        /* Text where the command's argv is kept or shown as text: queued by
+         * MULTI, written to the append-only file, fed to MONITOR (a typed
+         * call's argv has no text for its numbers). */
+        limits.typed_as_text =
+            (c->multi && multi_is_queuing(c->multi)) || propagate_on || conn_monitor_count;
         struct request req;
         enum wire_status st =
             c->wire->parse(&c->wire_state, buf_head(&c->in), buf_len(&c->in), &limits, &req);
@@ -451,6 +457,7 @@ static void conn_run_commands(struct conn *c)
                 .argv_len = req.argv_len,
                 .owned = req.owned,
                 .last_command = &c->last_command,
+                .typed = req.typed,
             };
             conn_executing = c;
             if (c->framed) conn_unit_open(c, OUT_REPLY, ++c->requests);

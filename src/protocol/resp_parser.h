@@ -53,6 +53,7 @@ enum resp_status {
 struct request_limits {
     long long proto_max_bulk_len;
     bool auth_required; /* applies the unauthenticated bounds */
+    bool typed_as_text; /* a binary wire lowers typed calls to text (inside MULTI) */
 };
 
 struct resp_parser {

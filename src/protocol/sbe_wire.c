@@ -4,9 +4,12 @@
  * sbe_wire.h and wire.h).
  *
  * The generic Command template becomes argv directly (pointers into the
- * frame). A typed template is lowered to the same argv here, its numbers
- * formatted into the parser's scratch: every command then takes the one
- * dispatch path with Redis's checks.
+ * frame) for command_dispatch()'s lookup by name. A typed template becomes
+ * a typed call (commands/typed_call.h): its op is the jump table's index,
+ * its byte fields point into the frame in its RESP form's slots, its
+ * numbers stay native. Inside MULTI (request_limits.typed_as_text) a typed
+ * call is lowered to its RESP form's argv instead, numbers formatted, so
+ * that it is queued exactly as the generic form would be.
  */
 #include "protocol/sbe_wire.h"
 
@@ -70,155 +73,170 @@ static void arg_ll(struct argv_builder *b, int slot, long long v)
     arg_add(b, b->p->numbers[slot], n);
 }
 
-/* A group of var-data names after a command word (DEL, SUBSCRIBE, ...). */
-static void arg_names(struct argv_builder *b, const char *word, const struct goblin_sbe_group *g)
+/* The Command template: argv straight out of its args group. Returns a
+ * codec error (negative) or 0. */
+static int sbe_decode_command(struct sbe_parser *p, const uint8_t *body, size_t len,
+                              uint16_t block_length, int *argc)
 {
-    sbe_argv_reserve(b->p, (size_t)g->count + 1);
-    arg_word(b, word);
-    struct goblin_sbe_cursor c = goblin_sbe_group_cursor(g);
-    struct goblin_sbe_command_args_entry e; /* every names group has this layout */
-    while (goblin_sbe_command_args_next(&c, &e)) arg_bytes(b, e.value);
+    struct goblin_sbe_command m;
+    int rc = goblin_sbe_command_decode(body, len, block_length, &m);
+    if (rc) return rc;
+    sbe_argv_reserve(p, m.args.count);
+    struct argv_builder b = {.p = p, .argc = 0};
+    struct goblin_sbe_cursor c = goblin_sbe_group_cursor(&m.args);
+    struct goblin_sbe_command_args_entry e;
+    while (goblin_sbe_command_args_next(&c, &e)) arg_bytes(&b, e.value);
+    *argc = b.argc;
+    return 0;
+}
+
+/* The typed templates (the jump table's rows, by template id): the op they
+ * call, their command's name (argv[0]), their schema block length, and
+ * either a group of names (DEL, the subscribe family) or the argv slot of
+ * each var-data field in order (the slot its RESP form has; ZADD's member
+ * after its score's slot). */
+static const struct typed_template {
+    const char *name;
+    uint8_t name_len;
+    uint8_t op;
+    uint8_t block_length;
+    uint8_t names; /* a group of names after the block */
+    uint8_t fields;
+    uint8_t slot[3];
+} typed_templates[GOBLIN_SBE_TEMPLATE_COUNT + 1] = {
+#define ROW(ID, NAME, OP, BLOCK, NAMES, FIELDS, ...)                                               \
+    [ID] = {NAME, sizeof NAME - 1, OP, BLOCK, NAMES, FIELDS, {__VA_ARGS__}}
+    ROW(GOBLIN_SBE_PING_TEMPLATE_ID, "PING", TYPED_PING, GOBLIN_SBE_PING_BLOCK_LENGTH, 0, 0, 0),
+    ROW(GOBLIN_SBE_GET_TEMPLATE_ID, "GET", TYPED_GET, GOBLIN_SBE_GET_BLOCK_LENGTH, 0, 1, 1),
+    ROW(GOBLIN_SBE_SET_TEMPLATE_ID, "SET", TYPED_SET, GOBLIN_SBE_SET_BLOCK_LENGTH, 0, 2, 1, 2),
+    ROW(GOBLIN_SBE_DEL_TEMPLATE_ID, "DEL", TYPED_DEL, GOBLIN_SBE_DEL_BLOCK_LENGTH, 1, 0, 0),
+    ROW(GOBLIN_SBE_INCR_TEMPLATE_ID, "INCR", TYPED_INCR, GOBLIN_SBE_INCR_BLOCK_LENGTH, 0, 1, 1),
+    ROW(GOBLIN_SBE_INCR_BY_TEMPLATE_ID, "INCRBY", TYPED_INCRBY, GOBLIN_SBE_INCR_BY_BLOCK_LENGTH, 0,
+        1, 1),
+    ROW(GOBLIN_SBE_HSET_TEMPLATE_ID, "HSET", TYPED_HSET, GOBLIN_SBE_HSET_BLOCK_LENGTH, 0, 3, 1, 2,
+        3),
+    ROW(GOBLIN_SBE_HGET_TEMPLATE_ID, "HGET", TYPED_HGET, GOBLIN_SBE_HGET_BLOCK_LENGTH, 0, 2, 1, 2),
+    ROW(GOBLIN_SBE_ZADD_TEMPLATE_ID, "ZADD", TYPED_ZADD, GOBLIN_SBE_ZADD_BLOCK_LENGTH, 0, 2, 1, 3),
+    ROW(GOBLIN_SBE_ZSCORE_TEMPLATE_ID, "ZSCORE", TYPED_ZSCORE, GOBLIN_SBE_ZSCORE_BLOCK_LENGTH, 0, 2,
+        1, 2),
+    ROW(GOBLIN_SBE_PUBLISH_TEMPLATE_ID, "PUBLISH", TYPED_PUBLISH, GOBLIN_SBE_PUBLISH_BLOCK_LENGTH,
+        0, 2, 1, 2),
+    ROW(GOBLIN_SBE_SUBSCRIBE_TEMPLATE_ID, "SUBSCRIBE", TYPED_SUBSCRIBE,
+        GOBLIN_SBE_SUBSCRIBE_BLOCK_LENGTH, 1, 0, 0),
+    ROW(GOBLIN_SBE_UNSUBSCRIBE_TEMPLATE_ID, "UNSUBSCRIBE", TYPED_UNSUBSCRIBE,
+        GOBLIN_SBE_UNSUBSCRIBE_BLOCK_LENGTH, 1, 0, 0),
+    ROW(GOBLIN_SBE_PSUBSCRIBE_TEMPLATE_ID, "PSUBSCRIBE", TYPED_PSUBSCRIBE,
+        GOBLIN_SBE_PSUBSCRIBE_BLOCK_LENGTH, 1, 0, 0),
+    ROW(GOBLIN_SBE_PUNSUBSCRIBE_TEMPLATE_ID, "PUNSUBSCRIBE", TYPED_PUNSUBSCRIBE,
+        GOBLIN_SBE_PUNSUBSCRIBE_BLOCK_LENGTH, 1, 0, 0),
+#undef ROW
+};
+
+/* Decodes a typed template into p->typed: its byte fields bounds-checked
+ * as the generated decoders do and pointing into the frame, each number
+ * read once from the block. Returns a codec error (negative), 2 with
+ * p->error set for a field out of its range, 0 on success. */
+static int sbe_decode_typed(struct sbe_parser *p, const struct typed_template *tt,
+                            const uint8_t *body, size_t len, uint16_t block_length)
+{
+    if (block_length < tt->block_length) return GOBLIN_SBE_E_BLOCK;
+    if (len < block_length) return GOBLIN_SBE_E_SHORT;
+    const uint8_t *at = body + block_length, *end = body + len;
+    struct typed_call *t = &p->typed;
+    struct argv_builder b = {.p = p, .argc = 0};
+    arg_add(&b, tt->name, tt->name_len);
+    if (tt->names) {
+        /* Every names group has the Command args layout. */
+        struct goblin_sbe_group g;
+        int rc = goblin_sbe_take_group(&at, end, GOBLIN_SBE_COMMAND_ARGS_BLOCK_LENGTH,
+                                       GOBLIN_SBE_COMMAND_ARGS_DATA_COUNT, &g);
+        if (rc != GOBLIN_SBE_OK) return rc;
+        sbe_argv_reserve(p, (size_t)g.count + 1);
+        struct goblin_sbe_cursor c = goblin_sbe_group_cursor(&g);
+        struct goblin_sbe_command_args_entry e;
+        while (goblin_sbe_command_args_next(&c, &e)) arg_bytes(&b, e.value);
+    }
+    for (int i = 0; i < tt->fields; i++) {
+        struct goblin_sbe_bytes v;
+        int rc = goblin_sbe_take_data(&at, end, &v);
+        if (rc != GOBLIN_SBE_OK) return rc;
+        p->argv[tt->slot[i]] = (const char *)v.data;
+        p->argv_len[tt->slot[i]] = v.len;
+        if (tt->slot[i] >= b.argc) b.argc = tt->slot[i] + 1;
+    }
+    t->op = (enum typed_op)tt->op;
+    t->argc = b.argc;
+    t->argv = p->argv;
+    t->argv_len = p->argv_len;
+    switch (t->op) {
+    case TYPED_SET: {
+        uint8_t kind = goblin_sbe_set_expire_kind(body);
+        if (kind > TYPED_EXPIRE_KEEPTTL) {
+            snprintf(p->error, sizeof p->error, "ERR SBE Set: unknown expireKind %u", kind);
+            return 2;
+        }
+        t->flags = goblin_sbe_set_flags(body);
+        t->expire_kind = (enum typed_expire)kind;
+        t->number = goblin_sbe_set_expire(body);
+        break;
+    }
+    case TYPED_INCRBY:
+        t->number = goblin_sbe_incr_by_delta(body);
+        p->argv[2] = "";
+        p->argv_len[2] = 0;
+        t->argc = 3;
+        break;
+    case TYPED_ZADD:
+        p->argv[2] = "";
+        p->argv_len[2] = 0;
+        t->flags = goblin_sbe_zadd_flags(body);
+        t->score = goblin_sbe_zadd_score(body);
+        break;
+    default:
+        break;
+    }
+    return 0;
 }
 
 static const char *const set_expire_words[] = {NULL, "EX", "PX", "EXAT", "PXAT", "KEEPTTL"};
 static const char *const zadd_flag_words[] = {"NX", "XX", "GT", "LT", "CH", "INCR"};
 
-/* Decodes message `id` of body[0..len) into argv. Returns a codec error
- * (negative), 1 for a template that is not a request, 0 on success. */
-static int sbe_lower(struct sbe_parser *p, uint16_t id, const uint8_t *body, size_t len,
-                     uint16_t block_length, int *argc)
+/* A typed call as the argv of its RESP form (inside MULTI, so that what is
+ * queued is what the generic form queues): the byte slots stay, option
+ * words and numbers (formatted into the parser's scratch) are added.
+ * Returns the argc. */
+static int sbe_lower_typed(struct sbe_parser *p)
 {
-    struct argv_builder b = {.p = p, .argc = 0};
-    int rc;
-    sbe_argv_reserve(p, 16);
-    switch (id) {
-    case GOBLIN_SBE_COMMAND_TEMPLATE_ID: {
-        struct goblin_sbe_command m;
-        if ((rc = goblin_sbe_command_decode(body, len, block_length, &m))) return rc;
-        sbe_argv_reserve(p, m.args.count);
-        struct goblin_sbe_cursor c = goblin_sbe_group_cursor(&m.args);
-        struct goblin_sbe_command_args_entry e;
-        while (goblin_sbe_command_args_next(&c, &e)) arg_bytes(&b, e.value);
+    const struct typed_call *t = &p->typed;
+    struct argv_builder b = {.p = p, .argc = t->argc};
+    switch (t->op) {
+    case TYPED_SET:
+        if (t->flags & TYPED_SET_NX) arg_word(&b, "NX");
+        if (t->flags & TYPED_SET_XX) arg_word(&b, "XX");
+        if (t->flags & TYPED_SET_GET) arg_word(&b, "GET");
+        if (t->expire_kind != TYPED_EXPIRE_NONE) arg_word(&b, set_expire_words[t->expire_kind]);
+        if (t->expire_kind != TYPED_EXPIRE_NONE && t->expire_kind != TYPED_EXPIRE_KEEPTTL)
+            arg_ll(&b, 0, t->number);
         break;
-    }
-    case GOBLIN_SBE_PING_TEMPLATE_ID: {
-        struct goblin_sbe_ping m;
-        if ((rc = goblin_sbe_ping_decode(body, len, block_length, &m))) return rc;
-        arg_word(&b, "PING");
+    case TYPED_INCRBY:
+        b.argc = 2;
+        arg_ll(&b, 0, t->number);
         break;
-    }
-    case GOBLIN_SBE_GET_TEMPLATE_ID: {
-        struct goblin_sbe_get m;
-        if ((rc = goblin_sbe_get_decode(body, len, block_length, &m))) return rc;
-        arg_word(&b, "GET");
-        arg_bytes(&b, m.key);
-        break;
-    }
-    case GOBLIN_SBE_SET_TEMPLATE_ID: {
-        struct goblin_sbe_set m;
-        if ((rc = goblin_sbe_set_decode(body, len, block_length, &m))) return rc;
-        arg_word(&b, "SET");
-        arg_bytes(&b, m.key);
-        arg_bytes(&b, m.value);
-        uint8_t flags = goblin_sbe_set_flags(m.block);
-        if (flags & GOBLIN_SBE_SET_FLAGS_NX) arg_word(&b, "NX");
-        if (flags & GOBLIN_SBE_SET_FLAGS_XX) arg_word(&b, "XX");
-        if (flags & GOBLIN_SBE_SET_FLAGS_GET) arg_word(&b, "GET");
-        uint8_t kind = goblin_sbe_set_expire_kind(m.block);
-        if (kind >= sizeof set_expire_words / sizeof set_expire_words[0]) {
-            snprintf(p->error, sizeof p->error, "ERR SBE Set: unknown expireKind %u", kind);
-            return 2;
-        }
-        if (kind != GOBLIN_SBE_EXPIRE_KIND_NONE) arg_word(&b, set_expire_words[kind]);
-        if (kind != GOBLIN_SBE_EXPIRE_KIND_NONE && kind != GOBLIN_SBE_EXPIRE_KIND_KEEPTTL)
-            arg_ll(&b, 0, goblin_sbe_set_expire(m.block));
-        break;
-    }
-    case GOBLIN_SBE_DEL_TEMPLATE_ID: {
-        struct goblin_sbe_del m;
-        if ((rc = goblin_sbe_del_decode(body, len, block_length, &m))) return rc;
-        arg_names(&b, "DEL", &m.keys);
-        break;
-    }
-    case GOBLIN_SBE_INCR_TEMPLATE_ID: {
-        struct goblin_sbe_incr m;
-        if ((rc = goblin_sbe_incr_decode(body, len, block_length, &m))) return rc;
-        arg_word(&b, "INCR");
-        arg_bytes(&b, m.key);
-        break;
-    }
-    case GOBLIN_SBE_INCR_BY_TEMPLATE_ID: {
-        struct goblin_sbe_incr_by m;
-        if ((rc = goblin_sbe_incr_by_decode(body, len, block_length, &m))) return rc;
-        arg_word(&b, "INCRBY");
-        arg_bytes(&b, m.key);
-        arg_ll(&b, 0, goblin_sbe_incr_by_delta(m.block));
-        break;
-    }
-    case GOBLIN_SBE_HSET_TEMPLATE_ID: {
-        struct goblin_sbe_hset m;
-        if ((rc = goblin_sbe_hset_decode(body, len, block_length, &m))) return rc;
-        arg_word(&b, "HSET");
-        arg_bytes(&b, m.key);
-        arg_bytes(&b, m.field);
-        arg_bytes(&b, m.value);
-        break;
-    }
-    case GOBLIN_SBE_HGET_TEMPLATE_ID: {
-        struct goblin_sbe_hget m;
-        if ((rc = goblin_sbe_hget_decode(body, len, block_length, &m))) return rc;
-        arg_word(&b, "HGET");
-        arg_bytes(&b, m.key);
-        arg_bytes(&b, m.field);
-        break;
-    }
-    case GOBLIN_SBE_ZADD_TEMPLATE_ID: {
-        struct goblin_sbe_zadd m;
-        if ((rc = goblin_sbe_zadd_decode(body, len, block_length, &m))) return rc;
-        arg_word(&b, "ZADD");
-        arg_bytes(&b, m.key);
-        uint8_t flags = goblin_sbe_zadd_flags(m.block);
+    case TYPED_ZADD: {
+        const char *member = p->argv[3];
+        size_t member_len = p->argv_len[3];
+        b.argc = 2;
         for (unsigned i = 0; i < sizeof zadd_flag_words / sizeof zadd_flag_words[0]; i++)
-            if (flags & (1u << i)) arg_word(&b, zadd_flag_words[i]);
-        size_t n =
-            num_format_double(p->numbers[0], sizeof p->numbers[0], goblin_sbe_zadd_score(m.block));
+            if (t->flags & (1u << i)) arg_word(&b, zadd_flag_words[i]);
+        size_t n = num_format_double(p->numbers[0], sizeof p->numbers[0], t->score);
         arg_add(&b, p->numbers[0], n);
-        arg_bytes(&b, m.member);
-        break;
-    }
-    case GOBLIN_SBE_ZSCORE_TEMPLATE_ID: {
-        struct goblin_sbe_zscore m;
-        if ((rc = goblin_sbe_zscore_decode(body, len, block_length, &m))) return rc;
-        arg_word(&b, "ZSCORE");
-        arg_bytes(&b, m.key);
-        arg_bytes(&b, m.member);
-        break;
-    }
-    case GOBLIN_SBE_PUBLISH_TEMPLATE_ID: {
-        struct goblin_sbe_publish m;
-        if ((rc = goblin_sbe_publish_decode(body, len, block_length, &m))) return rc;
-        arg_word(&b, "PUBLISH");
-        arg_bytes(&b, m.channel);
-        arg_bytes(&b, m.message);
-        break;
-    }
-    case GOBLIN_SBE_SUBSCRIBE_TEMPLATE_ID:
-    case GOBLIN_SBE_UNSUBSCRIBE_TEMPLATE_ID:
-    case GOBLIN_SBE_PSUBSCRIBE_TEMPLATE_ID:
-    case GOBLIN_SBE_PUNSUBSCRIBE_TEMPLATE_ID: {
-        /* Four templates of one layout (the codec's subscribe view). */
-        static const char *const words[] = {"SUBSCRIBE", "UNSUBSCRIBE", "PSUBSCRIBE",
-                                            "PUNSUBSCRIBE"};
-        struct goblin_sbe_subscribe m;
-        if ((rc = goblin_sbe_subscribe_decode(body, len, block_length, &m))) return rc;
-        arg_names(&b, words[id - GOBLIN_SBE_SUBSCRIBE_TEMPLATE_ID], &m.names);
+        arg_add(&b, member, member_len);
         break;
     }
     default:
-        return 1;
+        break;
     }
-    *argc = b.argc;
-    return 0;
+    return b.argc;
 }
 
 static const char *sbe_codec_error_text(int rc)
@@ -246,6 +264,7 @@ static enum wire_status sbe_parse(union wire_state *st, const char *data, size_t
                                   const struct request_limits *lim, struct request *req)
 {
     struct sbe_parser *p = &st->sbe;
+    sbe_argv_reserve(p, 16);
     const uint8_t *in = (const uint8_t *)data;
     req->owned = NULL;
     req->typed = NULL;
@@ -281,7 +300,24 @@ static enum wire_status sbe_parse(union wire_state *st, const char *data, size_t
         return sbe_reject(req, consumed, p->error);
     }
     int argc = 0;
-    int rc = sbe_lower(p, h.template_id, body, body_len, h.block_length, &argc);
+    int rc = 1;
+    const struct typed_template *tt =
+        h.template_id <= GOBLIN_SBE_TEMPLATE_COUNT && typed_templates[h.template_id].name
+            ? &typed_templates[h.template_id]
+            : NULL;
+    if (tt) {
+        rc = sbe_decode_typed(p, tt, body, body_len, h.block_length);
+        if (rc == 0) {
+            if (lim->typed_as_text) {
+                argc = sbe_lower_typed(p);
+            } else {
+                argc = p->typed.argc;
+                req->typed = &p->typed;
+            }
+        }
+    } else if (h.template_id == GOBLIN_SBE_COMMAND_TEMPLATE_ID) {
+        rc = sbe_decode_command(p, body, body_len, h.block_length, &argc);
+    }
     if (rc == 1) {
         const char *name = h.template_id && h.template_id <= GOBLIN_SBE_TEMPLATE_COUNT
                                ? goblin_sbe_template_names[h.template_id]

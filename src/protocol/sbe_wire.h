@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "commands/typed_call.h"
+
 /* The longest frame accepted: var-data is at most 1 GiB by the schema,
  * and the query-buffer limit bounds what a conn may hold anyway. */
 #define SBE_MAX_FRAME (1024u * 1024u * 1024u + 64u * 1024u)
@@ -31,8 +33,9 @@ struct sbe_parser {
     const char **argv; /* arguments of the current request, into the input */
     size_t *argv_len;
     size_t argv_cap;
-    size_t pending_frame; /* bytes of the incomplete frame at the head (0: none) */
-    char numbers[2][32];  /* typed fields lowered to text (typed templates) */
+    size_t pending_frame;    /* bytes of the incomplete frame at the head (0: none) */
+    struct typed_call typed; /* the current typed call (typed templates) */
+    char numbers[1][32];     /* its number lowered to text (inside MULTI) */
     char error[192];
 };
 

@@ -20,6 +20,7 @@ struct stats {
     long long protocol_error_disconnections;
     long long instantaneous_ops_per_sec;           /* over the last sampling second */
     long long pubsub_slow_consumer_disconnections; /* a push did not fit the FIFO */
+    long long typed_calls; /* commands a binary wire's typed template called directly */
 };
 
 extern struct stats stats;

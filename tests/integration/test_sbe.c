@@ -114,6 +114,328 @@ static void typed_and_generic(struct goblin_sbe *s)
     expect(s, CMD(s, "HGET", "h", "a"), "$1\r\n1\r\n");
 }
 
+/* Appends the RESP3 rendering of the reply to `correlation` to *acc. */
+static void collect(struct goblin_sbe *s, int64_t correlation, char **acc)
+{
+    CHECKF(correlation > 0, "request failed: %lld", (long long)correlation);
+    struct goblin_sbe_reply r = reply(s, correlation);
+    char *one = render(&r);
+    size_t had = *acc ? strlen(*acc) : 0;
+    *acc = realloc(*acc, had + strlen(one) + 1);
+    strcpy(*acc + had, one);
+    free(one);
+    goblin_sbe_reply_free(&r);
+}
+
+/* One step, typed or as the generic template's text form. */
+#define STEP(typed_call, ...) collect(s, typed ? (typed_call) : CMD(s, __VA_ARGS__), &acc)
+#define GEN(...) collect(s, CMD(s, __VA_ARGS__), &acc)
+
+/* The hot commands' edge cases, every step typed or generic: the two runs
+ * must render the same replies and leave the same state. */
+static char *edge_cases(struct goblin_sbe *s, bool typed)
+{
+    char *acc = NULL;
+    GEN("FLUSHALL");
+    GEN("HSET", "h", "f", "v");
+    GEN("SET", "s", "abc");
+    /* SET: NX/XX/GET, expiries, their errors, an expired key, wrong type. */
+    STEP(goblin_sbe_set(s, "k", 1, "v", 1, GOBLIN_SBE_SET_FLAGS_NX, 0, 0), "SET", "k", "v", "NX");
+    STEP(goblin_sbe_set(s, "k", 1, "w", 1, GOBLIN_SBE_SET_FLAGS_NX, 0, 0), "SET", "k", "w", "NX");
+    STEP(
+        goblin_sbe_set(s, "k", 1, "x", 1, GOBLIN_SBE_SET_FLAGS_XX | GOBLIN_SBE_SET_FLAGS_GET, 0, 0),
+        "SET", "k", "x", "XX", "GET");
+    STEP(goblin_sbe_set(s, "k", 1, "y", 1, GOBLIN_SBE_SET_FLAGS_NX | GOBLIN_SBE_SET_FLAGS_XX, 0, 0),
+         "SET", "k", "y", "NX", "XX");
+    STEP(goblin_sbe_set(s, "n", 1, "y", 1, GOBLIN_SBE_SET_FLAGS_XX, 0, 0), "SET", "n", "y", "XX");
+    STEP(goblin_sbe_set(s, "k", 1, "y", 1, 0, GOBLIN_SBE_EXPIRE_KIND_PX, -5), "SET", "k", "y", "PX",
+         "-5");
+    STEP(goblin_sbe_set(s, "k", 1, "y", 1, 0, GOBLIN_SBE_EXPIRE_KIND_EX, 9223372036854775807LL),
+         "SET", "k", "y", "EX", "9223372036854775807");
+    STEP(goblin_sbe_set(s, "k", 1, "y", 1, 0, GOBLIN_SBE_EXPIRE_KIND_EXAT, 4000000000LL), "SET",
+         "k", "y", "EXAT", "4000000000");
+    GEN("TTL", "k");
+    STEP(goblin_sbe_set(s, "k", 1, "z", 1, 0, GOBLIN_SBE_EXPIRE_KIND_KEEPTTL, 0), "SET", "k", "z",
+         "KEEPTTL");
+    GEN("EXPIRETIME", "k");
+    STEP(goblin_sbe_set(s, "gone", 4, "1", 1, 0, GOBLIN_SBE_EXPIRE_KIND_PXAT, 1), "SET", "gone",
+         "1", "PXAT", "1");
+    STEP(goblin_sbe_get(s, "gone", 4), "GET", "gone");
+    GEN("SET", "soon", "1", "PX", "1");
+    usleep(5000);
+    STEP(goblin_sbe_get(s, "soon", 4), "GET", "soon");
+    STEP(goblin_sbe_incr(s, "soon", 4), "INCR", "soon");
+    STEP(goblin_sbe_get(s, "h", 1), "GET", "h");
+    STEP(goblin_sbe_set(s, "h", 1, "v", 1, GOBLIN_SBE_SET_FLAGS_GET, 0, 0), "SET", "h", "v", "GET");
+    /* INCR / INCRBY: overflow both ways, not an integer, wrong type. */
+    STEP(goblin_sbe_incrby(s, "c", 1, 9223372036854775807LL), "INCRBY", "c", "9223372036854775807");
+    STEP(goblin_sbe_incr(s, "c", 1), "INCR", "c");
+    STEP(goblin_sbe_incrby(s, "c", 1, (-9223372036854775807LL - 1)), "INCRBY", "c",
+         "-9223372036854775808");
+    STEP(goblin_sbe_incrby(s, "c", 1, -2), "INCRBY", "c", "-2");
+    STEP(goblin_sbe_incrby(s, "s", 1, 1), "INCRBY", "s", "1");
+    STEP(goblin_sbe_incrby(s, "h", 1, 1), "INCRBY", "h", "1");
+    /* ZADD: every flag combination's replies and errors. */
+    static const char *const words[] = {"NX", "XX", "GT", "LT", "CH", "INCR"};
+    for (unsigned flags = 0; flags < 64; flags++) {
+        const char *argv[12] = {"ZADD", "z"};
+        int argc = 2;
+        for (unsigned i = 0; i < 6; i++)
+            if (flags & (1u << i)) argv[argc++] = words[i];
+        double score = (flags % 3) + 0.5;
+        char text[32];
+        snprintf(text, sizeof text, "%.17g", score);
+        argv[argc++] = text;
+        argv[argc++] = flags & 1 ? "m" : "n";
+        collect(s,
+                typed ? goblin_sbe_zadd(s, "z", 1, (uint8_t)flags, score, argv[argc - 1], 1)
+                      : goblin_sbe_command(s, argc, argv, NULL),
+                &acc);
+    }
+    GEN("ZRANGE", "z", "0", "-1", "WITHSCORES");
+    STEP(goblin_sbe_zadd(s, "z", 1, 0, 0.0 / 0.0, "m", 1), "ZADD", "z", "nan", "m");
+    STEP(goblin_sbe_zadd(s, "z", 1, 0, 1.0 / 0.0, "i", 1), "ZADD", "z", "inf", "i");
+    STEP(goblin_sbe_zadd(s, "z", 1, GOBLIN_SBE_ZADD_FLAGS_INCR, -1.0 / 0.0, "i", 1), "ZADD", "z",
+         "INCR", "-inf", "i");
+    STEP(goblin_sbe_zadd(s, "z2", 2, GOBLIN_SBE_ZADD_FLAGS_XX, 1, "m", 1), "ZADD", "z2", "XX", "1",
+         "m");
+    GEN("EXISTS", "z2");
+    STEP(goblin_sbe_zadd(s, "s", 1, 0, 1, "m", 1), "ZADD", "s", "1", "m");
+    STEP(goblin_sbe_zscore(s, "z", 1, "i", 1), "ZSCORE", "z", "i");
+    STEP(goblin_sbe_zscore(s, "z", 1, "x", 1), "ZSCORE", "z", "x");
+    STEP(goblin_sbe_zscore(s, "s", 1, "x", 1), "ZSCORE", "s", "x");
+    /* HSET / HGET. */
+    STEP(goblin_sbe_hset(s, "h2", 2, "f", 1, "1", 1), "HSET", "h2", "f", "1");
+    STEP(goblin_sbe_hset(s, "s", 1, "f", 1, "1", 1), "HSET", "s", "f", "1");
+    STEP(goblin_sbe_hget(s, "h2", 2, "f", 1), "HGET", "h2", "f");
+    STEP(goblin_sbe_hget(s, "s", 1, "f", 1), "HGET", "s", "f");
+    STEP(goblin_sbe_publish(s, "ch", 2, "m", 1), "PUBLISH", "ch", "m");
+    STEP(goblin_sbe_ping(s), "PING");
+    GEN("DBSIZE");
+    return acc;
+}
+
+/* The INFO field `name` (e.g. "cmdstat_set:calls=") as the text up to the
+ * line's end. */
+static char *info_field(struct goblin_sbe *s, const char *section, const char *name)
+{
+    struct goblin_sbe_reply r = reply(s, CMD(s, "INFO", section));
+    char *text = strndup(r.values[0].data, r.values[0].len);
+    goblin_sbe_reply_free(&r);
+    char *at = strstr(text, name);
+    CHECKF(at != NULL, "INFO %s has no %s", section, name);
+    size_t n = strcspn(at, "\r\n");
+    char *out = strndup(at, n);
+    free(text);
+    return out;
+}
+
+static void expect_info(struct goblin_sbe *s, const char *section, const char *prefix,
+                        const char *want)
+{
+    char *got = info_field(s, section, prefix);
+    CHECKF(strncmp(got, want, strlen(want)) == 0, "got %s, want %s", got, want);
+    free(got);
+}
+
+static long long dirty_now(struct goblin_sbe *s)
+{
+    char *field = info_field(s, "persistence", "rdb_changes_since_last_save:");
+    long long n = atoll(strchr(field, ':') + 1);
+    free(field);
+    return n;
+}
+
+/* How far the writes of the hot commands move the dirty counter. */
+static long long dirty_of_writes(struct goblin_sbe *s, bool typed)
+{
+    char *acc = NULL;
+    GEN("FLUSHALL");
+    long long before = dirty_now(s);
+    STEP(goblin_sbe_set(s, "k", 1, "1", 1, 0, 0, 0), "SET", "k", "1");
+    STEP(goblin_sbe_set(s, "k", 1, "2", 1, GOBLIN_SBE_SET_FLAGS_NX, 0, 0), "SET", "k", "2", "NX");
+    STEP(goblin_sbe_incrby(s, "k", 1, 5), "INCRBY", "k", "5");
+    STEP(goblin_sbe_hset(s, "h", 1, "f", 1, "v", 1), "HSET", "h", "f", "v");
+    STEP(goblin_sbe_zadd(s, "z", 1, 0, 2.5, "m", 1), "ZADD", "z", "2.5", "m");
+    STEP(goblin_sbe_zadd(s, "z", 1, GOBLIN_SBE_ZADD_FLAGS_GT, 1, "m", 1), "ZADD", "z", "GT", "1",
+         "m");
+    free(acc);
+    return dirty_now(s) - before;
+}
+
+/* The typed path: same replies as the text form, and the same accounting
+ * (INFO commandstats calls and failures, keyspace hits and misses, the
+ * dirty counter). */
+static void typed_path(struct goblin_sbe *s)
+{
+    char *typed = edge_cases(s, true);
+    char *generic = edge_cases(s, false);
+    CHECKF(strcmp(typed, generic) == 0, "typed:\n%s\ngeneric:\n%s", typed, generic);
+    free(typed);
+    free(generic);
+
+    /* The dirty counter moves alike on both paths. */
+    long long typed_dirty = dirty_of_writes(s, true);
+    CHECK_EQ_LL(typed_dirty, dirty_of_writes(s, false));
+    expect(s, CMD(s, "FLUSHALL"), "+OK\r\n");
+    expect(s, CMD(s, "CONFIG", "RESETSTAT"), "+OK\r\n");
+    expect(s, goblin_sbe_set(s, "k", 1, "1", 1, 0, 0, 0), "+OK\r\n");
+    expect(s, goblin_sbe_set(s, "k", 1, "2", 1, 0, 0, 0), "+OK\r\n");
+    expect(s, goblin_sbe_get(s, "k", 1), "$1\r\n2\r\n");
+    expect(s, goblin_sbe_get(s, "absent", 6), "_\r\n");
+    expect(s, goblin_sbe_incrby(s, "k", 1, 5), ":7\r\n");
+    expect(s, goblin_sbe_hset(s, "h", 1, "f", 1, "v", 1), ":1\r\n");
+    expect(s, goblin_sbe_hget(s, "h", 1, "f", 1), "$1\r\nv\r\n");
+    expect(s, goblin_sbe_zadd(s, "z", 1, 0, 2.5, "m", 1), ":1\r\n");
+    expect(
+        s,
+        goblin_sbe_zadd(s, "z", 1, GOBLIN_SBE_ZADD_FLAGS_GT | GOBLIN_SBE_ZADD_FLAGS_LT, 1, "m", 1),
+        "-ERR GT, LT, and/or NX options at the same time are not compatible\r\n");
+    expect(s, goblin_sbe_zscore(s, "z", 1, "m", 1), ",2.5\r\n");
+    expect(s, goblin_sbe_zscore(s, "h", 1, "m", 1),
+           "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n");
+    expect(s, goblin_sbe_ping(s), "+PONG\r\n");
+    expect_info(s, "commandstats", "cmdstat_set:calls=", "cmdstat_set:calls=2,");
+    expect_info(s, "commandstats", "cmdstat_get:calls=", "cmdstat_get:calls=2,");
+    expect_info(s, "commandstats", "cmdstat_incrby:calls=", "cmdstat_incrby:calls=1,");
+    expect_info(s, "commandstats", "cmdstat_hset:calls=", "cmdstat_hset:calls=1,");
+    expect_info(s, "commandstats", "cmdstat_hget:calls=", "cmdstat_hget:calls=1,");
+    expect_info(s, "commandstats", "cmdstat_ping:calls=", "cmdstat_ping:calls=1,");
+    char *z = info_field(s, "commandstats", "cmdstat_zadd:calls=");
+    CHECKF(strncmp(z, "cmdstat_zadd:calls=2,", 21) == 0 && strstr(z, "failed_calls=1"), "got %s",
+           z);
+    free(z);
+    z = info_field(s, "commandstats", "cmdstat_zscore:calls=");
+    CHECKF(strncmp(z, "cmdstat_zscore:calls=2,", 23) == 0 && strstr(z, "failed_calls=1"), "got %s",
+           z);
+    free(z);
+    /* Hits: GET k, HGET h, ZSCORE z, ZSCORE h (found, wrong type); miss: GET absent. */
+    char *hits = info_field(s, "stats", "keyspace_hits:");
+    char *misses = info_field(s, "stats", "keyspace_misses:");
+    CHECK_STR(hits, "keyspace_hits:4");
+    CHECK_STR(misses, "keyspace_misses:1");
+    free(hits);
+    free(misses);
+    /* Twelve typed calls above, none lowered to the generic path. */
+    char *calls = info_field(s, "stats", "sbe_typed_calls:");
+    CHECK_STR(calls, "sbe_typed_calls:12");
+    free(calls);
+    /* maxmemory: a typed write that may grow is refused as the text form
+     * is (a rejected call), reads and PING still run. */
+    expect(s, CMD(s, "CONFIG", "SET", "maxmemory", "1"), "+OK\r\n");
+    const char *oom = "-OOM command not allowed when used memory > 'maxmemory'.\r\n";
+    expect(s, goblin_sbe_set(s, "k", 1, "1", 1, 0, 0, 0), oom);
+    expect(s, goblin_sbe_zadd(s, "z", 1, 0, 1, "n", 1), oom);
+    expect(s, CMD(s, "SET", "k", "1"), oom);
+    expect(s, goblin_sbe_get(s, "k", 1), "$1\r\n7\r\n");
+    expect(s, goblin_sbe_ping(s), "+PONG\r\n");
+    expect(s, CMD(s, "CONFIG", "SET", "maxmemory", "0"), "+OK\r\n");
+    expect_info(s, "commandstats", "cmdstat_set:calls=", "cmdstat_set:calls=2,");
+    z = info_field(s, "commandstats", "cmdstat_set:calls=");
+    CHECKF(strstr(z, "rejected_calls=2,") != NULL, "got %s", z);
+    free(z);
+}
+
+/* One transaction of the hot commands, every step typed or as the generic
+ * template's text form: each is answered QUEUED, then EXEC's array. */
+static char *transaction(struct goblin_sbe *s, bool typed)
+{
+    char *acc = NULL;
+    GEN("FLUSHALL");
+    GEN("SET", "s", "abc");
+    GEN("MULTI");
+    STEP(goblin_sbe_ping(s), "PING");
+    STEP(goblin_sbe_set(s, "k", 1, "v", 1, GOBLIN_SBE_SET_FLAGS_NX, GOBLIN_SBE_EXPIRE_KIND_EX, 100),
+         "SET", "k", "v", "NX", "EX", "100");
+    STEP(goblin_sbe_set(s, "k", 1, "w", 1, GOBLIN_SBE_SET_FLAGS_XX | GOBLIN_SBE_SET_FLAGS_GET,
+                        GOBLIN_SBE_EXPIRE_KIND_KEEPTTL, 0),
+         "SET", "k", "w", "XX", "GET", "KEEPTTL");
+    STEP(goblin_sbe_set(s, "k", 1, "y", 1, GOBLIN_SBE_SET_FLAGS_NX | GOBLIN_SBE_SET_FLAGS_XX, 0, 0),
+         "SET", "k", "y", "NX", "XX");
+    STEP(goblin_sbe_get(s, "k", 1), "GET", "k");
+    STEP(goblin_sbe_incr(s, "n", 1), "INCR", "n");
+    STEP(goblin_sbe_incrby(s, "n", 1, -9223372036854775807LL), "INCRBY", "n",
+         "-9223372036854775807");
+    STEP(goblin_sbe_incrby(s, "s", 1, 1), "INCRBY", "s", "1");
+    STEP(goblin_sbe_hset(s, "h", 1, "f", 1, "v", 1), "HSET", "h", "f", "v");
+    STEP(goblin_sbe_hget(s, "h", 1, "f", 1), "HGET", "h", "f");
+    STEP(goblin_sbe_zadd(s, "z", 1, GOBLIN_SBE_ZADD_FLAGS_CH, 0.1, "m", 1), "ZADD", "z", "CH",
+         "0.10000000000000001", "m");
+    STEP(goblin_sbe_zadd(s, "z", 1, GOBLIN_SBE_ZADD_FLAGS_INCR | GOBLIN_SBE_ZADD_FLAGS_GT, -1e300,
+                         "m", 1),
+         "ZADD", "z", "GT", "INCR", "-1.0000000000000001e+300", "m");
+    STEP(goblin_sbe_zadd(s, "z", 1, GOBLIN_SBE_ZADD_FLAGS_NX | GOBLIN_SBE_ZADD_FLAGS_GT, 1, "m", 1),
+         "ZADD", "z", "NX", "GT", "1", "m");
+    STEP(goblin_sbe_zscore(s, "z", 1, "m", 1), "ZSCORE", "z", "m");
+    STEP(goblin_sbe_publish(s, "nobody", 6, "m", 1), "PUBLISH", "nobody", "m");
+    STEP(goblin_sbe_del(s, 2, ARGS("k", "absent"), NULL), "DEL", "k", "absent");
+    GEN("EXEC");
+    GEN("MGET", "k", "n", "s");
+    GEN("ZRANGE", "z", "0", "-1", "WITHSCORES");
+    GEN("DBSIZE");
+    return acc;
+}
+
+/* Typed writes from another connection invalidate WATCH as their text
+ * forms do; a typed read does not. */
+static void watch(struct goblin_sbe *s, struct goblin_sbe *other)
+{
+    expect(s, CMD(s, "FLUSHALL"), "+OK\r\n");
+    expect(s, CMD(s, "HSET", "h", "f", "v"), ":1\r\n");
+    expect(s, CMD(s, "ZADD", "z", "1", "m"), ":1\r\n");
+    expect(s, CMD(s, "SET", "n", "1"), "+OK\r\n");
+    for (int w = 0; w < 6; w++) {
+        static const char *const keys[] = {"k", "n", "h", "z", "k", "n"};
+        expect(s, CMD(s, "WATCH", keys[w]), "+OK\r\n");
+        int64_t c = 0;
+        switch (w) {
+        case 0:
+            c = goblin_sbe_set(other, "k", 1, "v", 1, 0, GOBLIN_SBE_EXPIRE_KIND_PX, 100000);
+            break;
+        case 1:
+            c = goblin_sbe_incrby(other, "n", 1, 5);
+            break;
+        case 2:
+            c = goblin_sbe_hset(other, "h", 1, "f", 1, "w", 1);
+            break;
+        case 3:
+            c = goblin_sbe_zadd(other, "z", 1, GOBLIN_SBE_ZADD_FLAGS_INCR, 2, "m", 1);
+            break;
+        case 4:
+            c = goblin_sbe_del(other, 1, ARGS("k"), NULL);
+            break;
+        case 5:
+            c = goblin_sbe_incr(other, "n", 1);
+            break;
+        }
+        struct goblin_sbe_reply r = reply(other, c);
+        CHECKF(r.values[0].kind != GOBLIN_SBE_VALUE_KIND_ERROR, "write %d failed", w);
+        goblin_sbe_reply_free(&r);
+        expect(s, CMD(s, "MULTI"), "+OK\r\n");
+        expect(s, goblin_sbe_get(s, "n", 1), "+QUEUED\r\n");
+        expect(s, CMD(s, "EXEC"), "_\r\n");
+    }
+    /* Reads from the other side leave the watch intact. */
+    expect(s, CMD(s, "WATCH", "n"), "+OK\r\n");
+    expect(other, goblin_sbe_get(other, "n", 1), "$1\r\n7\r\n");
+    expect(s, CMD(s, "MULTI"), "+OK\r\n");
+    expect(s, goblin_sbe_incrby(s, "n", 1, 3), "+QUEUED\r\n");
+    expect(s, CMD(s, "EXEC"), "*1\r\n:10\r\n");
+}
+
+/* Inside MULTI typed frames are queued exactly as their generic forms (and
+ * counted as text: lowered); WATCH sees typed writes. */
+static void transactions(struct goblin_sbe *s, struct goblin_sbe *other)
+{
+    char *typed = transaction(s, true);
+    char *generic = transaction(s, false);
+    CHECKF(strcmp(typed, generic) == 0, "typed:\n%s\ngeneric:\n%s", typed, generic);
+    CHECKF(strstr(typed, "+QUEUED\r\n") != NULL, "nothing queued:\n%s", typed);
+    free(typed);
+    free(generic);
+    watch(s, other);
+}
+
 /* 2000 requests queued before the first read: replies come in order. */
 static void pipelining(struct goblin_sbe *s)
 {
@@ -400,6 +722,8 @@ static void remote_peer(struct test_server *srv, bool allowed)
 static void with_transport(const char *name, struct goblin_sbe *a, struct goblin_sbe *b)
 {
     typed_and_generic(a);
+    typed_path(a);
+    transactions(a, b);
     pipelining(a);
     malformed(a);
     pubsub(a, b);
