@@ -75,7 +75,9 @@ static void fuzz_decoder(struct fuzz_input *in)
 {
     size_t chunk_max = (size_t)fuzz_u8(in) + 1;
     uint8_t lim_byte = fuzz_u8(in);
-    struct request_limits lim = {.proto_max_bulk_len = lim_byte < 128 ? lim_byte : 512LL << 20};
+    /* Its low bit: typed calls lowered to text, as inside MULTI. */
+    struct request_limits lim = {.proto_max_bulk_len = lim_byte < 128 ? lim_byte : 512LL << 20,
+                                 .typed_as_text = lim_byte & 1};
     size_t n;
     const uint8_t *stream = fuzz_bytes(in, in->size, &n);
     union wire_state st;
@@ -116,6 +118,11 @@ static void fuzz_decoder(struct fuzz_input *in)
             FUZZ_CHECK(!sbe_wire.mid_request(&st), "mid-request after a whole frame");
             if (ws == WIRE_REQUEST) {
                 FUZZ_CHECK(req.argc > 0, "empty request");
+                const struct typed_call *t = req.typed;
+                FUZZ_CHECK(!t || !lim.typed_as_text, "a typed call while text was asked for");
+                FUZZ_CHECK(!t || (t->argc == req.argc && t->argv == req.argv &&
+                                  (unsigned)t->op < TYPED_OP_COUNT),
+                           "typed call inconsistent with its argv");
                 for (int i = 0; i < req.argc; i++) {
                     const char *a = req.argv[i];
                     size_t alen = req.argv_len[i];
