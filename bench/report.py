@@ -41,6 +41,11 @@ FLOOR_GOAL = 1.15  # issue 5: goblin-core within 1.15x of the echo floor at p50
 # round trip, the eight-operation average p50 within 1.6x.
 PINGPONG_PING_GOAL = 1.3
 PINGPONG_AVERAGE_GOAL = 1.6
+# issue 11, SBE against RESP on the same transport: on a ring the average p50
+# at least 1.3x faster and PING p50 within 2x of the SQ/CQ cache-line floor;
+# on sockets no slower at p50 and p99.99.
+SBE_RING_SPEEDUP_GOAL = 1.3
+SBE_RING_FLOOR_GOAL = 2.0
 
 
 class Config:
@@ -416,6 +421,41 @@ def main():
                         f"every p50 within {FLOOR_GOAL:.2f}× of the floor" if not over else
                         f"p50 above {FLOOR_GOAL:.2f}× the floor: " + "; ".join(over))
             out.append(f"- **{c.label}**: {vs_redis}; {vs_floor}.")
+        out.append("")
+
+    pairs = [(c, s) for c in shown if c.wire == "resp" for s in shown
+             if s.wire == "sbe" and s.server == c.server and s.path == c.path
+             and s.send_mode == c.send_mode]
+    if pairs:
+        out.append("## Against the goals of issue 11 (SBE against RESP)\n")
+        out.append(f"Goals: on a ring, SBE's average p50 at least {SBE_RING_SPEEDUP_GOAL:.1f}× "
+                   f"faster than RESP's and SBE's PING p50 within {SBE_RING_FLOOR_GOAL:.0f}× of "
+                   "the SQ/CQ cache-line floor (the ring floor's ECHO) of the same run; on TCP "
+                   "and Unix sockets SBE no slower than RESP at p50 and p99.99, operation by "
+                   f"operation. Load average at the end of the run: "
+                   f"{meta.get('loadavg_at_end', 'not recorded')}.\n")
+        for resp, sbe in pairs:
+            common = [op for op in ops if op in resp.ops and op in sbe.ops]
+            speedup = ratio(resp.average("p50_us", common), sbe.average("p50_us", common))
+            line = (f"- **{sbe.transport}** ({sbe.label} vs {resp.label}): average p50 "
+                    f"{fmt(sbe.average('p50_us', common))} vs {fmt(resp.average('p50_us', common))}"
+                    f" µs, RESP ÷ SBE {fmt_ratio(speedup)}")
+            if sbe.transport == "ring":
+                fp = floor_p50(sbe)
+                ping = sbe.ops.get("PING", {}).get("p50_us")
+                floor_ratio = ratio(ping, fp) if fp else None
+                met = (speedup is not None and speedup >= SBE_RING_SPEEDUP_GOAL
+                       and floor_ratio is not None and floor_ratio <= SBE_RING_FLOOR_GOAL)
+                line += (f"; SBE PING p50 {fmt(ping)} µs, ÷ floor {fmt(fp)} µs = "
+                         f"{fmt_ratio(floor_ratio)}: {'met' if met else 'missed'}.")
+            else:
+                slower = [f"{op} {label} ({fmt(sbe.ops[op][col])} vs {fmt(resp.ops[op][col])})"
+                          for op in common for col, label in (("p50_us", "p50"),
+                                                              ("p9999_us", "p99.99"))
+                          if sbe.ops[op][col] > resp.ops[op][col]]
+                line += ("; no slower on any p50 or p99.99: met." if not slower else
+                         "; slower on: " + "; ".join(slower) + ": missed.")
+            out.append(line)
         out.append("")
 
     images = write_plots(results, ranked, shown[len(ranked):], floors, ops, requested, render)
