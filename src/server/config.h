@@ -72,7 +72,7 @@ struct config {
     long long cluster_announce_bus_port;
     bool cluster_require_full_coverage;
     bool cluster_allow_reads_when_down;
-    long long maxmemory; /* bytes of used memory (INFO used_memory); 0: no limit */
+    long long maxmemory;    /* bytes of used memory (INFO used_memory); 0: no limit */
     char *maxmemory_policy; /* one of evict_policy_names (store/evict.h) */
     long long databases;
     long long unsolicited_output_buffer_bytes; /* fixed Pub/Sub FIFO; 0: growable (conn.h) */

@@ -8,9 +8,9 @@
  * fuzz-sources: src/store/db.c src/store/dict.c src/store/kv.c src/store/hash.c
  * fuzz-sources: src/store/zset.c src/store/zindex.c src/store/packed.c src/store/set.c
  * fuzz-sources: src/store/sample.c src/store/list.c src/store/blocking.c src/store/watch.c
- * fuzz-sources: src/store/evict.c
+ * fuzz-sources: src/store/evict.c src/store/notify.c src/store/pubsub.c
  * fuzz-sources: src/util/buf.c src/util/numparse.c src/util/strbuf.c src/util/xmalloc.c
- * fuzz-sources: src/util/hash.c src/util/rand.c
+ * fuzz-sources: src/util/hash.c src/util/rand.c src/util/glob.c
  *
  * Input: the bytes of an RDB file (starting "REDIS") or of a DUMP payload
  * (anything else; its footer is not checked, so the decoder itself is
