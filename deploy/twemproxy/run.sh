@@ -64,7 +64,7 @@ start_node() {
     cmd+=("$SERVER" --bind "$host" --port "$port")
     if "$SERVER" --version 2>/dev/null | grep -q '^Redis server'; then
         cmd+=(--save "" --appendonly no --protected-mode no)
-    elif "$SERVER" --help 2>&1 | grep -q -- '--protected-mode'; then
+    elif "$SERVER" --help 2>&1 | grep -- '--protected-mode' >/dev/null; then
         cmd+=(--protected-mode no)
     fi
     # goblin-core with snapshots: none, and none read from the working directory.
