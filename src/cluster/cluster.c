@@ -390,8 +390,7 @@ static bool is_me(const struct cluster_node *n)
     return strstr(config.bind, n->ip) != NULL;
 }
 
-/* Loads nodes.conf; returns 1 loaded, 0 absent, -1 invalid (logged). */
-static int load_config(const char *path)
+int cluster_load_config(const char *path)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -473,7 +472,7 @@ bool cluster_start(void)
     }
     char path[4096];
     config_path(path, sizeof path);
-    int loaded = load_config(path);
+    int loaded = cluster_load_config(path);
     if (loaded < 0) return false;
     if (loaded == 0) {
         cluster.myself = cluster_node_create(NULL, NODE_MYSELF | NODE_MASTER);

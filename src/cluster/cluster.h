@@ -102,6 +102,11 @@ unsigned cluster_keyslot(const char *key, size_t len);
 bool cluster_start(void);
 void cluster_stop(void);
 
+/* Loads a nodes.conf into the (empty) node table: 1 loaded, 0 absent or
+ * empty, -1 invalid (logged). cluster_start's first step; fuzzed by
+ * tests/fuzz/fuzz_cluster_bus.c. */
+int cluster_load_config(const char *path);
+
 /* Periodic work (bus pings, failure detection, state): housekeeping. */
 void cluster_housekeeping(void);
 

@@ -16,6 +16,10 @@
  * the first gossip entry or the FAIL/UPDATE subject. Each message is handed
  * over in a block of exactly its size, so ASan catches any read past it.
  *
+ * An input whose first byte is 0xff is instead a nodes.conf (the rest of the
+ * input, written to a temporary file) loaded into an empty table by
+ * cluster_load_config(), with the same table invariants afterwards.
+ *
  * Invariants: a message the checker refuses changes nothing; the node
  * table stays consistent (every slot owner is a known node whose bitmap
  * has that slot, slot counts match the bitmaps); this node stays in the
@@ -34,6 +38,8 @@
 #include "transport/socket.h"
 
 #include "fuzz_common.h"
+
+#include <unistd.h>
 
 struct config config;
 
@@ -125,7 +131,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         config.cluster_node_timeout = 15000;
         config.cluster_require_full_coverage = true;
         config.cluster_announce_ip = "";
+        config.bind = "127.0.0.1";
+        config.port = 7001;
         cluster_enabled = true;
+    }
+    if (size && data[0] == 0xff) {
+        while (cluster.node_count) cluster_node_delete(cluster.nodes[cluster.node_count - 1]);
+        free(cluster.nodes);
+        memset(&cluster, 0, sizeof cluster);
+        char path[] = "/tmp/fuzz_cluster_conf.XXXXXX";
+        int fd = mkstemp(path);
+        FUZZ_CHECK(fd >= 0, "mkstemp");
+        FUZZ_CHECK(write(fd, data + 1, size - 1) == (ssize_t)(size - 1), "write");
+        close(fd);
+        int loaded = cluster_load_config(path);
+        unlink(path);
+        if (loaded == 1) {
+            FUZZ_CHECK(cluster.myself, "a loaded table has this node");
+            check_table();
+        }
+        return 0;
     }
     reset_cluster();
     size_t at = 0;
