@@ -242,8 +242,10 @@ static void command_run(struct cmd_ctx *ctx, const struct typed_call *typed)
         cmd->fn(ctx);
     uint64_t elapsed = cycles_now() - start;
     cmd->cycles += elapsed;
-    slowlog_consider(ctx, elapsed);
-    monitor_consider(ctx);
+    if (ctx->conn) { /* not the append-only file's replay, which Redis runs uncounted */
+        slowlog_consider(ctx, elapsed);
+        monitor_consider(ctx);
+    }
     if (frame.active) propagate_end(&frame, ctx);
     cmd->calls++;
     if (reply_error_count != errors_before) cmd->failed_calls++;

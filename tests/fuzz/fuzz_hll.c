@@ -14,6 +14,13 @@
  * merging and conversion to dense agree on whether the registers are
  * corrupt, and on the count; adding to a valid value keeps it valid, never
  * lowers a register, and a dense result has exactly the dense size.
+ *
+ * One exception, Redis's own: a sparse value cut after the first byte of
+ * its last XZERO reads as if the missing byte were 0 (Redis reads the
+ * string's terminator there), so it can count as valid, but splitting that
+ * run (as Redis's hllSparseSet does, byte for byte, which test_diff_hll
+ * checks) can corrupt it. Adds to such a value are only checked for
+ * memory safety and the header.
  */
 #include "fuzz_common.h"
 #include "store/hll.h"
@@ -23,6 +30,23 @@ static const long long limits[] = {0, 40, 300, 3000};
 static struct strbuf *copy(const uint8_t *p, size_t n)
 {
     return strbuf_new(p, n, n);
+}
+
+/* Whether a sparse value's opcodes end inside an XZERO (see above). */
+static bool ends_in_cut_xzero(const struct strbuf *sb)
+{
+    const uint8_t *p = (const uint8_t *)sb->data + HLL_HDR_SIZE,
+                  *end = (const uint8_t *)sb->data + sb->len;
+    if (sb->data[4] != 1) return false; /* dense */
+    while (p < end) {
+        if ((*p & 0xc0) == 0x40) {
+            if (p + 1 == end) return true;
+            p += 2;
+        } else {
+            p++;
+        }
+    }
+    return false;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -67,6 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int adds = (ctl >> 2) & 7;
     for (int i = 0; i < adds; i++) {
         size_t n = len > (size_t)i ? (size_t)i + 1 : len;
+        if (ends_in_cut_xzero(sb)) merged = false;
         int r = hll_add(&sb, v + len - n, n);
         if (r < 0) break;
         FUZZ_CHECK(hll_header_valid((unsigned char *)sb->data, sb->len), "add broke the header");
