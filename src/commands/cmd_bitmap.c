@@ -279,6 +279,7 @@ static void cmd_bitop(struct cmd_ctx *ctx)
     if (maxlen == 0) {
         if (dst) {
             db_delete_kv(ctx->db, dst);
+            keyspace.stats.dirty++;
             cmd_notify(ctx, NOTIFY_GENERIC, "del", 2);
         }
         xfree(src);

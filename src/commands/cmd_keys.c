@@ -26,6 +26,7 @@ static void cmd_del(struct cmd_ctx *ctx)
             removed++;
             cmd_notify(ctx, NOTIFY_GENERIC, "del", i);
         }
+    keyspace.stats.dirty += removed;
     reply_int(ctx->reply, removed);
 }
 
@@ -40,7 +41,7 @@ static void cmd_exists(struct cmd_ctx *ctx)
 
 static void cmd_type(struct cmd_ctx *ctx)
 {
-    struct kv *kv = db_lookup_quiet(ctx->db, ctx->argv[1], ctx->argv_len[1]);
+    struct kv *kv = db_lookup_read_notouch(ctx->db, ctx->argv[1], ctx->argv_len[1]);
     reply_status(ctx->reply, kv ? kv_type_name(kv) : "none");
 }
 
@@ -115,8 +116,11 @@ static void expire_generic(struct cmd_ctx *ctx, long long base_ms, bool seconds)
         reply_int(ctx->reply, 0);
         return;
     }
-    /* A time already past deletes the key; both cases answer 1. */
-    cmd_notify(ctx, NOTIFY_GENERIC, db_set_expire(ctx->db, kv, when) ? "expire" : "del", 1);
+    /* A time already past deletes the key; both cases answer 1 (and are
+     * one change). */
+    bool kept = db_set_expire(ctx->db, kv, when);
+    keyspace.stats.dirty++;
+    cmd_notify(ctx, NOTIFY_GENERIC, kept ? "expire" : "del", 1);
     reply_int(ctx->reply, 1);
     return;
 invalid:
@@ -147,7 +151,7 @@ static void cmd_pexpireat(struct cmd_ctx *ctx)
  * are rounded to nearest as Redis does ((ms + 500) / 1000). */
 static void ttl_generic(struct cmd_ctx *ctx, bool in_ms, bool absolute)
 {
-    struct kv *kv = db_lookup_quiet(ctx->db, ctx->argv[1], ctx->argv_len[1]);
+    struct kv *kv = db_lookup_read_notouch(ctx->db, ctx->argv[1], ctx->argv_len[1]);
     if (!kv || !kv->expire_ms) {
         reply_int(ctx->reply, kv ? -1 : -2);
         return;

@@ -430,8 +430,8 @@ static void move_one(struct cmd_ctx *ctx, struct kv *src, struct kv *dst, int ds
     list_push(list_of(dst), to, copy, len);
     reply_bulk(ctx->reply, copy, len);
     if (copy != small) xfree(copy);
-    db_note_modified(ctx->db, dst);
-    db_note_modified(ctx->db, src);
+    db_note_modified(ctx->db, dst); /* one change, as Redis counts a move */
+    db_signal_modified_key(ctx->db, src->key, src->key_len);
     cmd_notify(ctx, NOTIFY_LIST, push_event(to), dst_i);
     cmd_notify(ctx, NOTIFY_LIST, pop_event(from), 1);
     delete_if_empty(ctx, src);

@@ -15,9 +15,10 @@
 /* MEMORY USAGE's default SAMPLES (Redis's OBJ_COMPUTE_SIZE_DEF_SAMPLES). */
 #define MEMORY_USAGE_DEFAULT_SAMPLES 5
 
+/* OBJECT's lookup: counted in keyspace_hits/misses, the LRU clock left alone. */
 static struct kv *lookup_or_nil(struct cmd_ctx *ctx)
 {
-    struct kv *kv = db_lookup_quiet(ctx->db, ctx->argv[2], ctx->argv_len[2]);
+    struct kv *kv = db_lookup_read_notouch(ctx->db, ctx->argv[2], ctx->argv_len[2]);
     if (!kv) reply_nil(ctx->reply);
     return kv;
 }
@@ -110,7 +111,8 @@ static void cmd_memory_usage(struct cmd_ctx *ctx)
             return;
         }
     }
-    struct kv *kv = lookup_or_nil(ctx);
+    struct kv *kv = db_lookup_quiet(ctx->db, ctx->argv[2], ctx->argv_len[2]); /* uncounted */
+    if (!kv) reply_nil(ctx->reply);
     /* samples == 0 means every element, which kv_memory_usage also spells 0. */
     if (kv) reply_int(ctx->reply, (long long)kv_memory_usage(kv, samples));
 }

@@ -155,14 +155,16 @@ static void cmd_restore(struct cmd_ctx *ctx)
         reply_error(ctx->reply, "ERR Bad data format");
         return;
     }
-    if (replace) db_delete(ctx->db, key, key_len);
+    bool deleted = replace && db_delete(ctx->db, key, key_len);
     if (ttl && !absttl) ttl += keyspace_now_ms();
     if (ttl && ttl <= keyspace_now_ms()) {
         kv_free(kv); /* already expired: the key is gone (deleted above if REPLACE) */
+        if (deleted) keyspace.stats.dirty++;
         reply_ok(ctx->reply);
         return;
     }
     db_add(ctx->db, kv);
+    keyspace.stats.dirty++;
     if (ttl) db_set_expire(ctx->db, kv, ttl);
     evict_restore_stamp(kv, idle, freq);
     cmd_notify(ctx, NOTIFY_GENERIC, "restore", 1);

@@ -71,6 +71,7 @@ static void cmd_swapdb(struct cmd_ctx *ctx)
         return;
     }
     if (a != b) keyspace_swap((int)a, (int)b);
+    keyspace.stats.dirty++; /* also for a database swapped with itself, as Redis */
     reply_ok(ctx->reply);
 }
 

@@ -344,9 +344,10 @@ struct set_inputs {
     bool missing;
 };
 
-/* Looks up argv[first .. first + n - 1] in order (reads as writes for a
- * STORE, as Redis). False after replying WRONGTYPE. */
-static bool inputs_load(struct cmd_ctx *ctx, int first, size_t n, bool write, struct set_inputs *in)
+/* Looks up argv[first .. first + n - 1] in order (read lookups also for a
+ * STORE: Redis 7.0 counts their hits and misses). False after replying
+ * WRONGTYPE. */
+static bool inputs_load(struct cmd_ctx *ctx, int first, size_t n, struct set_inputs *in)
 {
     in->n = n;
     in->missing = false;
@@ -354,8 +355,7 @@ static bool inputs_load(struct cmd_ctx *ctx, int first, size_t n, bool write, st
     for (size_t i = 0; i < n; i++) {
         bool replied;
         int k = first + (int)i;
-        struct kv *kv = write ? lookup_write_typed(ctx, k, OBJ_SET, &replied)
-                              : lookup_read_typed(ctx, k, OBJ_SET, &replied);
+        struct kv *kv = lookup_read_typed(ctx, k, OBJ_SET, &replied);
         if (replied) {
             if (in->sets != in->stack) xfree(in->sets);
             return false;
@@ -413,7 +413,7 @@ static void inter_generic(struct cmd_ctx *ctx, int first, size_t n, int dst_i,
                           enum set_sink_kind kind, long long limit)
 {
     struct set_inputs in;
-    if (!inputs_load(ctx, first, n, dst_i > 0, &in)) return;
+    if (!inputs_load(ctx, first, n, &in)) return;
     if (in.missing) {
         if (kind == SINK_SET)
             store_container_result(ctx, dst_i, OBJ_SET, ENC_INTSET, NULL, 0);
@@ -519,7 +519,7 @@ static void reply_as_union(struct reply *r, struct set *s)
 static void union_diff_generic(struct cmd_ctx *ctx, int first, size_t n, int dst_i, bool diff)
 {
     struct set_inputs in;
-    if (!inputs_load(ctx, first, n, dst_i > 0, &in)) return;
+    if (!inputs_load(ctx, first, n, &in)) return;
     struct set *dst = set_new_intset();
     if (diff) {
         diff_into(dst, in.sets, n);

@@ -320,6 +320,8 @@ static void sort_generic(struct cmd_ctx *ctx, bool readonly)
         size_t stored_len = list_len(stored);
         store_container_result(ctx, store_i, OBJ_LIST, ENC_QUICKLIST, stored, stored_len);
         if (stored_len == 0) list_free(stored);
+        /* Redis counts one change per element stored (the store counted one). */
+        if (stored_len > 1) keyspace.stats.dirty += (long long)stored_len - 1;
     }
 out:
     for (size_t j = 0; j < n; j++) {

@@ -161,7 +161,9 @@ static void set_generic(struct cmd_ctx *ctx, int flags, int val_index, bool has_
 {
     const char *key = ctx->argv[1];
     size_t key_len = ctx->argv_len[1];
-    struct kv *old = db_lookup_write(ctx->db, key, key_len);
+    /* With GET, a read as Redis's GETSET does (counted in keyspace_hits). */
+    struct kv *old = flags & OPT_GET ? db_lookup_read(ctx->db, key, key_len)
+                                     : db_lookup_write(ctx->db, key, key_len);
     if (flags & OPT_GET) {
         if (reject_non_string(ctx, old)) return;
         if (old)
@@ -270,6 +272,7 @@ static void cmd_getdel(struct cmd_ctx *ctx)
     if (reject_non_string(ctx, kv)) return;
     reply_string_kv(ctx, kv);
     db_delete_kv(ctx->db, kv);
+    keyspace.stats.dirty++;
     cmd_notify(ctx, NOTIFY_GENERIC, "del", 1);
 }
 
@@ -288,9 +291,11 @@ static void cmd_getex(struct cmd_ctx *ctx)
     if (o.expire_index && !expire_arg_to_abs_ms(ctx, o.expire_index, o.flags, &when_ms)) return;
     reply_string_kv(ctx, kv);
     /* An absolute time already past deletes the key (db_set_expire does). */
-    if (o.expire_index)
-        cmd_notify(ctx, NOTIFY_GENERIC, db_set_expire(ctx->db, kv, when_ms) ? "expire" : "del", 1);
-    else if ((o.flags & OPT_PERSIST) && db_persist(ctx->db, kv))
+    if (o.expire_index) {
+        bool kept = db_set_expire(ctx->db, kv, when_ms);
+        keyspace.stats.dirty++; /* set or, when past, deleted: one change */
+        cmd_notify(ctx, NOTIFY_GENERIC, kept ? "expire" : "del", 1);
+    } else if ((o.flags & OPT_PERSIST) && db_persist(ctx->db, kv))
         cmd_notify(ctx, NOTIFY_GENERIC, "persist", 1);
 }
 
@@ -460,6 +465,7 @@ static void cmd_append(struct cmd_ctx *ctx)
     if (!kv) {
         /* Redis stores the argument as SET would (an int when it is one). */
         db_add(ctx->db, kv_new_string(key, key_len, val, val_len, KV_STR_TRY_INT));
+        keyspace.stats.dirty++;
         cmd_notify(ctx, NOTIFY_STRING, "append", 1);
         reply_int(ctx->reply, (long long)val_len);
         return;
@@ -524,6 +530,7 @@ static void cmd_setrange(struct cmd_ctx *ctx)
     if (!kv) {
         kv = kv_new_string_zeroed(key, key_len, end);
         db_add(ctx->db, kv);
+        keyspace.stats.dirty++;
         sb = kv->v.raw;
     } else {
         sb = kv_string_grow_zeroed(kv, end);

@@ -32,10 +32,9 @@ static void combine_generic(struct cmd_ctx *ctx, enum zset_combine_op op, enum c
     struct zset_input *in = n <= COMBINE_STACK_INPUTS ? stack : xmalloc(n * sizeof *in);
     int j = numkeys_i + 1;
     for (size_t i = 0; i < n; i++, j++) {
-        /* Redis reads the inputs of a STORE as writes (no hit/miss counted). */
-        struct kv *kv = mode == MODE_STORE
-                            ? db_lookup_write(ctx->db, ctx->argv[j], ctx->argv_len[j])
-                            : db_lookup_read(ctx->db, ctx->argv[j], ctx->argv_len[j]);
+        /* Read lookups also for a STORE (Redis 7.0 counts their hits and
+         * misses; 7.2 changed that). */
+        struct kv *kv = db_lookup_read(ctx->db, ctx->argv[j], ctx->argv_len[j]);
         if (kv && kv->type != OBJ_ZSET && kv->type != OBJ_SET) {
             reply_error_wrongtype(ctx->reply);
             goto done;

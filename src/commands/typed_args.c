@@ -42,6 +42,7 @@ void store_container_result(struct cmd_ctx *ctx, int dst_i, enum obj_type type,
     if (n == 0) {
         if (old) {
             db_delete_kv(ctx->db, old);
+            keyspace.stats.dirty++;
             cmd_notify(ctx, NOTIFY_GENERIC, "del", dst_i);
         }
         reply_int(ctx->reply, 0);
@@ -52,6 +53,7 @@ void store_container_result(struct cmd_ctx *ctx, int dst_i, enum obj_type type,
         db_replace(ctx->db, old, fresh, false);
     else
         db_add(ctx->db, fresh);
+    keyspace.stats.dirty++;
     /* The event is the command's name (sinterstore, zunionstore...). */
     cmd_notify(ctx, type == OBJ_SET ? NOTIFY_SET : NOTIFY_ZSET, ctx->cmd->name, dst_i);
     reply_int(ctx->reply, (long long)n);

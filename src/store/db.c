@@ -127,6 +127,7 @@ bool db_persist(struct db *db, struct kv *kv)
     expires_forget(db, kv);
     kv->expire_ms = 0;
     db_signal_modified_key(db, kv->key, kv->key_len);
+    keyspace.stats.dirty++; /* PERSIST, GETEX PERSIST: a change, as in Redis */
     return true;
 }
 
@@ -193,7 +194,6 @@ void db_add(struct db *db, struct kv *kv)
         kv->expire_ms = 0;
         db_set_expire(db, kv, when);
     }
-    keyspace.stats.dirty++;
     blocking_signal_key(db->id, kv);
     db_signal_modified_key(db, kv->key, kv->key_len);
     notify_keyspace_event(NOTIFY_NEW, "new", kv->key, kv->key_len, db->id);
@@ -216,7 +216,6 @@ void db_replace(struct db *db, struct kv *old, struct kv *fresh, bool keep_ttl)
     }
     db_signal_modified_key(db, fresh->key, fresh->key_len);
     kv_free(old);
-    keyspace.stats.dirty++;
     blocking_signal_key(db->id, fresh);
 }
 
@@ -233,6 +232,7 @@ struct kv *db_store_string(struct db *db, struct kv *kv, const char *key, size_t
     if (!kv) {
         kv = kv_new_string(key, key_len, val, val_len, hint);
         db_add(db, kv);
+        keyspace.stats.dirty++;
         return kv;
     }
     if (kv_string_set_in_place(kv, val, val_len, hint)) {
@@ -242,6 +242,7 @@ struct kv *db_store_string(struct db *db, struct kv *kv, const char *key, size_t
     }
     struct kv *fresh = kv_new_string(key, key_len, val, val_len, hint);
     db_replace(db, kv, fresh, keep_ttl);
+    keyspace.stats.dirty++;
     return fresh;
 }
 
@@ -254,6 +255,7 @@ struct kv *db_store_string_adopt(struct db *db, struct kv *kv, const char *key, 
         db_replace(db, kv, fresh, keep_ttl);
     else
         db_add(db, fresh);
+    keyspace.stats.dirty++;
     return fresh;
 }
 
@@ -263,6 +265,7 @@ struct kv *db_store_int(struct db *db, struct kv *kv, const char *key, size_t ke
     if (!kv) {
         kv = kv_new_int(key, key_len, value);
         db_add(db, kv);
+        keyspace.stats.dirty++;
         return kv;
     }
     if (kv_string_set_int_in_place(kv, value)) {
@@ -271,6 +274,7 @@ struct kv *db_store_int(struct db *db, struct kv *kv, const char *key, size_t ke
     }
     struct kv *fresh = kv_new_int(key, key_len, value);
     db_replace(db, kv, fresh, true);
+    keyspace.stats.dirty++;
     return fresh;
 }
 
@@ -278,7 +282,6 @@ void db_unlink_kv(struct db *db, struct kv *kv)
 {
     if (kv->expire_ms) expires_forget(db, kv);
     dict_remove(&db->keys, kv->key, kv->key_len, hash_bytes(kv->key, kv->key_len));
-    keyspace.stats.dirty++;
     db_signal_modified_key(db, kv->key, kv->key_len); /* after removal: watch.c checks presence */
 }
 
@@ -319,6 +322,7 @@ struct kv *db_rename(struct db *db, struct kv *kv, const char *key, size_t key_l
     /* kv_rekey carries expire_ms; db_add re-registers it under the new key. */
     struct kv *renamed = kv_rekey(kv, key, key_len);
     db_add(db, renamed);
+    keyspace.stats.dirty++;
     return renamed;
 }
 
@@ -326,6 +330,7 @@ void db_move(struct db *src, struct db *dst, struct kv *kv)
 {
     db_unlink_kv(src, kv);
     db_add(dst, kv);
+    keyspace.stats.dirty++;
 }
 
 static void free_kv_node(struct dict_node *n, void *arg)
