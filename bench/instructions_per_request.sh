@@ -1,25 +1,58 @@
 #!/usr/bin/env bash
 # instructions_per_request.sh BINARY [REQUESTS] — instructions the server
-# executes for REQUESTS (default 20000) each of PING, SET and GET at depth
-# one (redis-benchmark -c 1 over TCP), counted by valgrind's callgrind with
-# --idle-strategy block so idle polling adds nothing. Instruction counts are
-# repeatable on a noisy machine where wall-clock latency is not: use it to
-# compare two builds of the hot path (startup is included; it is the same
-# for both within a few thousand instructions per request run).
+# executes for REQUESTS (default 20000) each of PING, SET and GET
+# (redis-benchmark over TCP, depth one by default), counted by valgrind's
+# callgrind with --idle-strategy block so idle polling adds nothing.
+# Instruction counts are repeatable on a noisy machine where wall-clock
+# latency is not: use it to compare two builds of the hot path.
+#
+#   CLIENTS=1 PIPELINE=1   redis-benchmark's -c and -P (e.g. 50 and 16 for
+#                          the pipelined throughput runs of redis_benchmark.sh)
+#   EXCLUDE_STARTUP=0      1: also count a run that serves one SET only and
+#                          report the per-request figure without startup and
+#                          shutdown (otherwise included; the same for two
+#                          builds within a few thousand instructions per run)
+#
+# A binary that knows --save gets --save "" (no snapshot at shutdown);
+# older builds without persistence are run as they are.
 set -euo pipefail
 bin=${1:?usage: bench/instructions_per_request.sh BINARY [REQUESTS]}
 n=${2:-20000}
+CLIENTS=${CLIENTS:-1}
+PIPELINE=${PIPELINE:-1}
+EXCLUDE_STARTUP=${EXCLUDE_STARTUP:-0}
 command -v valgrind >/dev/null || { echo "valgrind is required" >&2; exit 2; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-valgrind --tool=callgrind --callgrind-out-file="$out/cg.out" "$bin" --port "$port" \
-    --mlockall no --idle-strategy block >"$out/server.log" 2>&1 &
-pid=$!
-for _ in $(seq 150); do redis-cli -p "$port" PING >/dev/null 2>&1 && break; sleep 0.2; done
-redis-cli -p "$port" SET key:__rand_int__ xxxxxxxxxxxxxxxx >/dev/null
-redis-benchmark -p "$port" -c 1 -n "$n" -t ping_mbulk,set,get -q >/dev/null
-kill -INT "$pid"
-wait "$pid" || true
-total=$(callgrind_annotate "$out/cg.out" | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')
-echo "$bin: $total instructions for $((3 * n)) requests ($((total / (3 * n))) per request, startup included)"
+server_args=(--mlockall no --idle-strategy block)
+# Read all of --help (grep -q under pipefail could see SIGPIPE).
+if "$bin" --help 2>&1 | grep -c -- '--save' >/dev/null; then server_args+=(--save "" --dir "$out"); fi
+
+# count REQUESTS_PER_TEST: total instructions of one server run.
+count() {
+    local port pid
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    valgrind --tool=callgrind --callgrind-out-file="$out/cg.out" "$bin" --port "$port" \
+        "${server_args[@]}" >"$out/server.log" 2>&1 &
+    pid=$!
+    for _ in $(seq 150); do redis-cli -p "$port" PING >/dev/null 2>&1 && break; sleep 0.2; done
+    redis-cli -p "$port" SET key:__rand_int__ xxxxxxxxxxxxxxxx >/dev/null
+    if [ "$1" -gt 0 ]; then
+        redis-benchmark -p "$port" -c "$CLIENTS" -P "$PIPELINE" -n "$1" -t ping_mbulk,set,get \
+            -q >/dev/null
+    fi
+    kill -INT "$pid"
+    wait "$pid" || true
+    callgrind_annotate "$out/cg.out" | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}'
+}
+
+total=$(count "$n")
+shape="-c $CLIENTS -P $PIPELINE"
+if [ "$EXCLUDE_STARTUP" = 1 ]; then
+    startup=$(count 0)
+    echo "$bin: $total instructions for $((3 * n)) requests ($shape), $startup for startup" \
+        "and shutdown alone ($(((total - startup) / (3 * n))) per request, startup excluded)"
+else
+    echo "$bin: $total instructions for $((3 * n)) requests ($shape) ($((total / (3 * n)))" \
+        "per request, startup included)"
+fi

@@ -225,8 +225,11 @@ void command_block_on_keys(struct cmd_ctx *ctx, enum obj_type type, int first, i
 /* Runs a command that passed every check, with its accounting (the key
  * space's command clock, INFO commandstats, SLOWLOG, MONITOR, the
  * append-only file): `typed` calls its typed core when it has one, else
- * its handler. */
-static void command_run(struct cmd_ctx *ctx, const struct typed_call *typed)
+ * its handler. Inlined into its two callers: it runs once per request, and
+ * its call frame (saving and restoring six registers) cost about 17 instructions of
+ * a pipelined request's ~900 (bench/instructions_per_request.sh). */
+static inline __attribute__((always_inline)) void command_run(struct cmd_ctx *ctx,
+                                                              const struct typed_call *typed)
 {
     struct command *cmd = (struct command *)ctx->cmd;
     keyspace_begin_command();
@@ -395,18 +398,18 @@ admit:
         return NULL;
     }
     /* Redis's check order: after maxmemory, before the subscribed context. */
-    if (persist_writes_refused() &&
-        ((cmd->flags & CMD_WRITE) || strcmp(cmd->full_name, "ping") == 0)) {
-        reply_error(r, command_misconf_error);
-        cmd->rejected_calls++;
-        return NULL;
-    }
-    const char *aof_error;
-    if (((cmd->flags & CMD_WRITE) || strcmp(cmd->full_name, "ping") == 0) &&
-        (aof_error = aof_write_error())) {
-        reply_error(r, aof_error);
-        cmd->rejected_calls++;
-        return NULL;
+    if (cmd->flags & (CMD_WRITE | CMD_MISCONF_REFUSED)) {
+        const char *aof_error;
+        if (persist_writes_refused()) {
+            reply_error(r, command_misconf_error);
+            cmd->rejected_calls++;
+            return NULL;
+        }
+        if ((aof_error = aof_write_error())) {
+            reply_error(r, aof_error);
+            cmd->rejected_calls++;
+            return NULL;
+        }
     }
     if (req->resp2_subscribed && !(cmd->flags & CMD_PUBSUB_OK)) {
         reply_error_fmt(r,

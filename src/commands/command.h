@@ -50,6 +50,9 @@ enum command_flag {
     CMD_NO_QUEUE = 1u << 13,  /* runs at once inside MULTI (EXEC, DISCARD, WATCH...) */
     CMD_ASKING = 1u << 20, /* cluster: may use an importing slot without ASKING (RESTORE-ASKING) */
     CMD_SKIP_SLOWLOG = 1u << 14, /* never in SLOWLOG (EXEC: its commands are, one by one) */
+    /* Refused like a write while snapshots or the AOF fail (MISCONF), though
+     * it writes nothing: PING, as Redis (a health check must see it). */
+    CMD_MISCONF_REFUSED = 1u << 15,
 };
 
 /* One parsed request as the connection layer hands it over. */

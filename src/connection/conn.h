@@ -110,6 +110,7 @@
 #include "connection/session.h"
 #include "protocol/reply.h"
 #include "protocol/wire.h"
+#include "server/config.h"
 #include "store/blocking.h"
 #include "store/pubsub.h"
 #include "util/buf.h"
@@ -287,12 +288,32 @@ size_t conn_query_bytes(const struct conn *c);
  * the backpressured state, and leaving it once drained to half the mark
  * (true when it did); whether c is past its class's output limit (starts
  * the soft-limit clock); closing c for that reason at once. */
-size_t conn_output_bytes(const struct conn *c);
-bool conn_may_execute(const struct conn *c);
 void conn_backpressure_enter(struct conn *c);
 bool conn_backpressure_release(struct conn *c);
-bool conn_output_limit_reached(struct conn *c);
+bool conn_output_limit_check(struct conn *c);
 void conn_drop_over_output_limit(struct conn *c);
+
+/* These three run once per command: inline, and the output-limit check is
+ * one comparison while the output is below every class's limits (the
+ * class lookup and the clock are left to conn_output_limit_check). */
+static inline size_t conn_output_bytes(const struct conn *c)
+{
+    return buf_len(&c->out) + buf_len(&c->push_fifo);
+}
+
+static inline bool conn_may_execute(const struct conn *c)
+{
+    return buf_len(&c->push_fifo) == 0 && buf_len(&c->out) < CONN_OUTPUT_BACKPRESSURE;
+}
+
+static inline bool conn_output_limit_reached(struct conn *c)
+{
+    if (conn_output_bytes(c) < config.output_limit_floor) {
+        c->output_soft_limit_since_ms = 0; /* below any soft limit: its clock stops */
+        return false;
+    }
+    return conn_output_limit_check(c);
+}
 
 /* Chooses c's wire (after detection); output becomes framed when both the
  * wire and the transport frame. Only before c's first request. */

@@ -7,16 +7,6 @@
 #include "util/log.h"
 #include "util/stats.h"
 
-size_t conn_output_bytes(const struct conn *c)
-{
-    return buf_len(&c->out) + buf_len(&c->push_fifo);
-}
-
-bool conn_may_execute(const struct conn *c)
-{
-    return buf_len(&c->push_fifo) == 0 && buf_len(&c->out) < CONN_OUTPUT_BACKPRESSURE;
-}
-
 void conn_backpressure_enter(struct conn *c)
 {
     if (c->flags & CONN_OUTPUT_BACKPRESSURED) return;
@@ -48,10 +38,10 @@ static enum output_limit_class conn_output_class(const struct conn *c)
 /* Redis's checkClientOutputBufferLimits: the hard limit at once; the soft
  * one when it has held since more than soft_seconds ago (the clock starts at
  * the first check above it and resets at the first check below). */
-bool conn_output_limit_reached(struct conn *c)
+bool conn_output_limit_check(struct conn *c)
 {
     const struct output_limit *l = &config.output_limits[conn_output_class(c)];
-    if (!l->hard && !l->soft) return false; /* the default for normal clients: one load */
+    if (!l->hard && !l->soft) return false; /* this class has no limits (normal by default) */
     size_t used = conn_output_bytes(c);
     if (l->hard && used >= l->hard) return true;
     if (!l->soft || used < l->soft) {

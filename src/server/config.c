@@ -372,6 +372,18 @@ static const struct config_param params[] = {
 
 #define PARAM_COUNT (sizeof params / sizeof params[0])
 
+/* Recomputes config.output_limit_floor after output_limits changed. */
+static void output_limits_derive_floor(void)
+{
+    unsigned long long floor = ULLONG_MAX;
+    for (int k = 0; k < OUTPUT_LIMIT_CLASSES; k++) {
+        const struct output_limit *l = &config.output_limits[k];
+        if (l->hard && l->hard < floor) floor = l->hard;
+        if (l->soft && l->soft < floor) floor = l->soft;
+    }
+    config.output_limit_floor = floor;
+}
+
 void config_init_defaults(void)
 {
     memset(&config, 0, sizeof config);
@@ -390,6 +402,7 @@ void config_init_defaults(void)
         (struct output_limit){256ULL * 1024 * 1024, 64ULL * 1024 * 1024, 60};
     config.output_limits[OUTPUT_LIMIT_PUBSUB] =
         (struct output_limit){32ULL * 1024 * 1024, 8ULL * 1024 * 1024, 60};
+    output_limits_derive_floor();
     config.protected_mode = true;
     config.requirepass = NULL;
     config.auth_file = NULL;
@@ -516,6 +529,7 @@ static const char *parse_output_limits(char *text)
     }
     if (count != 0) return "Wrong number of arguments in buffer limit configuration.";
     memcpy(config.output_limits, next, sizeof next);
+    output_limits_derive_floor();
     return NULL;
 }
 

@@ -77,6 +77,10 @@ struct config {
     long long databases;
     long long unsolicited_output_buffer_bytes; /* fixed Pub/Sub FIFO; 0: growable (conn.h) */
     struct output_limit output_limits[OUTPUT_LIMIT_CLASSES]; /* client-output-buffer-limit */
+    /* Derived from output_limits: the smallest nonzero hard or soft limit of
+     * any class (ULLONG_MAX when none), so the check after every command is
+     * one comparison while a conn's output is below it (conn.h). */
+    unsigned long long output_limit_floor;
 
     /* security */
     bool protected_mode; /* refuse non-loopback TCP peers while there is no password */
