@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -14,6 +15,7 @@
 #include "persist/crc64.h"
 #include "server/version.h"
 #include "store/db.h"
+#include "store/evict.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
 
@@ -46,12 +48,24 @@ static void write_aux_ll(struct rdb_writer *w, const char *key, long long value)
     rdbw_string_ll(w, value);
 }
 
+/* Redis 7.0's rdbSaveKeyValuePair: the expiry, then under an LRU policy
+ * the idle seconds (RDB_OPCODE_IDLE) or under an LFU policy the decayed
+ * counter (RDB_OPCODE_FREQ), then the key and value. Other policies
+ * (noeviction, *-random, volatile-ttl) write neither, as Redis. */
 static void write_key(struct kv *kv, void *arg)
 {
     struct rdb_writer *w = arg;
     if (kv->expire_ms) {
         rdbw_u8(w, RDB_OPCODE_EXPIRETIME_MS);
         rdbw_u64le(w, (uint64_t)kv->expire_ms);
+    }
+    enum evict_policy policy = evict_settings.policy;
+    if (policy == EVICT_ALLKEYS_LRU || policy == EVICT_VOLATILE_LRU) {
+        rdbw_u8(w, RDB_OPCODE_IDLE);
+        rdbw_len(w, evict_idle_seconds(kv));
+    } else if (evict_settings.lfu) {
+        rdbw_u8(w, RDB_OPCODE_FREQ);
+        rdbw_u8(w, (uint8_t)evict_lfu_decayed_counter(kv));
     }
     rdb_value_save(w, kv, true);
 }
@@ -160,6 +174,8 @@ struct load_state {
     struct rdb_load_info *info;
     struct db *db;
     int64_t expire_ms; /* pending EXPIRETIME for the next key, or -1 */
+    long long idle_s;  /* pending RDB_OPCODE_IDLE (seconds) for the next key, or -1 */
+    long long freq;    /* pending RDB_OPCODE_FREQ for the next key, or -1 */
     int64_t now_ms;
 };
 
@@ -201,7 +217,8 @@ static bool load_key(struct load_state *s, unsigned type)
         return false;
     }
     int64_t expire = s->expire_ms;
-    s->expire_ms = -1;
+    long long idle_s = s->idle_s, freq = s->freq;
+    s->expire_ms = s->idle_s = s->freq = -1;
     if (st == RDB_VALUE_EMPTY) {
         s->info->keys_empty++;
     } else if (expire >= 0 && expire <= s->now_ms) {
@@ -214,6 +231,9 @@ static bool load_key(struct load_state *s, unsigned type)
     } else {
         db_add(s->db, kv);
         if (expire >= 0) db_set_expire(s->db, kv, expire);
+        /* Redis's objectSetLRUOrLFU on load: FREQ under an LFU policy,
+         * IDLE under the others; what the policy does not use is dropped. */
+        evict_restore_stamp(kv, idle_s, freq);
         s->info->keys_loaded++;
     }
     rdb_str_free(&key);
@@ -223,7 +243,8 @@ static bool load_key(struct load_state *s, unsigned type)
 bool rdb_load_buffer(const void *data, size_t len, bool verify_checksum, struct rdb_load_info *info,
                      char *err, size_t err_len)
 {
-    struct load_state s = {.info = info, .db = keyspace_db(0), .expire_ms = -1};
+    struct load_state s = {
+        .info = info, .db = keyspace_db(0), .expire_ms = -1, .idle_s = -1, .freq = -1};
     memset(info, 0, sizeof *info);
     s.now_ms = clock_unix_ms();
     struct rdb_reader *r = &s.r;
@@ -261,10 +282,12 @@ bool rdb_load_buffer(const void *data, size_t len, bool verify_checksum, struct 
             if (rdbr_u64le(r, &a)) s.expire_ms = a > INT64_MAX ? INT64_MAX : (int64_t)a;
             continue;
         case RDB_OPCODE_FREQ:
-            rdbr_u8(r, &op);
+            if (rdbr_u8(r, &op)) s.freq = op; /* one byte: 0..255 */
             continue;
         case RDB_OPCODE_IDLE:
-            rdbr_len(r, &a, NULL);
+            /* Beyond LLONG_MAX is not a time (Redis's lru_idle goes
+             * negative there and is ignored): ignored too. */
+            if (rdbr_len(r, &a, NULL)) s.idle_s = a > LLONG_MAX ? -1 : (long long)a;
             continue;
         case RDB_OPCODE_SELECTDB:
             if (!rdbr_len(r, &a, NULL)) break;

@@ -227,11 +227,14 @@ static void reject_over_limit(int fd)
     stats.rejected_connections++;
 }
 
-/* Redis's connIsLocal(): an IPv4 127.x peer or IPv6 ::1. */
+/* Redis 7.0.15's clientAcceptHandler(): the peer is 127.0.0.1 or ::1
+ * exactly. Other 127.0.0.0/8 sources are not loopback to it (7.2 widened
+ * that; test_protected_mode compares with redis-server), and the same rule
+ * makes a conn local for enable-debug-command (conn_is_local). */
 static bool peer_is_loopback(const struct sockaddr_storage *peer)
 {
     if (peer->ss_family == AF_INET)
-        return ntohl(((const struct sockaddr_in *)peer)->sin_addr.s_addr) >> 24 == 127;
+        return ntohl(((const struct sockaddr_in *)peer)->sin_addr.s_addr) == INADDR_LOOPBACK;
     if (peer->ss_family == AF_INET6)
         return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)peer)->sin6_addr);
     return false;

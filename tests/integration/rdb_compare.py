@@ -6,6 +6,12 @@ two servers key by key (type, value, TTL), over a minimal RESP client.
   rdb_compare.py writes PORT          the writes an AOF rewrites on the way
                                       (TTLs, pops, floats, transactions...)
   rdb_compare.py compare PORT_A PORT_B  exit 1 listing every difference
+  rdb_compare.py stamp PORT idle|freq N   stamp:aged restored with IDLETIME N
+                                      or FREQ N, stamp:fresh just written
+  rdb_compare.py check-stamp PORT idle|freq|idle-dropped N
+                                      exit 1 unless stamp:aged still has that
+                                      idle time (within 120 s) or counter, or
+                                      (idle-dropped) lost it
 """
 import random
 import socket
@@ -206,6 +212,27 @@ def compare(port_a, port_b):
     return 1 if problems or checked == 0 else 0
 
 
+def stamp(port, kind, n):
+    c = Conn(port)
+    c.call("SET", "stamp:fresh", "v")
+    c.call("SET", "stamp:aged", "v")
+    payload = c.call("DUMP", "stamp:aged")
+    c.call("RESTORE", "stamp:aged", 0, payload, "REPLACE", "IDLETIME" if kind == "idle" else "FREQ", n)
+
+
+def check_stamp(port, kind, n):
+    c = Conn(port)
+    if kind == "freq":  # LFU_INIT_VAL for the fresh key; lfu-decay-time 0 on both sides
+        got = (c.call("OBJECT", "FREQ", "stamp:aged"), c.call("OBJECT", "FREQ", "stamp:fresh"))
+        ok = got == (n, 5)
+    else:
+        got = (c.call("OBJECT", "IDLETIME", "stamp:aged"), c.call("OBJECT", "IDLETIME", "stamp:fresh"))
+        ok = got[1] < 120 and (n <= got[0] < n + 120 if kind == "idle" else got[0] < 120)
+    if not ok:
+        print("port %d: stamp:aged/stamp:fresh %s %s, expected %s %d" % (port, kind, got, kind, n))
+    return 0 if ok else 1
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "fill":
         fill(int(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else 1)
@@ -213,5 +240,10 @@ if __name__ == "__main__":
         writes(int(sys.argv[2]))
     elif sys.argv[1] == "compare":
         sys.exit(compare(int(sys.argv[2]), int(sys.argv[3])))
+    elif sys.argv[1] == "stamp":
+        stamp(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]))
+    elif sys.argv[1] == "check-stamp":
+        sys.exit(check_stamp(int(sys.argv[2]), sys.argv[3], int(sys.argv[4])))
     else:
-        sys.exit("usage: rdb_compare.py fill PORT [SEED] | writes PORT | compare PORT_A PORT_B")
+        sys.exit("usage: rdb_compare.py fill PORT [SEED] | writes PORT | compare PORT_A PORT_B | "
+                 "stamp PORT KIND N | check-stamp PORT KIND N")

@@ -5,7 +5,10 @@
 # redis-server 7.0.15 sends, same setup, side by side), counted in
 # rejected_connections, while loopback clients are served; CONFIG SET
 # protected-mode no, a password (then NOAUTH, as Redis), or
-# --protected-mode no let the remote client in.
+# --protected-mode no let the remote client in. Loopback is what Redis
+# 7.0.15 calls local: 127.0.0.1 and ::1 exactly (another 127.0.0.0/8
+# source is denied, as redis-server does), the same peers that may run
+# DEBUG under enable-debug-command local.
 set -u
 
 GOBLIN_SERVER=${GOBLIN_SERVER:?GOBLIN_SERVER is not set}
@@ -55,14 +58,18 @@ ip -n "$cli_ns" link set "gpc$tag" up
 GPORT=6379
 RPORT=6380
 
-# raw NS HOST PORT: prints every byte received (repr, one line), then
-# "closed" or "open". A server that speaks first (DENIED) is read until it
-# closes without sending anything (a pending PING would make its close a
-# reset); otherwise PING is sent after 0.5 s and its reply read.
+# raw NS HOST PORT [SOURCE [COMMAND]]: prints every byte received (repr,
+# one line), then "closed" or "open". A server that speaks first (DENIED)
+# is read until it closes without sending anything (a pending command would
+# make its close a reset); otherwise COMMAND (words; default PING) is sent
+# after 0.5 s and its reply read. SOURCE: the local address to connect from.
 raw() {
-    ip netns exec "$1" python3 - "$2" "$3" <<'PY'
+    ip netns exec "$1" python3 - "$2" "$3" "${4:-}" "${5:-PING}" <<'PY'
 import socket, sys
-s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=5)
+source = (sys.argv[3], 0) if sys.argv[3] else None
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=5, source_address=source)
+words = sys.argv[4].encode().split()
+command = b"*%d\r\n" % len(words) + b"".join(b"$%d\r\n%s\r\n" % (len(w), w) for w in words)
 data, state = b"", "open"
 def read_until_quiet(timeout, one_reply=False):
     global data, state
@@ -80,7 +87,7 @@ def read_until_quiet(timeout, one_reply=False):
         state = "reset"
 read_until_quiet(0.5)
 if not data and state == "open":
-    s.sendall(b"*1\r\n$4\r\nPING\r\n")
+    s.sendall(command)
     read_until_quiet(2, one_reply=True)
 print(repr(data))
 print(state)
@@ -98,15 +105,15 @@ wait_ready() {
 }
 
 start_goblin() {
-    ip netns exec "$srv_ns" "$GOBLIN_SERVER" --bind "$srv_ip 127.0.0.1" --port "$GPORT" \
+    ip netns exec "$srv_ns" "$GOBLIN_SERVER" --bind "$srv_ip 127.0.0.1 ::1" --port "$GPORT" \
         --save "" --dir "$DIR" --mlockall no "$@" >"$LOG" 2>&1 &
     PID=$!
     wait_ready "$GPORT"
 }
 
-start_goblin
-ip netns exec "$srv_ns" "$REDIS_SERVER" --bind "$srv_ip 127.0.0.1" --port "$RPORT" --save "" \
-    --appendonly no --dir "$DIR" >"$DIR/redis.log" 2>&1 &
+start_goblin --enable-debug-command local
+ip netns exec "$srv_ns" "$REDIS_SERVER" --bind "$srv_ip 127.0.0.1 ::1" --port "$RPORT" --save "" \
+    --appendonly no --dir "$DIR" --enable-debug-command local >"$DIR/redis.log" 2>&1 &
 RPID=$!
 wait_ready "$RPORT"
 
@@ -125,6 +132,23 @@ cli "$GPORT" INFO stats | grep -q '^rejected_connections:1' || fail "rejected_co
 # holds no trace of the denied one.
 [ "$(cli "$GPORT" CLIENT LIST | wc -l)" = 1 ] || fail "the denied client is still listed"
 
+# Loopback is 127.0.0.1 and ::1 exactly, as Redis 7.0.15's
+# clientAcceptHandler()/islocalClient() (7.2 widened it to 127.0.0.0/8):
+# they pass protected mode and may run DEBUG under enable-debug-command
+# local; another 127.0.0.0/8 source is denied. Byte for byte as redis-server.
+for peer in "127.0.0.1 127.0.0.1 +" "::1 ::1 +" "127.0.0.1 127.0.0.5 -DENIED"; do
+    read -r host source expect <<<"$peer"
+    commands=(PING "DEBUG SLEEP 0")
+    [ "$expect" = + ] || commands=(PING) # denied before any command
+    for command in "${commands[@]}"; do
+        g=$(raw "$srv_ns" "$host" "$GPORT" "$source" "$command")
+        r=$(raw "$srv_ns" "$host" "$RPORT" "$source" "$command")
+        [ "$g" = "$r" ] || fail "$command from $source: goblin-core $g, redis-server $r"
+        [[ $g == b?"$expect"* ]] || fail "$command from $source: $g"
+    done
+done
+cli "$GPORT" INFO stats | grep -q '^rejected_connections:2' || fail "rejected_connections is not 2"
+
 # A password lets remote clients reach AUTH (NOAUTH before it), as Redis.
 for port in "$GPORT" "$RPORT"; do cli "$port" CONFIG SET requirepass s3cret >/dev/null; done
 g=$(raw "$cli_ns" "$srv_ip" "$GPORT")
@@ -142,6 +166,16 @@ r=$(raw "$cli_ns" "$srv_ip" "$RPORT")
 [ "$(echo "$g" | head -1)" = "b'+PONG\\r\\n'" ] || fail "protected-mode no: $g"
 [ "$(ip netns exec "$cli_ns" redis-cli -h "$srv_ip" -p "$GPORT" PING)" = PONG ] ||
     fail "redis-cli from the other namespace"
+# With protected mode off, a remote peer and a 127.0.0.0/8 source other
+# than 127.0.0.1 are served but are not local: DEBUG is refused.
+for peer in "$cli_ns $srv_ip -" "$srv_ns 127.0.0.1 127.0.0.5"; do
+    read -r ns host source <<<"$peer"
+    [ "$source" = - ] && source=
+    g=$(raw "$ns" "$host" "$GPORT" "$source" "DEBUG SLEEP 0")
+    r=$(raw "$ns" "$host" "$RPORT" "$source" "DEBUG SLEEP 0")
+    [ "$g" = "$r" ] || fail "DEBUG from $host/$source: goblin-core $g, redis-server $r"
+    echo "$g" | grep -q "DEBUG command not allowed" || fail "DEBUG from $host/$source: $g"
+done
 
 # --protected-mode no at startup.
 kill "$PID"

@@ -6,6 +6,9 @@
 #     list-compress-depth 1: compressed list nodes save and reload);
 #   redis-server SAVE -> goblin-core loads it at start;
 #   DEBUG RELOAD and SHUTDOWN (default save points) keep every key;
+#   LRU idle times and LFU counters travel both ways as Redis 7.0 writes
+#     them (RDB_OPCODE_IDLE under an LRU policy, RDB_OPCODE_FREQ under an
+#     LFU one, neither under the others);
 #   a type goblin-core does not implement, a truncated file and a flipped
 #   byte stop the start with an error naming the problem.
 set -u
@@ -36,12 +39,15 @@ start_goblin() {
     PIDS+=("$PID")
 }
 
+# start_redis DIR [flags...]: sets RPORT.
 start_redis() {
     local d=$1
+    shift
     RLOG=$d/redis.log
+    REDIS_FLAGS=("$@")
     launch_redis() {
         "$REDIS_SERVER" --port "$PORT" --bind 127.0.0.1 --dir "$d" --save "" --appendonly no \
-            >"$RLOG" 2>&1 &
+            "${REDIS_FLAGS[@]}" >"$RLOG" 2>&1 &
         PID=$!
     }
     LOG=$RLOG start_server launch_redis
@@ -113,7 +119,43 @@ start_goblin "$d"
 [ "$(cli "$GPORT" EXISTS lost)" = 0 ] || fail "SHUTDOWN NOSAVE saved"
 stop "$GPID"
 
-# 4. Refusals at start: exit status 1 and a message naming the problem.
+# 4. LRU/LFU metadata, both ways: WRITER_POLICY READER_POLICY KIND N. The
+# writer stamps stamp:aged (RESTORE IDLETIME/FREQ) and saves; the reader
+# loads the file under its policy and must show the same idle time or
+# counter; a writer under noeviction writes neither (idle-dropped).
+stamp_round() {
+    local from=$1 to=$2 wpolicy=$3 rpolicy=$4 kind=$5 n=$6 d=$DIR/stamp-$1-$3
+    local lfu=(--lfu-decay-time 0) # no decay at a minute boundary
+    mkdir -p "$d"
+    if [ "$from" = goblin ]; then
+        start_goblin "$d" --maxmemory-policy "$wpolicy" "${lfu[@]}"
+        wport=$GPORT wpid=$GPID
+    else
+        start_redis "$d" --maxmemory-policy "$wpolicy" "${lfu[@]}"
+        wport=$RPORT wpid=$RPID
+    fi
+    $COMPARE stamp "$wport" "${kind%-dropped}" "$n" || fail "stamp ($from, $wpolicy)"
+    [ "$(cli "$wport" SAVE)" = OK ] || fail "SAVE ($from, $wpolicy)"
+    stop "$wpid"
+    out=$(redis-check-rdb "$d/dump.rdb" 2>&1) || fail "redis-check-rdb ($from, $wpolicy): $out"
+    if [ "$to" = goblin ]; then
+        start_goblin "$d" --maxmemory-policy "$rpolicy" "${lfu[@]}"
+        rport=$GPORT rpid=$GPID
+    else
+        start_redis "$d" --maxmemory-policy "$rpolicy" "${lfu[@]}"
+        rport=$RPORT rpid=$RPID
+    fi
+    $COMPARE check-stamp "$rport" "$kind" "$n" || fail "$from ($wpolicy) -> $to ($rpolicy): $kind"
+    stop "$rpid"
+}
+for dir in "goblin redis" "redis goblin"; do
+    read -r from to <<<"$dir"
+    stamp_round "$from" "$to" allkeys-lru volatile-lru idle 1000
+    stamp_round "$from" "$to" volatile-lfu allkeys-lfu freq 200
+    stamp_round "$from" "$to" noeviction allkeys-lru idle-dropped 1000
+done
+
+# 5. Refusals at start: exit status 1 and a message naming the problem.
 expect_refusal() {
     local what=$1 pattern=$2 d=$3 rc=0
     timeout 30 "$GOBLIN_SERVER" --port 0 --dir "$d" --save "" >"$DIR/refusal.log" 2>&1 || rc=$?

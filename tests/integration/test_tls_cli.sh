@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # TLS with stock clients: Debian's redis-cli --tls (with and without a
-# client certificate), a plaintext redis-cli on the TLS port (refused, the
+# client certificate), redis-benchmark --tls pipelining (hiredis with
+# hiredis_ssl, as redis-tools builds it), a plaintext redis-cli on the TLS port (refused, the
 # server unaffected), redis-py with ssl=True (py/redis_py_tls.py), and the
 # tls-* parameters' CONFIG GET compared with redis-server started with the
 # same TLS flags.
@@ -40,6 +41,14 @@ cli_cert() { cli --cert "$CERTS/client.crt" --key "$CERTS/client.key" "$@"; }
 [ "$(cli_cert SET k hello)" = OK ] || fail "redis-cli --tls SET"
 [ "$(cli_cert GET k)" = hello ] || fail "redis-cli --tls GET"
 [ "$(printf 'INCR n\nINCR n\nINCR n\n' | cli_cert)" = "$(printf '1\n2\n3')" ] || fail "redis-cli --tls batch"
+# Debian's libhiredis (0.14) has no hiredis_ssl, but redis-tools links its
+# own hiredis with hiredis_ssl: redis-benchmark --tls is a hiredis TLS
+# client, here pipelining (4 connections, 16 deep); every INCR counted.
+timeout 120 redis-benchmark -p "$TLS_PORT" --tls --cacert "$CERTS/ca.crt" --cert "$CERTS/client.crt" \
+    --key "$CERTS/client.key" -c 4 -P 16 -n 4000 -t incr -q >"$DIR/bench.out" 2>&1 ||
+    fail "redis-benchmark --tls: $(cat "$DIR/bench.out")"
+[ "$(cli_cert GET counter:__rand_int__)" = 4000 ] ||
+    fail "redis-benchmark --tls -P 16: counter $(cli_cert GET counter:__rand_int__), expected 4000"
 
 out=$(cli PING 2>&1)
 [ "$out" != PONG ] || fail "a client without a certificate was served (tls-auth-clients yes)"
