@@ -695,7 +695,9 @@ static void handshake(struct test_server *srv)
 }
 
 /* SBE from a peer that is not local (127.0.0.2 is not loopback's
- * 127.0.0.1 to conn_is_local, as in Redis) needs --sbe-allow-remote. */
+ * 127.0.0.1 to conn_is_local, as in Redis 7.0) needs --sbe-allow-remote.
+ * Such a peer is also outside protected mode's loopback: the servers it
+ * reaches run with --protected-mode no. */
 static void remote_peer(struct test_server *srv, bool allowed)
 {
     struct rconn c;
@@ -750,11 +752,9 @@ int main(void)
     char ring_a[128], ring_b[128];
     snprintf(ring_a, sizeof ring_a, "%s/a.ring", dir);
     snprintf(ring_b, sizeof ring_b, "%s/b.ring", dir);
-    const char *extra[] = {"--enable-sbe", "--enable-debug-command",
-                           "yes",          "--ring",
-                           ring_a,         "256k",
-                           "--ring",       ring_b,
-                           "256k",         NULL};
+    const char *extra[] = {
+        "--enable-sbe", "--enable-debug-command", "yes", "--ring", ring_a, "256k", "--ring", ring_b,
+        "256k",         "--protected-mode",       "no",  NULL};
     struct test_server srv;
     test_server_start(&srv, TEST_SERVER_GOBLIN, extra);
     handshake(&srv);
@@ -781,7 +781,7 @@ int main(void)
     untrustworthy_length(&srv, 0xffffffffu);
     test_server_stop(&srv);
 
-    const char *remote[] = {"--enable-sbe", "--sbe-allow-remote", NULL};
+    const char *remote[] = {"--enable-sbe", "--sbe-allow-remote", "--protected-mode", "no", NULL};
     test_server_start(&srv, TEST_SERVER_GOBLIN, remote);
     remote_peer(&srv, true);
     test_server_stop(&srv);
