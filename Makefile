@@ -13,7 +13,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 ARGS ?=
 
-.PHONY: all deps configure build run test clean format sbe
+.PHONY: all deps configure build run test clean format sbe command-meta
 
 all: build
 
@@ -50,6 +50,13 @@ format:
 sbe:
 	python3 tools/sbe_gen.py schema/goblin_sbe.xml > include/goblin/sbe_codec.h
 	clang-format -i include/goblin/sbe_codec.h
+
+# Regenerates the Redis 7.0 command metadata (COMMAND INFO/DOCS, key specs)
+# after adding a command (src/commands/command_meta.h); needs a build and
+# redis-server 7.0.15.
+command-meta: build
+	python3 tools/command_meta_gen.py $(BUILD)/goblin-core /usr/bin/redis-server > src/commands/command_meta_table.c
+	clang-format -i src/commands/command_meta_table.c
 
 clean:
 	rm -rf $(BUILD)

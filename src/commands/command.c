@@ -15,6 +15,7 @@
 #include "persist/aof.h"
 #include "commands/slowlog.h"
 #include "commands/monitor.h"
+#include "server/latency.h"
 #include "connection/session.h"
 #include "server/config.h"
 #include "store/evict.h"
@@ -33,7 +34,7 @@ static struct command *const families[] = {
     introspection_commands, pubsub_commands,  hash_commands,    zset_commands,    object_commands,
     set_commands,           bitmap_commands,  sort_commands,    persist_commands, list_commands,
     multi_commands,         cluster_commands, migrate_commands, hll_commands,     script_commands,
-    function_commands,      slowlog_commands, monitor_commands,
+    function_commands,      slowlog_commands, monitor_commands, latency_commands,
 };
 
 /* Open-addressing index of top-level commands by lowercase name. */
@@ -116,6 +117,7 @@ static void init_names(struct command *cmd, const struct command *parent)
         snprintf(cmd->full_name, sizeof cmd->full_name, "%s|%s", parent->name, cmd->name);
     else
         snprintf(cmd->full_name, sizeof cmd->full_name, "%s", cmd->name);
+    command_keys_init(cmd);
     if (cmd->subcommands)
         for (struct command *sub = (struct command *)cmd->subcommands; sub->name; sub++)
             init_names(sub, cmd);
@@ -138,6 +140,7 @@ void command_table_init(void)
         }
     }
     slowlog_apply_config(); /* the cycle counter is calibrated by now */
+    latency_apply_config();
     typed_table_init();
 }
 
@@ -248,6 +251,7 @@ static inline __attribute__((always_inline)) void command_run(struct cmd_ctx *ct
     if (ctx->conn) { /* not the append-only file's replay, which Redis runs uncounted */
         slowlog_consider(ctx, elapsed);
         monitor_consider(ctx);
+        latency_consider_command(cmd->flags & CMD_FAST, elapsed);
     }
     if (frame.active) propagate_end(&frame, ctx);
     cmd->calls++;
@@ -258,70 +262,6 @@ static inline __attribute__((always_inline)) void command_run(struct cmd_ctx *ct
 void command_call(struct cmd_ctx *ctx)
 {
     command_run(ctx, NULL);
-}
-
-/* "numkeys key..." rules: where numkeys is and how many keys precede it. */
-static const struct {
-    const char *name;
-    int numkeys_at;
-    int leading_key; /* a destination key before numkeys (ZUNIONSTORE): its position, or 0 */
-} numkeys_rules[] = {
-    {"zunion", 1, 0},      {"zinter", 1, 0},     {"zdiff", 1, 0},    {"zintercard", 1, 0},
-    {"sintercard", 1, 0},  {"lmpop", 1, 0},      {"zmpop", 1, 0},    {"blmpop", 2, 0},
-    {"bzmpop", 2, 0},      {"eval", 2, 0},       {"evalsha", 2, 0},  {"eval_ro", 2, 0},
-    {"evalsha_ro", 2, 0},  {"fcall", 2, 0},      {"fcall_ro", 2, 0}, {"zunionstore", 2, 1},
-    {"zinterstore", 2, 1}, {"zdiffstore", 2, 1},
-};
-
-/* MIGRATE host port key|"" db timeout [...] [KEYS key...]. */
-static int migrate_key_positions(int argc, const char *const *argv, const size_t *argv_len,
-                                 int *pos, int cap)
-{
-    if (argc < 6) return 0;
-    if (argv_len[3] != 0) {
-        pos[0] = 3;
-        return cap > 0;
-    }
-    int n = 0;
-    for (int i = 6; i < argc; i++) {
-        if (argv_len[i] == 4 && strncasecmp(argv[i], "keys", 4) == 0) {
-            for (int k = i + 1; k < argc && n < cap; k++) pos[n++] = k;
-            break;
-        }
-        /* AUTH password / AUTH2 user password take their values along. */
-        if (argv_len[i] == 4 && strncasecmp(argv[i], "auth", 4) == 0)
-            i += 1;
-        else if (argv_len[i] == 5 && strncasecmp(argv[i], "auth2", 5) == 0)
-            i += 2;
-    }
-    return n;
-}
-
-int command_key_positions(const struct command *cmd, int argc, const char *const *argv,
-                          const size_t *argv_len, int *pos, int cap)
-{
-    int n = 0;
-    for (size_t r = 0; r < sizeof numkeys_rules / sizeof numkeys_rules[0]; r++) {
-        if (strcmp(cmd->full_name, numkeys_rules[r].name) != 0) continue;
-        int at = numkeys_rules[r].numkeys_at;
-        long long numkeys;
-        if (at >= argc || !num_parse_ll(argv[at], argv_len[at], &numkeys) || numkeys < 0) return 0;
-        if (numkeys_rules[r].leading_key && n < cap) pos[n++] = numkeys_rules[r].leading_key;
-        for (long long k = 0; k < numkeys && at + 1 + k < argc && n < cap; k++)
-            pos[n++] = at + 1 + (int)k;
-        return n;
-    }
-    if (strcmp(cmd->full_name, "migrate") == 0)
-        return migrate_key_positions(argc, argv, argv_len, pos, cap);
-    if (cmd->first_key <= 0) return 0;
-    int last = cmd->last_key < 0 ? argc + cmd->last_key : cmd->last_key;
-    int step = cmd->key_step > 0 ? cmd->key_step : 1;
-    for (int i = cmd->first_key; i <= last && i < argc && n < cap; i += step) pos[n++] = i;
-    /* SORT ... STORE destination. */
-    if (strcmp(cmd->full_name, "sort") == 0)
-        for (int i = 2; i + 1 < argc && n < cap; i++)
-            if (argv_len[i] == 5 && strncasecmp(argv[i], "store", 5) == 0) pos[n++] = ++i;
-    return n;
 }
 
 /* Looks up (a typed call: typed_cmd, from the jump table) and checks a

@@ -30,8 +30,9 @@
 #include "store/notify.h"
 #include "util/strbuf.h"
 
-struct conn;        /* opaque here: see connection/session.h */
-struct multi_state; /* commands/multi.h */
+struct conn;         /* opaque here: see connection/session.h */
+struct multi_state;  /* commands/multi.h */
+struct command_meta; /* commands/command_meta.h */
 
 enum command_flag {
     CMD_WRITE = 1u << 0,
@@ -109,6 +110,11 @@ struct command {
     const struct command *parent;      /* set at init for subcommands */
     char full_name[48];                /* "get", "config|get" (set at init) */
     size_t name_len;                   /* strlen(name) (set at init) */
+    /* Redis 7.0's metadata (COMMAND INFO/DOCS, key specs), NULL for a
+     * command Redis lacks; and the index of its own key rule, -1 for none
+     * (both set at init by command_keys_init). */
+    const struct command_meta *meta;
+    int keys_rule;
     /* Statistics for INFO commandstats. */
     long long calls;
     uint64_t cycles;
@@ -157,12 +163,29 @@ void command_reset_stats(void);
 void command_block_on_keys(struct cmd_ctx *ctx, enum obj_type type, int first, int n,
                            int64_t deadline_ms, bool nil_bulk);
 
-/* The positions in argv of the keys a call of cmd names, at most cap of
- * them (Redis's getKeysFromCommand): the table's first/last/step, or the
- * command's own rule where the keys move (numkeys arguments, SORT STORE).
- * Returns how many were written. */
+/* A key a call names: its position in argv and Redis's key spec flags
+ * for it (command_meta.h KEY_SPEC_*; 0 where Redis does not know them). */
+struct key_ref {
+    int pos;
+    uint32_t flags;
+};
+
+/* Attaches cmd's metadata and key rule (command_keys.c; at table init). */
+void command_keys_init(struct command *cmd);
+
+/* The keys a call of cmd names, at most cap of them, as Redis 7.0's
+ * getKeysFromCommandWithSpecs finds them: the key specs, else the
+ * command's own rule (numkeys arguments, SORT ... STORE, MIGRATE KEYS, SET
+ * with GET). Returns how many were written. command_keys.c. */
+int command_keys(const struct command *cmd, int argc, const char *const *argv,
+                 const size_t *argv_len, struct key_ref *keys, int cap);
+
+/* The same, positions only (cluster slots, propagation). */
 int command_key_positions(const struct command *cmd, int argc, const char *const *argv,
                           const size_t *argv_len, int *pos, int cap);
+
+/* Whether cmd may name keys at all (Redis's doesCommandHaveKeys). */
+bool command_has_keys(const struct command *cmd);
 
 /* Cluster mode: whether this node serves the request's keys (EXEC: every
  * queued command's). Otherwise answers Redis's redirection (-MOVED,
@@ -226,5 +249,6 @@ extern struct command script_commands[];
 extern struct command function_commands[];
 extern struct command slowlog_commands[];
 extern struct command monitor_commands[];
+extern struct command latency_commands[];
 
 #endif

@@ -20,6 +20,7 @@
 #include "persist/persist.h"
 #include "persist/rdb.h"
 #include "server/config.h"
+#include "server/latency.h"
 #include "store/db.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -613,7 +614,10 @@ static void fsync_if_due(bool force)
 {
     if (a.fd < 0 || a.synced_size == a.incr_size) return;
     if (strcmp(config.appendfsync, "always") == 0) {
-        if (fdatasync(a.fd) != 0) {
+        int64_t start = latency_enabled() ? clock_mono_us() : 0;
+        int rc = fdatasync(a.fd);
+        if (start) latency_consider("aof-fsync-always", clock_mono_us() - start);
+        if (rc != 0) {
             log_warning("Can't persist AOF for fsync error when the AOF fsync policy is "
                         "'always': %s. Exiting...",
                         strerror(errno));
@@ -636,6 +640,7 @@ void aof_flush_buffer(void)
 {
     if (a.fd < 0 || buf_len(&a.buf) == 0) return;
     size_t off = 0, len = buf_len(&a.buf);
+    int64_t start = latency_enabled() ? clock_mono_us() : 0;
     while (off < len) {
         ssize_t n = write(a.fd, buf_head(&a.buf) + off, len - off);
         if (n < 0 && errno == EINTR) continue;
@@ -660,6 +665,7 @@ void aof_flush_buffer(void)
         }
         off += (size_t)n;
     }
+    if (start) latency_consider("aof-write", clock_mono_us() - start);
     a.incr_size += (long long)len;
     a.current_size += (long long)len;
     buf_truncate(&a.buf, 0);
@@ -783,6 +789,7 @@ enum aof_rewrite_result aof_bgrewrite(void)
     a.child_pipe = fds[0];
     a.child_start_us = start;
     a.scheduled = false;
+    latency_record_fork(clock_mono_us() - start);
     log_notice("Background append only file rewriting started by pid %d (fork took %lld us)",
                (int)pid, (long long)(clock_mono_us() - start));
     return AOF_REWRITE_STARTED;

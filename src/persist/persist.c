@@ -16,6 +16,7 @@
 #include "persist/aof.h"
 #include "persist/rdb.h"
 #include "server/config.h"
+#include "server/latency.h"
 #include "store/db.h"
 #include "util/allocator.h"
 #include "util/clock.h"
@@ -256,6 +257,7 @@ enum persist_bgsave_result persist_bgsave(void)
     }
     close(fds[1]);
     st.last_fork_us = clock_mono_us() - start;
+    latency_record_fork(st.last_fork_us);
     st.child = pid;
     st.child_pipe = fds[0];
     st.child_start_us = start;

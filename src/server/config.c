@@ -17,6 +17,7 @@
 #include "persist/persist.h"
 #include "store/evict.h"
 #include "commands/slowlog.h"
+#include "server/latency.h"
 #include "store/hash.h"
 #include "store/hll.h"
 #include "store/set.h"
@@ -292,6 +293,11 @@ static const struct config_param params[] = {
      NULL, slowlog_apply_config},
     {"slowlog-max-len", NULL, CFG_INT, &config.slowlog_max_len, 0, LLONG_MAX, 0, "N",
      "SLOWLOG keeps this many entries (default 128)", NULL, slowlog_apply_config},
+    {"latency-monitor-threshold", NULL, CFG_INT, &config.latency_monitor_threshold, 0, LLONG_MAX, 0,
+     "MS",
+     "LATENCY records events (commands, expire and eviction cycles, forks, AOF writes) that "
+     "took at least this long; 0 = off (default 0; docs/introspection.md)",
+     NULL, latency_apply_config},
     {"cluster-enabled", NULL, CFG_BOOL, &config.cluster_enabled, 0, 0, CFG_IMMUTABLE, "yes|no",
      "Redis Cluster mode: 16384 hash slots, MOVED/CROSSSLOT redirections, the cluster bus on "
      "port+10000, database 0 only (default no; docs/scale-out.md)",

@@ -150,6 +150,7 @@ struct config {
     char *notify_keyspace_events;      /* canonical flag string (store/notify.h) */
     long long slowlog_log_slower_than; /* microseconds; < 0: off (commands/slowlog.h) */
     long long slowlog_max_len;
+    long long latency_monitor_threshold; /* milliseconds; 0: off (server/latency.h) */
 };
 
 extern struct config config;

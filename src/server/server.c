@@ -13,6 +13,7 @@
 #include "server/auth.h"
 #include "server/config.h"
 #include "server/event_loop.h"
+#include "server/latency.h"
 #include "server/placement.h"
 #include "server/version.h"
 #include "persist/aof.h"
@@ -152,6 +153,8 @@ void server_housekeeping(void)
         if (left <= 0) break;
         db_active_expire(keyspace_db(i), left);
     }
+    if (latency_enabled())
+        latency_consider("expire-cycle", clock_mono_us() - (deadline - budget_us));
     conn_write_pending_pushes(); /* "expired" events the cycle published */
     /* Finish pending resizes in idle time, one millisecond per run at most. */
     for (int i = 0; i < keyspace.count; i++) {

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "server/latency.h"
 #include "util/clock.h"
 #include "util/rand.h"
 #include "util/xmalloc.h"
@@ -264,22 +265,24 @@ enum evict_result evict_perform(size_t maxmemory)
     int64_t limit = eviction_time_limit_us();
     bool random = evict_settings.policy == EVICT_ALLKEYS_RANDOM ||
                   evict_settings.policy == EVICT_VOLATILE_RANDOM;
+    enum evict_result result = EVICT_OK;
     for (unsigned long evicted = 0; xmalloc_used_bytes() > maxmemory;) {
         struct db *db = NULL;
         struct kv *kv = random ? random_pick(&db) : pool_pick(&db);
         if (!kv) {
-            eviction_running = false;
-            return EVICT_FAIL; /* nothing left this policy may evict */
+            result = EVICT_FAIL; /* nothing left this policy may evict */
+            break;
         }
         db_evict_kv(db, kv);
         /* Check the clock every 16 keys, as Redis does. */
         if (++evicted % 16 == 0 && clock_mono_us() - start > limit) {
-            eviction_running = true;
-            return EVICT_RUNNING;
+            result = EVICT_RUNNING;
+            break;
         }
     }
-    eviction_running = false;
-    return EVICT_OK;
+    eviction_running = result == EVICT_RUNNING;
+    if (latency_enabled()) latency_consider("eviction-cycle", clock_mono_us() - start);
+    return result;
 }
 
 void evict_housekeeping(size_t maxmemory)
