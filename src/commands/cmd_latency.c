@@ -1,4 +1,4 @@
-/* cmd_latency.c — LATENCY DOCTOR/HISTORY/LATEST/RESET/HELP over the latency
+/* cmd_latency.c — LATENCY DOCTOR/GRAPH/HISTORY/LATEST/RESET/HELP over the latency
  * monitor (server/latency.h), with Redis 7.0's replies and report texts. */
 #include <stdio.h>
 #include <string.h>
@@ -32,6 +32,97 @@ static void cmd_latency_history(struct cmd_ctx *ctx)
         reply_samples(ctx->reply, ts);
     else
         reply_array_len(ctx->reply, 0);
+}
+
+/* LATENCY GRAPH: Redis's filled ASCII sparkline of a series, 80 columns
+ * by 4 rows (3 levels each), each column labelled vertically with how long
+ * ago its sample was taken. */
+#define GRAPH_COLUMNS 80
+#define GRAPH_ROWS 4
+
+static const char graph_levels[] = "_o#"; /* a column's top, by level */
+
+struct graph_point {
+    uint32_t value;
+    char label[24];
+};
+
+/* One band of at most GRAPH_COLUMNS points (Redis's sparklineRenderRange
+ * with SPARKLINE_FILL): the curve rows, a blank row, then the labels. */
+static void graph_band(struct buf *out, const struct graph_point *p, int len, uint32_t min,
+                       uint32_t max)
+{
+    double range = max - min ? (double)(max - min) : 1;
+    int steps = 3 * GRAPH_ROWS;
+    char line[GRAPH_COLUMNS];
+    for (int row = 0;; row++) {
+        bool more = false;
+        memset(line, ' ', (size_t)len);
+        for (int j = 0; j < len; j++) {
+            int step = (int)((double)(int)((p[j].value - min) * (double)steps) / range);
+            if (step >= steps) step = steps - 1;
+            if (row < GRAPH_ROWS) {
+                int level = step - (GRAPH_ROWS - row - 1) * 3;
+                more = true;
+                if (level >= 0 && level < 3)
+                    line[j] = graph_levels[level];
+                else if (level >= 3)
+                    line[j] = '|';
+            } else if (row == GRAPH_ROWS) {
+                more = true; /* the blank row above the labels */
+                break;
+            } else if ((int)strlen(p[j].label) > row - GRAPH_ROWS - 1) {
+                more = true;
+                line[j] = p[j].label[row - GRAPH_ROWS - 1];
+            }
+        }
+        if (!more) return;
+        buf_append(out, line, (size_t)len);
+        buf_append_char(out, '\n');
+    }
+}
+
+static void cmd_latency_graph(struct cmd_ctx *ctx)
+{
+    const struct latency_series *ts = latency_find(ctx->argv[2], ctx->argv_len[2]);
+    if (!ts) {
+        reply_error_fmt(ctx->reply, "ERR No samples available for event '%.*s'",
+                        (int)ctx->argv_len[2], ctx->argv[2]);
+        return;
+    }
+    struct graph_point points[LATENCY_SAMPLES];
+    int n = 0;
+    uint32_t min = 0, max = 0;
+    long long now = clock_unix_ms() / 1000;
+    for (int j = 0; j < LATENCY_SAMPLES; j++) {
+        const struct latency_sample *s = &ts->samples[(ts->idx + j) % LATENCY_SAMPLES];
+        if (s->time == 0) continue;
+        if (n == 0 || s->latency > max) max = s->latency;
+        if (n == 0 || s->latency < min) min = s->latency;
+        long long ago = now - s->time;
+        struct graph_point *p = &points[n++];
+        p->value = s->latency;
+        if (ago < 60)
+            snprintf(p->label, sizeof p->label, "%llds", ago);
+        else if (ago < 3600)
+            snprintf(p->label, sizeof p->label, "%lldm", ago / 60);
+        else if (ago < 86400)
+            snprintf(p->label, sizeof p->label, "%lldh", ago / 3600);
+        else
+            snprintf(p->label, sizeof p->label, "%lldd", ago / 86400);
+    }
+    struct buf out;
+    buf_init(&out, 1024);
+    buf_append_fmt(&out, "%s - high %lu ms, low %lu ms (all time high %lu ms)\n", ts->event,
+                   (unsigned long)max, (unsigned long)min, (unsigned long)ts->max);
+    for (int j = 0; j < GRAPH_COLUMNS; j++) buf_append_char(&out, '-');
+    buf_append_char(&out, '\n');
+    for (int j = 0; j < n; j += GRAPH_COLUMNS) {
+        if (j) buf_append_char(&out, '\n');
+        graph_band(&out, points + j, n - j < GRAPH_COLUMNS ? n - j : GRAPH_COLUMNS, min, max);
+    }
+    reply_verbatim(ctx->reply, buf_head(&out), buf_len(&out), "txt");
+    buf_free(&out);
 }
 
 static void cmd_latency_latest(struct cmd_ctx *ctx)
@@ -339,6 +430,8 @@ static void cmd_latency_help(struct cmd_ctx *ctx)
         "LATENCY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "DOCTOR",
         "    Return a human readable latency analysis report.",
+        "GRAPH <event>",
+        "    Return an ASCII latency graph for the <event> class.",
         "HISTORY <event>",
         "    Return time-latency samples for the <event> class.",
         "LATEST",
@@ -360,9 +453,13 @@ static void cmd_latency_help(struct cmd_ctx *ctx)
     }
 
 static struct command latency_subcommands[] = {
-    LATENCY_SUB("doctor", 2, cmd_latency_doctor), LATENCY_SUB("history", 3, cmd_latency_history),
-    LATENCY_SUB("latest", 2, cmd_latency_latest), LATENCY_SUB("reset", -2, cmd_latency_reset),
-    LATENCY_SUB("help", 2, cmd_latency_help),     COMMAND_END,
+    LATENCY_SUB("doctor", 2, cmd_latency_doctor),
+    LATENCY_SUB("history", 3, cmd_latency_history),
+    LATENCY_SUB("graph", 3, cmd_latency_graph),
+    LATENCY_SUB("latest", 2, cmd_latency_latest),
+    LATENCY_SUB("reset", -2, cmd_latency_reset),
+    LATENCY_SUB("help", 2, cmd_latency_help),
+    COMMAND_END,
 };
 
 struct command latency_commands[] = {

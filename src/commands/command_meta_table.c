@@ -1812,6 +1812,16 @@ static const struct meta_node docs_latency_doctor[] = {
     B("summary"), B("Return a human readable latency analysis report."), B("since"), B("2.8.13"),
     B("group"), B("server"), B("complexity"), B("O(1)"),
 };
+static const struct meta_node info_latency_graph[] = {
+    B("latency|graph"), I(3), T(4), S("admin"), S("noscript"), S("loading"), S("stale"), I(0), I(0),
+    I(0), T(3), S("@admin"), S("@slow"), S("@dangerous"), T(3), B("nondeterministic_output"),
+    B("request_policy:all_nodes"), B("response_policy:special"), T(0),
+};
+static const struct meta_node docs_latency_graph[] = {
+    B("summary"), B("Return a latency graph for the event."), B("since"), B("2.8.13"), B("group"),
+    B("server"), B("complexity"), B("O(1)"), B("arguments"), A(1), M(2), B("name"), B("event"),
+    B("type"), B("string"),
+};
 static const struct meta_node info_latency_help[] = {
     B("latency|help"), I(2), T(2), S("loading"), S("stale"), I(0), I(0), I(0), T(1), S("@slow"),
     T(0), T(0),
@@ -4497,6 +4507,7 @@ const struct command_meta command_meta_table[] = {
     {"lastsave", NULL, 0, false, 4, info_lastsave, docs_lastsave},
     {"latency", NULL, 0, false, 4, info_latency, docs_latency},
     {"latency|doctor", NULL, 0, false, 4, info_latency_doctor, docs_latency_doctor},
+    {"latency|graph", NULL, 0, false, 5, info_latency_graph, docs_latency_graph},
     {"latency|help", NULL, 0, false, 4, info_latency_help, docs_latency_help},
     {"latency|history", NULL, 0, false, 5, info_latency_history, docs_latency_history},
     {"latency|latest", NULL, 0, false, 4, info_latency_latest, docs_latency_latest},
@@ -4656,4 +4667,4 @@ const struct command_meta command_meta_table[] = {
     {"zunion", keys_zunion, 1, false, 5, info_zunion, docs_zunion},
     {"zunionstore", keys_zunionstore, 2, false, 5, info_zunionstore, docs_zunionstore},
 };
-const size_t command_meta_count = 292;
+const size_t command_meta_count = 293;

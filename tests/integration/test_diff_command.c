@@ -349,12 +349,44 @@ static bool slow_script_reports(void)
     C("CONFIG", "SET", "slowlog-log-slower-than", "10000");
     C("EVAL", "local i = 0 while i < 30000000 do i = i + 1 end return i", "0");
     const char *doctor[] = {"LATENCY", "DOCTOR"}, *latest[] = {"LATENCY", "LATEST"},
-               *history[] = {"LATENCY", "HISTORY", "command"};
+               *history[] = {"LATENCY", "HISTORY", "command"},
+               *graph[] = {"LATENCY", "GRAPH", "command"};
+    /* A second slow sample on either side (a preempted command) would
+     * change the graph's shape: noise, retried. */
+    char *g, *r;
+    size_t glen, rlen;
+    diff_exchange(&d, 3, history, NULL, &g, &glen, &r, &rlen);
+    bool single = strncmp(g, "*1\r\n", 4) == 0 && strncmp(r, "*1\r\n", 4) == 0;
+    free(g);
+    free(r);
+    if (!single) return false;
+    if (!check_masked(3, graph, "command - high ")) return false;
     if (!check_masked(2, doctor, "1. command: ")) return false;
     if (!check_masked(2, latest, "command")) return false;
     if (!check_masked(3, history, ":")) return false;
     C("CONFIG", "SET", "slowlog-log-slower-than", "-1");
     return check_masked(2, doctor, "Try to enable the Slow Log"); /* the other advice */
+}
+
+/* LATENCY HELP is Redis's without its HISTOGRAM entry (not implemented). */
+static void check_latency_help(void)
+{
+    const char *help[] = {"LATENCY", "HELP"};
+    char *g, *r;
+    size_t glen, rlen;
+    diff_exchange(&d, 2, help, NULL, &g, &glen, &r, &rlen);
+    const char *histogram = strstr(r, "+HISTOGRAM [COMMAND ...]\r\n");
+    const char *after = histogram ? strstr(histogram, "+HELP\r\n") : NULL;
+    CHECK(after && strncmp(r, "*17\r\n", 5) == 0);
+    char expected[4096];
+    snprintf(expected, sizeof expected, "*14\r\n%.*s%s", (int)(histogram - (r + 5)), r + 5, after);
+    if (strcmp(g, expected) != 0) {
+        fprintf(stderr, "diff_command: LATENCY HELP\n  expected: %s\n  goblin:   %s\n", expected,
+                g);
+        exit(1);
+    }
+    free(g);
+    free(r);
 }
 
 static void check_latency(void)
@@ -372,6 +404,9 @@ static void check_latency(void)
     C("LATENCY", "LATEST", "x");
     C("LATENCY", "DOCTOR", "x");
     C("LATENCY", "HELP", "x");
+    C("LATENCY", "GRAPH", "nosuch");
+    C("LATENCY", "GRAPH");
+    check_latency_help();
     C("CONFIG", "SET", "latency-monitor-threshold", "-1");
     C("CONFIG", "SET", "latency-monitor-threshold", "x");
     /* On, nothing slow yet. A high threshold keeps a loaded machine's
