@@ -102,6 +102,38 @@ static long long subcommand_count(const struct command *cmd)
     return n;
 }
 
+/* Replays one stored value (and its children); returns the node after it. */
+static const struct meta_node *meta_reply(struct reply *r, const struct meta_node *node)
+{
+    long long children = 0;
+    switch (node->type) {
+    case META_ARRAY:
+        reply_array_len(r, node->n);
+        children = node->n;
+        break;
+    case META_SET:
+        reply_set_len(r, node->n);
+        children = node->n;
+        break;
+    case META_MAP:
+        reply_map_len(r, node->n);
+        children = 2 * node->n;
+        break;
+    case META_STATUS:
+        reply_status(r, node->s);
+        break;
+    case META_BULK:
+        reply_bulk_cstr(r, node->s);
+        break;
+    case META_INT:
+        reply_int(r, node->n);
+        break;
+    }
+    node++;
+    for (long long i = 0; i < children; i++) node = meta_reply(r, node);
+    return node;
+}
+
 /* A command Redis 7.0 has is described by Redis's own words (the generated
  * table); the others by their hand-written rows. Subcommands are always
  * goblin-core's own. */

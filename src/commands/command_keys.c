@@ -2,7 +2,7 @@
  * them (db.c getKeysFromCommandWithSpecs): the command's key specs from
  * command_meta.h first; when a spec cannot be applied (incomplete, unknown,
  * a bad numkeys) or its flags vary with the arguments, the command's own
- * rule, Redis's getkeys_proc of the same name. Also the metadata lookups. */
+ * rule, Redis's getkeys_proc of the same name. Also the metadata lookup. */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -25,37 +25,6 @@ const struct command_meta *command_meta_find(const char *full_name)
 {
     return bsearch(full_name, command_meta_table, command_meta_count, sizeof command_meta_table[0],
                    meta_compare);
-}
-
-const struct meta_node *meta_reply(struct reply *r, const struct meta_node *node)
-{
-    long long children = 0;
-    switch (node->type) {
-    case META_ARRAY:
-        reply_array_len(r, node->n);
-        children = node->n;
-        break;
-    case META_SET:
-        reply_set_len(r, node->n);
-        children = node->n;
-        break;
-    case META_MAP:
-        reply_map_len(r, node->n);
-        children = 2 * node->n;
-        break;
-    case META_STATUS:
-        reply_status(r, node->s);
-        break;
-    case META_BULK:
-        reply_bulk_cstr(r, node->s);
-        break;
-    case META_INT:
-        reply_int(r, node->n);
-        break;
-    }
-    node++;
-    for (long long i = 0; i < children; i++) node = meta_reply(r, node);
-    return node;
 }
 
 static bool arg_is(const char *arg, size_t len, const char *word)
@@ -314,6 +283,10 @@ int command_keys(const struct command *cmd, int argc, const char *const *argv,
                  const size_t *argv_len, struct key_ref *keys, int cap)
 {
     const struct command_meta *meta = cmd->meta;
+    /* The rules read fixed positions (numkeys, SORT's key, MIGRATE's key)
+     * that only the arity guarantees; callers check it first, this keeps
+     * the finder safe on its own. */
+    if (cmd->arity > 0 ? argc != cmd->arity : argc < -cmd->arity) return 0;
     if (!meta) return keys_from_legacy(cmd, argc, keys, cap);
     bool usable = false, variable = false;
     for (int j = 0; j < meta->key_spec_count; j++) {

@@ -13,7 +13,7 @@
  * its keys come from the legacy first/last/step.
  *
  * Replies are stored as preorder lists of typed nodes as read off Redis's
- * RESP3 wire; meta_reply() replays one value through the reply encoder, so
+ * RESP3 wire; COMMAND (cmd_command.c) replays them through the reply encoder, so
  * RESP2 gets Redis's downgrade (maps and sets as arrays) for free.
  */
 #ifndef GOBLIN_COMMAND_META_H
@@ -22,8 +22,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "protocol/reply.h"
 
 enum meta_node_type { META_ARRAY, META_SET, META_MAP, META_STATUS, META_BULK, META_INT };
 
@@ -85,9 +83,6 @@ extern const size_t command_meta_count;
 
 /* The row of a full name; NULL when Redis 7.0 lacks the command. */
 const struct command_meta *command_meta_find(const char *full_name);
-
-/* Replays one stored value (and its children); returns the node after it. */
-const struct meta_node *meta_reply(struct reply *r, const struct meta_node *node);
 
 /* The name of each key spec flag bit, in Redis's reply order. */
 extern const char *const key_spec_flag_names[KEY_SPEC_FLAG_COUNT];
