@@ -140,7 +140,7 @@ void command_table_init(void)
         }
     }
     slowlog_apply_config(); /* the cycle counter is calibrated by now */
-    latency_apply_config();
+    latency_set_threshold(config.latency_monitor_threshold);
     typed_table_init();
 }
 

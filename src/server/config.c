@@ -84,6 +84,7 @@ static void apply_socket_poll_interval_us(void);
 static void apply_maxmemory(void);
 static void apply_maxmemory_policy(void);
 static void apply_notify_keyspace_events(void);
+static void apply_latency_monitor_threshold(void);
 static const char *validate_notify_keyspace_events(const char *text);
 
 static const char *const loglevels[] = {"debug", "verbose", "notice", "warning", NULL};
@@ -297,7 +298,7 @@ static const struct config_param params[] = {
      "MS",
      "LATENCY records events (commands, expire and eviction cycles, forks, AOF writes) that "
      "took at least this long; 0 = off (default 0; docs/introspection.md)",
-     NULL, latency_apply_config},
+     NULL, apply_latency_monitor_threshold},
     {"cluster-enabled", NULL, CFG_BOOL, &config.cluster_enabled, 0, 0, CFG_IMMUTABLE, "yes|no",
      "Redis Cluster mode: 16384 hash slots, MOVED/CROSSSLOT redirections, the cluster bus on "
      "port+10000, database 0 only (default no; docs/scale-out.md)",
@@ -670,6 +671,11 @@ static const char *validate_notify_keyspace_events(const char *text)
 {
     return notify_flags_parse(text) < 0 ? "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."
                                         : NULL;
+}
+
+static void apply_latency_monitor_threshold(void)
+{
+    latency_set_threshold(config.latency_monitor_threshold);
 }
 
 /* Sets the flags and keeps the text in Redis's canonical form ("KEA" reads

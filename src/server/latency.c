@@ -7,7 +7,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "server/config.h"
 #include "server/latency_series.h"
 #include "util/clock.h"
 #include "util/cycles.h"
@@ -20,9 +19,8 @@ double latency_fork_rate_gb;
 struct latency_series latency_events[LATENCY_EVENTS_MAX];
 int latency_event_count;
 
-void latency_apply_config(void)
+void latency_set_threshold(long long ms)
 {
-    long long ms = config.latency_monitor_threshold;
     if (ms <= 0) {
         latency_threshold_cycles = UINT64_MAX;
         latency_threshold_us = INT64_MAX;

@@ -26,9 +26,11 @@
 extern uint64_t latency_threshold_cycles;
 extern int64_t latency_threshold_us;
 
-/* Recomputes the thresholds from latency-monitor-threshold (CONFIG SET,
- * and at startup once the cycle counter is calibrated). */
-void latency_apply_config(void);
+/* Sets the thresholds from latency-monitor-threshold (milliseconds, 0 =
+ * off): CONFIG SET, and at startup once the cycle counter is calibrated.
+ * (The monitor reads no configuration itself, so the store's modules that
+ * report events link without the server's.) */
+void latency_set_threshold(long long ms);
 
 /* Records a sample of `ms` milliseconds for `event` (a string literal). */
 void latency_add_sample(const char *event, long long ms);

@@ -11,6 +11,7 @@
  * fuzz-sources: src/store/evict.c src/store/notify.c src/store/pubsub.c
  * fuzz-sources: src/util/buf.c src/util/numparse.c src/util/strbuf.c src/util/xmalloc.c
  * fuzz-sources: src/util/hash.c src/util/rand.c src/util/glob.c
+ * fuzz-sources: src/server/latency.c src/util/cycles.c
  *
  * Input: the bytes of an RDB file (starting "REDIS") or of a DUMP payload
  * (anything else; its footer is not checked, so the decoder itself is
