@@ -577,9 +577,14 @@ static void cmd_function_stats(struct cmd_ctx *ctx)
         nlibs++;
         nfns += lib->count;
     }
+    const struct script_run *running = script_lua_running();
+    if (running && !running->function) { /* a busy EVAL: Redis answers its BUSY */
+        reply_error(r, script_busy_reply);
+        return;
+    }
     reply_map_len(r, 2);
     reply_bulk_cstr(r, "running_script");
-    reply_nil(r); /* a script runs to completion: none is running while this runs */
+    script_reply_running(r);
     reply_bulk_cstr(r, "engines");
     reply_map_len(r, 1);
     reply_bulk_cstr(r, "LUA");
@@ -592,7 +597,7 @@ static void cmd_function_stats(struct cmd_ctx *ctx)
 
 static void cmd_function_kill(struct cmd_ctx *ctx)
 {
-    reply_error(ctx->reply, "NOTBUSY No scripts in execution right now.");
+    script_kill(ctx, true);
 }
 
 static void cmd_function_dump(struct cmd_ctx *ctx)
@@ -762,6 +767,7 @@ static void fcall_generic(struct cmd_ctx *ctx, bool ro)
         .name = f->name,
         .flags = f->flags,
         .read_only = ro || (f->flags & SCRIPT_FLAG_NO_WRITES),
+        .function = true,
     };
     script_lua_run(L, ctx, &run, 3, numkeys, false);
 }
@@ -811,7 +817,7 @@ static struct command function_subcommands[] = {
      .complexity = "O(1)"},
     {.name = "kill",
      .arity = 2,
-     .flags = CMD_NOSCRIPT,
+     .flags = CMD_ALLOW_BUSY | CMD_NOSCRIPT,
      .fn = cmd_function_kill,
      .summary = "Kill the function currently in execution.",
      .since = "7.0.0",
@@ -843,7 +849,7 @@ static struct command function_subcommands[] = {
      .complexity = "O(N) where N is the number of functions on the payload"},
     {.name = "stats",
      .arity = 2,
-     .flags = CMD_NOSCRIPT,
+     .flags = CMD_ALLOW_BUSY | CMD_NOSCRIPT,
      .fn = cmd_function_stats,
      .summary = "Return information about the function currently running (name, description, "
                 "duration)",

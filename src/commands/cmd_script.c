@@ -275,8 +275,7 @@ static void cmd_script_flush(struct cmd_ctx *ctx)
 
 static void cmd_script_kill(struct cmd_ctx *ctx)
 {
-    /* A script runs to completion before any other command is read. */
-    reply_error(ctx->reply, "NOTBUSY No scripts in execution right now.");
+    script_kill(ctx, false);
 }
 
 static void cmd_script_help(struct cmd_ctx *ctx)
@@ -353,7 +352,7 @@ static struct command script_subcommands[] = {
      .complexity = "O(1)"},
     {.name = "kill",
      .arity = 2,
-     .flags = CMD_NOSCRIPT,
+     .flags = CMD_ALLOW_BUSY | CMD_NOSCRIPT,
      .fn = cmd_script_kill,
      .summary = "Kill the script currently in execution.",
      .since = "2.6.0",

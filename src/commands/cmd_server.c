@@ -10,6 +10,7 @@
 
 #include "cluster/cluster.h"
 #include "commands/command.h"
+#include "commands/script_lua.h"
 #include "persist/persist.h"
 #include "server/config.h"
 #include "server/event_loop.h"
@@ -114,6 +115,10 @@ static void cmd_shutdown(struct cmd_ctx *ctx)
     }
     if (abort_requested) {
         reply_error(ctx->reply, "ERR No shutdown in progress.");
+        return;
+    }
+    if (!nosave && script_busy_reply) { /* a busy script: only SHUTDOWN NOSAVE */
+        reply_error(ctx->reply, script_busy_reply);
         return;
     }
     /* FORCE would exit even when the save fails; here a failed save keeps
@@ -429,7 +434,7 @@ struct command server_commands[] = {
      .complexity = "Depends on subcommand."},
     {.name = "shutdown",
      .arity = -1,
-     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+     .flags = CMD_ALLOW_BUSY | CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
      .fn = cmd_shutdown,
      .summary = "Synchronously saves the database(s) to disk and shuts down the server.",
      .since = "1.0.0",

@@ -1,5 +1,6 @@
 /* command.c — command index, dispatch and argument helpers; see command.h. */
 #include "commands/command.h"
+#include "commands/script_lua.h"
 
 #include "cluster/cluster.h"
 #include "persist/persist.h"
@@ -356,6 +357,16 @@ admit:
                         "ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / "
                         "QUIT / RESET are allowed in this context",
                         cmd->full_name);
+        return NULL;
+    }
+    /* A busy script serves the others from its hook: only the allow-busy
+     * commands run (Redis's check, after the subscribed context). */
+    if (script_busy_reply && !(cmd->flags & CMD_ALLOW_BUSY)) {
+        cmd->rejected_calls++;
+        if (strcmp(cmd->full_name, "exec") == 0)
+            multi_exec_rejected(req->multi, r, script_busy_reply);
+        else
+            reply_error(r, script_busy_reply);
         return NULL;
     }
     return cmd;

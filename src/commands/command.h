@@ -54,6 +54,7 @@ enum command_flag {
     /* Refused like a write while snapshots or the AOF fail (MISCONF), though
      * it writes nothing: PING, as Redis (a health check must see it). */
     CMD_MISCONF_REFUSED = 1u << 15,
+    CMD_ALLOW_BUSY = 1u << 16, /* runs while a script is busy (commands/script_lua.h) */
 };
 
 /* One parsed request as the connection layer hands it over. */

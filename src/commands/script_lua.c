@@ -17,7 +17,9 @@
 #include "connection/session.h"
 #include "persist/persist.h"
 #include "server/config.h"
+#include "server/event_loop.h"
 #include "server/version.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 
@@ -36,6 +38,9 @@ struct script_state {
     int resp;
     bool wrote;
     bool oom_at_start;
+    int64_t started_us;
+    bool busy;   /* past busy-reply-threshold: serving others (script_busy_reply) */
+    bool killed; /* SCRIPT KILL / FUNCTION KILL: stops at the next hook */
 };
 
 static struct script_state *current;
@@ -43,6 +48,97 @@ static struct script_state *current;
 const struct script_run *script_lua_running(void)
 {
     return current ? current->run : NULL;
+}
+
+/* --- busy scripts ---------------------------------------------------------- */
+
+/* Redis 7.0's hook period: the count hook runs every this many VM
+ * instructions, reads the clock and, once busy, serves the others. */
+#define BUSY_HOOK_INSTRUCTIONS 100000
+
+static const char busy_eval_error[] =
+    "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+static const char busy_function_error[] =
+    "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
+
+const char *script_busy_reply;
+
+static void busy_begin(struct script_state *st)
+{
+    st->busy = true;
+    script_busy_reply = st->run->function ? busy_function_error : busy_eval_error;
+    log_warning("Slow script detected: still in execution after %lld milliseconds. You can try "
+                "killing the script using the %s command. Script name is: %s.",
+                (long long)((clock_mono_us() - st->started_us) / 1000),
+                st->run->function ? "FUNCTION KILL" : "SCRIPT KILL", st->run->name);
+    session_protect(st->caller->conn, true);
+}
+
+static void busy_end(struct script_state *st)
+{
+    if (!st->busy) return;
+    st->busy = false;
+    script_busy_reply = NULL;
+    session_protect(st->caller->conn, false);
+}
+
+/* The count hook of a run. A killed script (or one running when SHUTDOWN
+ * NOSAVE stops the server) gets an error at every line from then on, so a
+ * pcall in the script cannot swallow it for good (Redis's way). */
+static void run_hook(lua_State *L, lua_Debug *ar)
+{
+    (void)ar;
+    struct script_state *st = current;
+    if (!st) return;
+    if (!st->busy && !st->killed) {
+        int64_t ran_ms = (clock_mono_us() - st->started_us) / 1000;
+        if (ran_ms < config.busy_reply_threshold || !st->caller->conn) return;
+        busy_begin(st);
+    }
+    if (!st->killed) ev_process_nested();
+    if (st->killed || ev_stopping()) {
+        st->killed = true;
+        lua_sethook(L, run_hook, LUA_MASKLINE, 0);
+        lua_pushstring(L, ev_stopping() ? "Script killed by SHUTDOWN NOSAVE"
+                                        : "Script killed by user with SCRIPT KILL...");
+        lua_error(L);
+    }
+}
+
+void script_kill(struct cmd_ctx *ctx, bool function)
+{
+    struct script_state *st = current;
+    if (!st || !st->busy) {
+        reply_error(ctx->reply, "NOTBUSY No scripts in execution right now.");
+    } else if (st->wrote) {
+        reply_error(ctx->reply,
+                    "UNKILLABLE Sorry the script already executed write commands against the "
+                    "dataset. You can either wait the script termination or kill the server in a "
+                    "hard way using the SHUTDOWN NOSAVE command.");
+    } else if (function != st->run->function) {
+        reply_error(ctx->reply, script_busy_reply); /* the other engine's KILL */
+    } else {
+        st->killed = true;
+        reply_ok(ctx->reply);
+    }
+}
+
+void script_reply_running(struct reply *r)
+{
+    struct script_state *st = current;
+    if (!st || !st->busy) {
+        reply_nil(r);
+        return;
+    }
+    const struct cmd_ctx *caller = st->caller;
+    reply_map_len(r, 3);
+    reply_bulk_cstr(r, "name");
+    reply_bulk_cstr(r, st->run->name);
+    reply_bulk_cstr(r, "command");
+    reply_array_len(r, caller->argc);
+    for (int i = 0; i < caller->argc; i++) reply_bulk(r, caller->argv[i], caller->argv_len[i]);
+    reply_bulk_cstr(r, "duration_ms");
+    reply_int(r, (clock_mono_us() - st->started_us) / 1000);
 }
 
 static const struct {
@@ -744,10 +840,14 @@ void script_lua_run(lua_State *L, struct cmd_ctx *ctx, const struct script_run *
         .db_index = session_db_index(ctx->conn),
         .resp = 2,
         .oom_at_start = config.maxmemory && xmalloc_used_bytes() > (size_t)config.maxmemory,
+        .started_us = clock_mono_us(),
     };
     rand48_seed();
     current = &st;
+    lua_sethook(L, run_hook, LUA_MASKCOUNT, BUSY_HOOK_INSTRUCTIONS);
     int rc = lua_pcall(L, call_args, 1, handler);
+    lua_sethook(L, NULL, 0, 0);
+    busy_end(&st);
     current = NULL;
     if (rc != 0) {
         script_reply_error(L, ctx->reply, run->name);

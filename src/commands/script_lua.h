@@ -26,9 +26,15 @@
  * gets it. Blocking commands are refused as Redis refuses them (noscript)
  * or act as their non-blocking forms (cmd_ctx.deny_blocking).
  *
- * A script runs to completion: nothing else runs meanwhile, on any
- * transport (one thread). lua-time-limit / SCRIPT KILL of a busy script
- * are not implemented (docs/scripting.md).
+ * A script's effects are atomic: no other client's command runs while it
+ * runs, on any transport (one thread). Busy scripts, as Redis 7.0: once a
+ * script has run busy-reply-threshold (lua-time-limit) ms, a Lua count hook
+ * serves the other clients from inside the script (ev_process_nested) with
+ * the caller's conn protected: their commands are refused with BUSY except
+ * the allow-busy ones (CMD_ALLOW_BUSY: SCRIPT KILL, FUNCTION KILL,
+ * SHUTDOWN NOSAVE, AUTH, HELLO, MULTI, ...); SCRIPT KILL / FUNCTION KILL
+ * stop a script that has not written (the caller gets Redis's "Script
+ * killed by user" error), one that wrote is UNKILLABLE.
  */
 #ifndef GOBLIN_SCRIPT_LUA_H
 #define GOBLIN_SCRIPT_LUA_H
@@ -38,6 +44,7 @@
 #include <stdint.h>
 
 struct cmd_ctx;
+struct reply;
 struct lua_State;
 
 /* Script flags (shebang `#!lua flags=...`, register_function flags). */
@@ -75,6 +82,7 @@ struct script_run {
     const char *name; /* the SHA1 (EVAL) or the function's name (FCALL) */
     uint32_t flags;   /* enum script_flag */
     bool read_only;   /* EVAL_RO, FCALL_RO, or flag no-writes */
+    bool function;    /* FCALL/FCALL_RO (the FUNCTION engine), not EVAL */
 };
 
 /* Runs the function on top of L's stack with KEYS/ARGV (EVAL: globals;
@@ -90,8 +98,22 @@ void script_lua_run(struct lua_State *L, struct cmd_ctx *ctx, const struct scrip
 long long script_numkeys(struct cmd_ctx *ctx);
 bool script_may_run(struct cmd_ctx *ctx, uint32_t flags, bool ro);
 
-/* The script running now, or NULL (SCRIPT KILL, FUNCTION KILL, FUNCTION STATS). */
+/* The script running now, or NULL. */
 const struct script_run *script_lua_running(void);
+
+/* While a script is busy (past busy-reply-threshold): the error every
+ * other command without CMD_ALLOW_BUSY gets (Redis's slowevalerr or
+ * slowscripterr), else NULL. One load for command_dispatch. */
+extern const char *script_busy_reply;
+
+/* SCRIPT KILL (function false) and FUNCTION KILL (true): NOTBUSY,
+ * UNKILLABLE, the other engine's BUSY error, or +OK and the script stops
+ * at its next hook. */
+void script_kill(struct cmd_ctx *ctx, bool function);
+
+/* FUNCTION STATS' running_script: nil, or the busy function's name, its
+ * command line and how long it has run. */
+void script_reply_running(struct reply *r);
 
 /* SHA1 of data as 40 lowercase hex digits and a NUL. */
 void script_sha1hex(const char *data, size_t len, char out[41]);

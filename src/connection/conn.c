@@ -519,7 +519,7 @@ static void conn_make_read_room(struct conn *c)
 
 void conn_on_readable(struct conn *c)
 {
-    if ((c->flags & CONN_CLOSED) || !conn_reads_now(c)) return;
+    if ((c->flags & (CONN_CLOSED | CONN_PROTECTED)) || !conn_reads_now(c)) return;
     char *dst;
     size_t room;
     struct strbuf *big = c->big_arg;
@@ -568,7 +568,7 @@ void conn_on_readable(struct conn *c)
 
 void conn_on_writable(struct conn *c)
 {
-    if (c->flags & CONN_CLOSED) return;
+    if (c->flags & (CONN_CLOSED | CONN_PROTECTED)) return;
     if (!conn_flush(c)) return;
     if (conn_backpressure_release(c)) {
         /* Commands already buffered run now; the next read waits for epoll. */

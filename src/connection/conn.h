@@ -183,6 +183,11 @@ enum conn_flag {
     CONN_REPLY_SKIP = 1u << 9,
     CONN_ASKING = 1u << 20,  /* cluster: ASKING sent; the next command may use an importing slot */
     CONN_MONITOR = 1u << 10, /* MONITOR: gets every command as a line in push_fifo */
+    /* Its command runs long and serves other clients meanwhile (a busy
+     * script: ev_process_nested): no read, write or parse for it until the
+     * command ends, as Redis's protectClient. Its input waits in the
+     * transport, its output (earlier replies) in `out`. */
+    CONN_PROTECTED = 1u << 11,
 };
 
 /* Blocked on keys (conn_blocked.c). A blocking command that finds nothing

@@ -57,6 +57,14 @@ void session_set_asking(struct conn *c, bool on)
         c->flags &= ~CONN_ASKING;
 }
 
+void session_protect(struct conn *c, bool on)
+{
+    if (on)
+        c->flags |= CONN_PROTECTED;
+    else
+        c->flags &= ~CONN_PROTECTED;
+}
+
 bool session_asking(const struct conn *c)
 {
     return c->flags & CONN_ASKING;

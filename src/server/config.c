@@ -299,6 +299,11 @@ static const struct config_param params[] = {
      "LATENCY records events (commands, expire and eviction cycles, forks, AOF writes) that "
      "took at least this long; 0 = off (default 0; docs/introspection.md)",
      NULL, apply_latency_monitor_threshold},
+    {"busy-reply-threshold", "lua-time-limit", CFG_INT, &config.busy_reply_threshold, 0, LLONG_MAX,
+     0, "MS",
+     "a script running longer serves other clients with BUSY until it ends or SCRIPT KILL / "
+     "FUNCTION KILL (default 5000)",
+     NULL, NULL},
     {"cluster-enabled", NULL, CFG_BOOL, &config.cluster_enabled, 0, 0, CFG_IMMUTABLE, "yes|no",
      "Redis Cluster mode: 16384 hash slots, MOVED/CROSSSLOT redirections, the cluster bus on "
      "port+10000, database 0 only (default no; docs/scale-out.md)",
@@ -451,6 +456,7 @@ void config_init_defaults(void)
     config.cluster_require_full_coverage = true;
     config.notify_keyspace_events = xstrdup("");
     config.slowlog_log_slower_than = 10000;
+    config.busy_reply_threshold = 5000;
     config.slowlog_max_len = 128;
 }
 

@@ -149,6 +149,7 @@ struct config {
     /* introspection */
     char *notify_keyspace_events;      /* canonical flag string (store/notify.h) */
     long long slowlog_log_slower_than; /* microseconds; < 0: off (commands/slowlog.h) */
+    long long busy_reply_threshold;    /* ms a script runs before others get BUSY (script_lua.h) */
     long long slowlog_max_len;
     long long latency_monitor_threshold; /* milliseconds; 0: off (server/latency.h) */
 };

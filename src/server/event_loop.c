@@ -51,7 +51,7 @@ void ev_remove(int fd)
     epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
 }
 
-int ev_process(int timeout_ms)
+static int dispatch(int timeout_ms, bool reap)
 {
     struct epoll_event events[EV_BATCH];
     int n = epoll_wait(epfd, events, EV_BATCH, timeout_ms);
@@ -69,8 +69,21 @@ int ev_process(int timeout_ms)
     }
     /* Conns closed by this batch may still have had events queued in it;
      * their memory is released only now. */
-    conn_reap_closed();
+    if (reap) conn_reap_closed();
     return n;
+}
+
+int ev_process(int timeout_ms)
+{
+    return dispatch(timeout_ms, true);
+}
+
+int ev_process_nested(void)
+{
+    int work = dispatch(0, false);
+    for (int i = 0; i < polled_count; i++)
+        if (polled[i].reentrant) work += polled[i].poll(polled[i].arg);
+    return work;
 }
 
 void ev_stop(void)

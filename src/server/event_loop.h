@@ -58,6 +58,10 @@ struct poll_target {
     int (*poll)(void *arg);
     void *arg;
     int order; /* set by ev_add_polled */
+    /* poll() may run inside a command of one of its own sessions
+     * (ev_process_nested): true when it skips protected conns and keeps no
+     * state across the call that a nested poll could break. */
+    bool reentrant;
 };
 
 /* Adds a polled target. `order` is its flag's position among the polled
@@ -76,6 +80,15 @@ void ev_set_spin(bool spin);
 /* Block in epoll only after the sockets have been quiet for `us`
  * microseconds (0 = block whenever nothing is ready). */
 void ev_set_adaptive_spin_us(long long us);
+
+/* One pass for a command that runs long and lets others in meanwhile (a
+ * busy script, Redis's processEventsWhileBlocked): a zero-timeout epoll
+ * pass, then one poll of each reentrant polled target. Runs inside a
+ * handler: no housekeeping, and closed conns are not reaped (the outer
+ * pass may still hold events for them). The caller protects its own conn
+ * (session_protect) so that none of its I/O runs meanwhile. Returns the
+ * work done. */
+int ev_process_nested(void);
 
 /* Runs until ev_stop(): dispatch, housekeeping every 1000/hz ms. */
 void ev_run(void (*housekeeping)(void), long long (*hz)(void));

@@ -288,6 +288,9 @@ static void session_restart(struct ring_endpoint *ep, uint32_t epoch)
 
 static int ring_endpoint_poll(struct ring_endpoint *ep)
 {
+    /* A session whose command serves others meanwhile (ev_process_nested)
+     * is left alone, restarts included, until the command ends. */
+    if (ep->conn && (ep->conn->flags & CONN_PROTECTED)) return 0;
     /* acquire: pairs with the client's release when it advances the epoch. */
     uint32_t epoch = atomic_load_explicit(&ep->hdr->epoch, memory_order_acquire);
     if (epoch != ep->epoch) {
@@ -450,7 +453,8 @@ static bool ring_start(void)
         struct ring_target *t = &targets[target_count++];
         if (!ring_target_create(t, ps)) return false;
         log_notice("serving %s (%llu bytes per direction)", t->name, ring_round_size(ps->bytes));
-        struct poll_target pt = {.name = t->name, .poll = ring_target_poll, .arg = t};
+        struct poll_target pt = {
+            .name = t->name, .poll = ring_target_poll, .arg = t, .reentrant = true};
         ev_add_polled(&pt, i);
     }
     return true;
