@@ -14,6 +14,7 @@
 
 #include "commands/command.h"
 #include "commands/script_convert.h"
+#include "commands/script_libs.h"
 #include "connection/session.h"
 #include "persist/persist.h"
 #include "server/config.h"
@@ -303,8 +304,8 @@ static void push_proxy(lua_State *L, int index, lua_CFunction index_fn)
 /* Replaces every library table in the real globals with its proxy. */
 static void protect_libraries(lua_State *L, int globals)
 {
-    static const char *const libs[] = {"string", "table", "math",  "coroutine",
-                                       "cjson",  "bit",   "redis", NULL};
+    static const char *const libs[] = {"string", "table",    "math",   "coroutine", "cjson",
+                                       "bit",    "cmsgpack", "struct", "redis",     NULL};
     for (int i = 0; libs[i]; i++) {
         lua_getfield(L, globals, libs[i]);
         if (!lua_istable(L, -1)) {
@@ -712,6 +713,10 @@ lua_State *script_lua_new(lua_CFunction register_function)
     open_library(L, LUA_MATHLIBNAME, luaopen_math);
     open_cjson(L);
     open_library(L, "bit", luaopen_bit);
+    script_open_cmsgpack(L);
+    lua_setglobal(L, "cmsgpack");
+    script_open_struct(L);
+    lua_setglobal(L, "struct");
     lua_settop(L, 0);
     /* Redis 7.0's deny list, and what stock Lua has that Redis does not. */
     static const char *const removed[] = {"dofile", "loadfile", "print", NULL};

@@ -49,8 +49,9 @@ cflags=(-std=c17 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
     -Wall -Wextra -Wno-unused-parameter -Werror
     -I"$root/src" -I"$root/include")
-# Libraries a harness's sources may use (LZF: the RDB string encoding).
-read -r -a libs <<<"$(pkg-config --cflags --libs liblzf libfabric) -lm"
+# Libraries a harness's sources may use (LZF: the RDB string encoding; Lua:
+# the scripting libraries).
+read -r -a libs <<<"$(pkg-config --cflags --libs liblzf libfabric lua5.1) -lm"
 
 # build HARNESS: compiles $out/bin/HARNESS when it or any source it names changed.
 build() {
