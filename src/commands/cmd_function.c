@@ -32,8 +32,6 @@
 #include "util/numparse.h"
 #include "util/xmalloc.h"
 
-#define RDB_OPCODE_FUNCTION2 245 /* as in persist/rdb.c */
-
 struct fn_function {
     char *name;
     char *description; /* NULL: none */
@@ -464,6 +462,7 @@ static void cmd_function_load(struct cmd_ctx *ctx)
         library_free(lib);
         return;
     }
+    keyspace.stats.dirty++; /* a write, as Redis counts it: propagated to the AOF */
     reply_bulk(ctx->reply, lib->name, strlen(lib->name));
 }
 
@@ -480,6 +479,7 @@ static void cmd_function_delete(struct cmd_ctx *ctx)
     struct fn_library *lib = *slot;
     *slot = lib->next;
     library_free(lib);
+    keyspace.stats.dirty++;
     reply_ok(ctx->reply);
 }
 
@@ -552,6 +552,14 @@ static void cmd_function_list(struct cmd_ctx *ctx)
     reply_defer_array(r, m, n);
 }
 
+static void libraries_flush(void)
+{
+    libraries_free(libraries);
+    libraries = NULL;
+    script_lua_free(fn_engine); /* the callbacks go with it */
+    fn_engine = NULL;
+}
+
 static void cmd_function_flush(struct cmd_ctx *ctx)
 {
     if (ctx->argc == 3 && !arg_equals(ctx, 2, "sync") && !arg_equals(ctx, 2, "async")) {
@@ -562,10 +570,8 @@ static void cmd_function_flush(struct cmd_ctx *ctx)
         reply_error_arity(ctx->reply, "function|flush");
         return;
     }
-    libraries_free(libraries);
-    libraries = NULL;
-    script_lua_free(fn_engine); /* the callbacks go with it */
-    fn_engine = NULL;
+    libraries_flush();
+    keyspace.stats.dirty++;
     reply_ok(ctx->reply);
 }
 
@@ -604,10 +610,8 @@ static void cmd_function_dump(struct cmd_ctx *ctx)
 {
     struct rdb_writer w;
     rdbw_init(&w, -1, config.rdbcompression);
-    for (struct fn_library *lib = libraries; lib; lib = lib->next) {
-        rdbw_u8(&w, RDB_OPCODE_FUNCTION2);
-        rdbw_string(&w, lib->code, lib->code_len);
-    }
+    for (struct fn_library *lib = libraries; lib; lib = lib->next)
+        rdb_write_function(&w, lib->code, lib->code_len);
     rdb_payload_footer(&w);
     reply_bulk(ctx->reply, buf_head(&w.buf), buf_len(&w.buf));
     rdbw_free(&w);
@@ -683,7 +687,36 @@ static void cmd_function_restore(struct cmd_ctx *ctx)
         reply_error_fmt(ctx->reply, "ERR %s", err);
         return;
     }
+    keyspace.stats.dirty++;
     reply_ok(ctx->reply);
+}
+
+/* --- snapshots (persist/rdb.h) ------------------------------------------ */
+
+static void libraries_foreach_code(void (*fn)(const char *code, size_t len, void *arg), void *arg)
+{
+    for (struct fn_library *lib = libraries; lib; lib = lib->next)
+        fn(lib->code, lib->code_len, arg);
+}
+
+/* A library from a snapshot joins the others as FUNCTION RESTORE APPEND
+ * would add it: an existing library or function name is an error. */
+static bool library_load_from_snapshot(const char *code, size_t len, char *err, size_t cap)
+{
+    struct restore_state st = {.list = libraries, .err = err, .cap = cap};
+    bool ok = restore_library(code, len, &st);
+    libraries = st.list;
+    return ok;
+}
+
+void function_register_persistence(void)
+{
+    static const struct rdb_function_source source = {
+        .foreach = libraries_foreach_code,
+        .load = library_load_from_snapshot,
+        .flush = libraries_flush,
+    };
+    rdb_set_function_source(&source);
 }
 
 static void cmd_function_help(struct cmd_ctx *ctx)

@@ -143,6 +143,7 @@ void command_table_init(void)
     slowlog_apply_config(); /* the cycle counter is calibrated by now */
     latency_set_threshold(config.latency_monitor_threshold);
     typed_table_init();
+    function_register_persistence();
 }
 
 struct command *command_lookup(const char *name, size_t len)

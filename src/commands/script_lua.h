@@ -115,6 +115,10 @@ void script_kill(struct cmd_ctx *ctx, bool function);
  * command line and how long it has run. */
 void script_reply_running(struct reply *r);
 
+/* Lets snapshots (persist/rdb.h) save and load the FUNCTION libraries
+ * (cmd_function.c); command_table_init() calls it. */
+void function_register_persistence(void);
+
 /* SHA1 of data as 40 lowercase hex digits and a NUL. */
 void script_sha1hex(const char *data, size_t len, char out[41]);
 

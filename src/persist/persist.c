@@ -373,6 +373,8 @@ bool persist_debug_reload(char *err, size_t err_len)
 {
     if (!persist_save(err, err_len)) return false;
     keyspace_flush_all();
+    const struct rdb_function_source *functions = rdb_function_source();
+    if (functions) functions->flush(); /* Redis's emptyData: the functions go too */
     char path[4096], tmp[4096];
     rdb_paths(path, tmp, sizeof path, getpid());
     struct rdb_load_info info;

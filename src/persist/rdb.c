@@ -70,6 +70,29 @@ static void write_key(struct kv *kv, void *arg)
     rdb_value_save(w, kv, true);
 }
 
+static const struct rdb_function_source *function_source;
+
+void rdb_set_function_source(const struct rdb_function_source *source)
+{
+    function_source = source;
+}
+
+const struct rdb_function_source *rdb_function_source(void)
+{
+    return function_source;
+}
+
+void rdb_write_function(struct rdb_writer *w, const char *code, size_t len)
+{
+    rdbw_u8(w, RDB_OPCODE_FUNCTION2);
+    rdbw_string(w, code, len);
+}
+
+static void write_function(const char *code, size_t len, void *arg)
+{
+    rdb_write_function(arg, code, len);
+}
+
 bool rdb_write_keyspace(struct rdb_writer *w, bool checksum)
 {
     char magic[16];
@@ -80,6 +103,7 @@ bool rdb_write_keyspace(struct rdb_writer *w, bool checksum)
     write_aux_ll(w, "ctime", (long long)time(NULL));
     write_aux_ll(w, "used-mem", (long long)xmalloc_used_bytes());
     write_aux_ll(w, "aof-base", 0);
+    if (function_source) function_source->foreach (write_function, w);
     for (int i = 0; i < keyspace.count; i++) {
         struct db *db = keyspace_db(i);
         if (dict_size(&db->keys) == 0) continue;
@@ -240,6 +264,18 @@ static bool load_key(struct load_state *s, unsigned type)
     return !s->r.err[0];
 }
 
+/* A FUNCTION2 record: the library's code, handed to the FUNCTION engine. */
+static void load_function(struct load_state *s)
+{
+    size_t at = s->r.pos - 1;
+    struct rdb_str code;
+    if (!rdbr_string(&s->r, &code)) return;
+    char why[1024];
+    if (function_source && !function_source->load(code.ptr, code.len, why, sizeof why))
+        rdbr_fail(&s->r, "Failed loading the function library at offset %zu: %s", at, why);
+    rdb_str_free(&code);
+}
+
 bool rdb_load_buffer(const void *data, size_t len, bool verify_checksum, struct rdb_load_info *info,
                      char *err, size_t err_len)
 {
@@ -317,11 +353,11 @@ bool rdb_load_buffer(const void *data, size_t len, bool verify_checksum, struct 
                       op, r->pos - 1);
             continue;
         case RDB_OPCODE_FUNCTION2:
+            load_function(&s);
+            continue;
         case RDB_OPCODE_FUNCTION_PRE_GA:
-            rdbr_fail(r,
-                      "the file holds Redis Functions (opcode %u at offset %zu), which "
-                      "goblin-core does not implement",
-                      op, r->pos - 1);
+            rdbr_fail(r, "Pre-GA function format not supported (opcode %u at offset %zu)", op,
+                      r->pos - 1);
             continue;
         default:
             if (!rdb_type_known(op)) {

@@ -73,6 +73,28 @@ bool rdb_function_payload_foreach(const void *p, size_t len,
                                   bool (*fn)(const char *code, size_t len, void *arg), void *arg,
                                   char *err, size_t err_len);
 
+/* Redis Functions in snapshots: one RDB_OPCODE_FUNCTION2 record per
+ * library (the opcode, then the library's code as a string), after the
+ * AUX fields and before the databases, as Redis 7.0 writes them; FUNCTION
+ * DUMP payloads hold the same records. The FUNCTION engine
+ * (commands/cmd_function.c) provides the libraries: persist knows nothing
+ * of Lua. Without a source (the fuzzers), snapshots carry no functions and
+ * records read are checked and dropped. */
+struct rdb_function_source {
+    /* Calls fn with each library's code, in load order. */
+    void (*foreach)(void (*fn)(const char *code, size_t len, void *arg), void *arg);
+    /* Adds a library read from a snapshot; false with err set (a library
+     * or function that exists, code that does not load). */
+    bool (*load)(const char *code, size_t len, char *err, size_t err_len);
+    /* Drops every library (DEBUG RELOAD replaces the whole data set). */
+    void (*flush)(void);
+};
+void rdb_set_function_source(const struct rdb_function_source *source);
+const struct rdb_function_source *rdb_function_source(void);
+
+/* Appends one FUNCTION2 record (snapshots and FUNCTION DUMP). */
+void rdb_write_function(struct rdb_writer *w, const char *code, size_t len);
+
 /* DUMP: kv's value as a payload appended to out. */
 void rdb_dump_payload(const struct kv *kv, bool compress, struct buf *out);
 

@@ -9,6 +9,8 @@
 #   LRU idle times and LFU counters travel both ways as Redis 7.0 writes
 #     them (RDB_OPCODE_IDLE under an LRU policy, RDB_OPCODE_FREQ under an
 #     LFU one, neither under the others);
+#   function libraries (RDB_OPCODE_FUNCTION2) both ways, through SAVE,
+#   BGSAVE, DEBUG RELOAD and the AOF rewrite's base;
 #   a type goblin-core does not implement, a truncated file and a flipped
 #   byte stop the start with an error naming the problem.
 set -u
@@ -180,4 +182,76 @@ size=$(stat -c %s "$d/dump.rdb")
 printf '\x5a' | dd of="$d/dump.rdb" bs=1 seek=$((size / 2)) conv=notrunc status=none
 expect_refusal "a flipped byte" "checksum|key '|offset" "$d"
 
+# 5. Functions: redis-server's libraries load here, ours load there; DEBUG
+# RELOAD and the AOF base keep them. Compared per library, lines sorted
+# (FUNCTION LIST orders libraries and functions by Redis's randomly seeded
+# hash tables, ours by load and registration order).
+LIB1='#!lua name=lib1
+redis.register_function{function_name="f1", callback=function(keys, args) return "one:" .. (args[1] or "") end, flags={"no-writes"}, description="first"}
+redis.register_function("f2", function(keys, args) return redis.call("INCR", keys[1]) end)'
+LIB2='#!lua name=lib2
+redis.register_function("g1", function() return 2 end)'
+same_functions() { # PORT_A PORT_B
+    for lib in lib1 lib2; do
+        a=$(cli "$1" FUNCTION LIST LIBRARYNAME "$lib" WITHCODE | sort)
+        b=$(cli "$2" FUNCTION LIST LIBRARYNAME "$lib" WITHCODE | sort)
+        [ -n "$a" ] && [ "$a" = "$b" ] || fail "FUNCTION LIST $lib differs: '$a' vs '$b'"
+    done
+    [ "$(cli "$2" FCALL f1 0 x)" = "one:x" ] || fail "FCALL f1 after load"
+}
+d=$DIR/fr
+mkdir -p "$d"
+start_redis "$d"
+[ "$(cli "$RPORT" FUNCTION LOAD "$LIB1")" = lib1 ] || fail "redis FUNCTION LOAD lib1"
+[ "$(cli "$RPORT" FUNCTION LOAD "$LIB2")" = lib2 ] || fail "redis FUNCTION LOAD lib2"
+cli "$RPORT" SET k v >/dev/null
+[ "$(cli "$RPORT" SAVE)" = OK ] || fail "redis SAVE with functions"
+start_goblin "$d"
+same_functions "$RPORT" "$GPORT"
+[ "$(cli "$GPORT" GET k)" = v ] || fail "the key next to the functions"
+[ "$(cli "$GPORT" DEBUG RELOAD)" = OK ] || fail "DEBUG RELOAD with functions"
+same_functions "$RPORT" "$GPORT"
+[ "$(cli "$GPORT" FUNCTION LOAD "$LIB2" 2>&1)" = "ERR Library 'lib2' already exists" ] ||
+    fail "DEBUG RELOAD duplicated or lost lib2"
+stop "$RPID"
+cli "$GPORT" FUNCTION DELETE lib2 >/dev/null
+cli "$GPORT" FUNCTION LOAD "$LIB2" >/dev/null # now saved second, as redis had it
+[ "$(cli "$GPORT" BGSAVE)" = "Background saving started" ] || fail "BGSAVE with functions"
+for _ in $(seq 1 200); do
+    [ "$(cli "$GPORT" INFO persistence | tr -d '\r' | grep rdb_bgsave_in_progress:)" = rdb_bgsave_in_progress:0 ] && break
+    sleep 0.05
+done
+out=$(redis-check-rdb "$d/dump.rdb" 2>&1) || fail "redis-check-rdb with functions: $out"
+d2=$DIR/fg
+mkdir -p "$d2"
+cp "$d/dump.rdb" "$d2/dump.rdb"
+start_redis "$d2"
+same_functions "$GPORT" "$RPORT"
+stop "$RPID"
+stop "$GPID"
+# The AOF base: a rewrite keeps the functions, a restart loads them.
+d=$DIR/faof
+mkdir -p "$d"
+start_goblin "$d" --appendonly yes
+[ "$(cli "$GPORT" FUNCTION LOAD "$LIB1")" = lib1 ] || fail "FUNCTION LOAD lib1 (aof)"
+[ "$(cli "$GPORT" FUNCTION LOAD "$LIB2")" = lib2 ] || fail "FUNCTION LOAD lib2 (aof)"
+cli "$GPORT" BGREWRITEAOF >/dev/null
+for _ in $(seq 1 200); do
+    [ "$(cli "$GPORT" INFO persistence | tr -d '\r' | grep aof_rewrite_in_progress:)" = aof_rewrite_in_progress:0 ] && break
+    sleep 0.05
+done
+before=$(cli "$GPORT" FUNCTION LIST WITHCODE)
+stop "$GPID"
+start_goblin "$d" --appendonly yes
+[ "$(cli "$GPORT" FUNCTION LIST WITHCODE)" = "$before" ] || fail "functions lost across the AOF rewrite"
+[ "$(cli "$GPORT" FCALL f2 1 counter)" = 1 ] || fail "FCALL f2 after the AOF load"
+# FUNCTION DELETE/LOAD after the rewrite go to the incr file, as in Redis.
+[ "$(cli "$GPORT" FUNCTION DELETE lib2)" = OK ] || fail "FUNCTION DELETE (aof)"
+cli "$GPORT" FUNCTION LOAD "${LIB2//lib2/lib3}" >/dev/null
+stop "$GPID"
+start_goblin "$d" --appendonly yes
+[ "$(cli "$GPORT" FUNCTION LIST LIBRARYNAME 'lib*' | grep -c '^lib[0-9]$')" = 2 ] &&
+    [ -z "$(cli "$GPORT" FUNCTION LIST LIBRARYNAME lib2)" ] &&
+    [ "$(cli "$GPORT" FCALL g1 0)" = 2 ] || fail "FUNCTION DELETE/LOAD not replayed from the AOF"
+stop "$GPID"
 echo "test_rdb_interop: ok"
