@@ -96,6 +96,53 @@ static void check_keys(const struct command *cmd, int argc, const char **argv,
     if (cmd->flags & CMD_ASKING) sc->asking = true;
 }
 
+/* Where the keys check_keys saw go (Redis's getNodeByQuery): leaves
+ * sc->error REDIRECT_NONE when this node serves them (or there are none). */
+static void route(struct slot_check *sc)
+{
+    if (sc->error == REDIRECT_NONE && sc->slot < 0) return; /* no keys */
+    if (sc->error == REDIRECT_NONE && cluster.state != CLUSTER_OK) {
+        if (!config.cluster_allow_reads_when_down)
+            sc->error = REDIRECT_DOWN_STATE;
+        else if (sc->write)
+            sc->error = REDIRECT_DOWN_RO_STATE;
+    }
+    if (sc->error != REDIRECT_NONE) return;
+    int slot = sc->slot;
+    bool mine = cluster.slots[slot] == cluster.myself;
+    if (mine && cluster.migrating_to[slot] && sc->missing) {
+        /* Keys already moved: ask the target; some moved: try again. */
+        sc->error = sc->missing < sc->keys ? REDIRECT_UNSTABLE : REDIRECT_ASK;
+    } else if (!mine && cluster.importing_from[slot] && sc->asking) {
+        if (sc->keys > 1 && sc->missing) sc->error = REDIRECT_UNSTABLE;
+    } else if (!mine) {
+        sc->error = REDIRECT_MOVED;
+    }
+}
+
+const char *cluster_script_check(const struct command *cmd, int argc, const char **argv,
+                                 const size_t *argv_len, struct conn *caller, int *slot,
+                                 bool cross_slot)
+{
+    struct slot_check sc = {.slot = -1, .asking = session_asking(caller)};
+    check_keys(cmd, argc, argv, argv_len, &sc);
+    route(&sc);
+    if (sc.error == REDIRECT_DOWN_RO_STATE)
+        return "Script attempted to execute a write command while the cluster is down and "
+               "readonly";
+    if (sc.error == REDIRECT_DOWN_STATE)
+        return "Script attempted to execute a command while the cluster is down";
+    if (sc.error != REDIRECT_NONE)
+        return "Script attempted to access a non local key in a cluster node";
+    if (sc.slot >= 0 && !cross_slot) {
+        if (*slot < 0)
+            *slot = sc.slot;
+        else if (*slot != sc.slot)
+            return "Script attempted to access keys that do not hash to the same slot";
+    }
+    return NULL;
+}
+
 bool cluster_request_allowed(const struct cmd_request *req, const struct command *cmd)
 {
     struct slot_check sc = {.slot = -1, .asking = session_asking(req->conn)};
@@ -109,30 +156,8 @@ bool cluster_request_allowed(const struct cmd_request *req, const struct command
         }
         check_keys(cmd, req->argc, req->argv, req->argv_len, &sc);
     }
-    if (sc.error == REDIRECT_NONE && sc.slot < 0) return true; /* no keys */
-    if (sc.error == REDIRECT_NONE && cluster.state != CLUSTER_OK) {
-        if (!config.cluster_allow_reads_when_down)
-            sc.error = REDIRECT_DOWN_STATE;
-        else if (sc.write)
-            sc.error = REDIRECT_DOWN_RO_STATE;
-    }
-    if (sc.error == REDIRECT_NONE) {
-        int slot = sc.slot;
-        bool mine = cluster.slots[slot] == cluster.myself;
-        if (mine && cluster.migrating_to[slot] && sc.missing) {
-            /* Keys already moved: ask the target; some moved: try again. */
-            sc.error = sc.missing < sc.keys ? REDIRECT_UNSTABLE : REDIRECT_ASK;
-        } else if (!mine && cluster.importing_from[slot] && sc.asking) {
-            if (sc.keys > 1 && sc.missing)
-                sc.error = REDIRECT_UNSTABLE;
-            else
-                return true;
-        } else if (mine) {
-            return true;
-        } else {
-            sc.error = REDIRECT_MOVED;
-        }
-    }
+    route(&sc);
+    if (sc.error == REDIRECT_NONE) return true;
     if (strcmp(cmd->full_name, "exec") == 0) multi_discard(req->multi);
     struct reply *r = req->reply;
     switch (sc.error) {

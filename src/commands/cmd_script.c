@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cluster/cluster.h"
 #include "commands/command.h"
 #include "commands/script_lua.h"
 #include "connection/session.h"
@@ -138,6 +139,10 @@ static bool script_find(const char *sha, uint32_t *flags)
 bool script_may_run(struct cmd_ctx *ctx, uint32_t flags, bool ro)
 {
     if (flags & SCRIPT_FLAG_EVAL_COMPAT_MODE) return true;
+    if ((flags & SCRIPT_FLAG_NO_CLUSTER) && cluster_enabled) {
+        reply_error(ctx->reply, "ERR Can not run script on cluster, 'no-cluster' flag is set.");
+        return false;
+    }
     if (!(flags & (SCRIPT_FLAG_ALLOW_OOM | SCRIPT_FLAG_NO_WRITES)) && config.maxmemory &&
         xmalloc_used_bytes() > (size_t)config.maxmemory) {
         reply_error(ctx->reply, "OOM command not allowed when used memory > 'maxmemory'.");

@@ -192,6 +192,15 @@ bool command_has_keys(const struct command *cmd);
  * queued command's). Otherwise answers Redis's redirection (-MOVED,
  * -CROSSSLOT, -CLUSTERDOWN ...) and returns false. cmd_cluster.c. */
 bool cluster_request_allowed(const struct cmd_request *req, const struct command *cmd);
+/* A command a script runs in cluster mode (Redis's
+ * scriptVerifyClusterState): NULL when this node serves its keys, else
+ * Redis's error text. *slot is the script's slot so far (-1: none yet; its
+ * declared keys' slot first); keys of another slot in a later call are an
+ * error unless cross_slot (allow-cross-slot-keys, or an EVAL without a
+ * shebang). */
+const char *cluster_script_check(const struct command *cmd, int argc, const char **argv,
+                                 const size_t *argv_len, struct conn *caller, int *slot,
+                                 bool cross_slot);
 /* Cluster mode, after a command ran: ASKING lasts one command. */
 void cluster_after_command(const struct cmd_request *req, const struct command *cmd);
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster/cluster.h"
 #include "commands/command.h"
 #include "commands/script_convert.h"
 #include "commands/script_libs.h"
@@ -40,8 +41,10 @@ struct script_state {
     bool wrote;
     bool oom_at_start;
     int64_t started_us;
-    bool busy;   /* past busy-reply-threshold: serving others (script_busy_reply) */
-    bool killed; /* SCRIPT KILL / FUNCTION KILL: stops at the next hook */
+    int cluster_slot; /* cluster mode: the slot of the keys used so far, -1 none */
+    bool cross_slot;  /* cluster mode: keys of several slots allowed */
+    bool busy;        /* past busy-reply-threshold: serving others (script_busy_reply) */
+    bool killed;      /* SCRIPT KILL / FUNCTION KILL: stops at the next hook */
 };
 
 static struct script_state *current;
@@ -437,6 +440,12 @@ static int redis_call_generic(lua_State *L, bool raise)
         else if (!(st->run->flags & SCRIPT_FLAG_ALLOW_OOM) && st->oom_at_start && !st->wrote &&
                  (cmd->flags & CMD_DENYOOM))
             err = "-OOM command not allowed when used memory > 'maxmemory'.";
+        if (!err) {
+            if (cmd->flags & CMD_WRITE) st->wrote = true; /* before the cluster check, as Redis */
+            if (cluster_enabled)
+                err = cluster_script_check(cmd, argc, argv, argv_len, st->caller->conn,
+                                           &st->cluster_slot, st->cross_slot);
+        }
     }
     if (err) {
         if (argc > 16) {
@@ -446,7 +455,6 @@ static int redis_call_generic(lua_State *L, bool raise)
         }
         return call_error(L, err, raise);
     }
-    if (cmd->flags & CMD_WRITE) st->wrote = true;
 
     struct buf out;
     buf_init(&out, 256);
@@ -846,6 +854,11 @@ void script_lua_run(lua_State *L, struct cmd_ctx *ctx, const struct script_run *
         .resp = 2,
         .oom_at_start = config.maxmemory && xmalloc_used_bytes() > (size_t)config.maxmemory,
         .started_us = clock_mono_us(),
+        /* The declared keys' slot (all one slot: the call was routed). */
+        .cluster_slot = cluster_enabled && nkeys > 0
+                            ? (int)cluster_keyslot(ctx->argv[first_key], ctx->argv_len[first_key])
+                            : -1,
+        .cross_slot = run->flags & (SCRIPT_FLAG_ALLOW_CROSS_SLOT | SCRIPT_FLAG_EVAL_COMPAT_MODE),
     };
     rand48_seed();
     current = &st;
