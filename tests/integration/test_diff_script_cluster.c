@@ -9,6 +9,7 @@
  * declared keys (CLUSTERDOWN for an unserved slot).
  * Slots: a 15495 (not served), b 3300, c 7365, {b}x 3300.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -65,9 +66,25 @@ static void run_all(void)
 int main(void)
 {
     unsigned long long seed = test_seed("diff_script_cluster");
-    const char *const extra[] = {"--cluster-enabled", "yes", "--cluster-require-full-coverage",
-                                 "no", NULL};
-    diff_start(&d, "diff_script_cluster", seed, extra, extra);
+    /* The bus on a free port of its own: port + 10000 may not exist. */
+    char gbus[16], rbus[16];
+    snprintf(gbus, sizeof gbus, "%d", test_free_port());
+    snprintf(rbus, sizeof rbus, "%d", test_free_port());
+    const char *const goblin_extra[] = {"--cluster-enabled",
+                                        "yes",
+                                        "--cluster-require-full-coverage",
+                                        "no",
+                                        "--cluster-port",
+                                        gbus,
+                                        NULL};
+    const char *const redis_extra[] = {"--cluster-enabled",
+                                       "yes",
+                                       "--cluster-require-full-coverage",
+                                       "no",
+                                       "--cluster-port",
+                                       rbus,
+                                       NULL};
+    diff_start(&d, "diff_script_cluster", seed, goblin_extra, redis_extra);
     A("CLUSTER", "ADDSLOTSRANGE", "0", "8000");
     wait_cluster_ok(&d.g, "goblin-core");
     wait_cluster_ok(&d.r, "redis-server");
