@@ -1,5 +1,6 @@
 /* cmd_connection.c — commands about the connection itself: PING, ECHO, QUIT,
  * SELECT, AUTH, HELLO, CLIENT. */
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +12,8 @@
 #include "server/auth.h"
 #include "server/config.h"
 #include "server/version.h"
+#include "util/clock.h"
+#include "util/numparse.h"
 
 static void cmd_ping(struct cmd_ctx *ctx)
 {
@@ -460,6 +463,47 @@ static void cmd_client_unblock(struct cmd_ctx *ctx)
     reply_int(ctx->reply, c && session_unblock(c, error) ? 1 : 0);
 }
 
+/* CLIENT PAUSE timeout [WRITE|ALL] (Redis 7.0's checks, in its order). */
+static void cmd_client_pause(struct cmd_ctx *ctx)
+{
+    if (ctx->argc > 4) {
+        reply_error(ctx->reply, "ERR unknown subcommand or wrong number of arguments for 'pause'. "
+                                "Try CLIENT HELP.");
+        return;
+    }
+    enum session_pause type = SESSION_PAUSE_ALL;
+    if (ctx->argc == 4) {
+        if (arg_equals(ctx, 3, "write")) {
+            type = SESSION_PAUSE_WRITE;
+        } else if (!arg_equals(ctx, 3, "all")) {
+            reply_error(ctx->reply, "ERR CLIENT PAUSE mode must be WRITE or ALL");
+            return;
+        }
+    }
+    long long ms;
+    if (!num_parse_ll(ctx->argv[2], ctx->argv_len[2], &ms)) {
+        reply_error(ctx->reply, "ERR timeout is not an integer or out of range");
+        return;
+    }
+    if (ms < 0) {
+        reply_error(ctx->reply, "ERR timeout is negative");
+        return;
+    }
+    int64_t now = clock_unix_ms();
+    if (ms > LLONG_MAX - now) {
+        reply_error(ctx->reply, "ERR timeout is out of range");
+        return;
+    }
+    session_pause(type, ms > 0 ? now + ms : 0);
+    reply_ok(ctx->reply);
+}
+
+static void cmd_client_unpause(struct cmd_ctx *ctx)
+{
+    session_unpause();
+    reply_ok(ctx->reply);
+}
+
 static void cmd_client_reply(struct cmd_ctx *ctx)
 {
     if (arg_equals(ctx, 2, "on")) {
@@ -492,6 +536,10 @@ static void cmd_client_help(struct cmd_ctx *ctx)
         "LIST [options ...]",
         "    Return information about client connections. Options: TYPE (NORMAL|PUBSUB),",
         "    ID <client-id> [<client-id> ...].",
+        "PAUSE <timeout> [WRITE|ALL]",
+        "    Suspend all, or just write, clients for <timeout> milliseconds.",
+        "UNPAUSE",
+        "    Stop the current client pause, resuming traffic.",
         "NO-EVICT (ON|OFF)",
         "    Accepted for compatibility; clients are never evicted.",
         "SETINFO <LIB-NAME|LIB-VER> <value>",
@@ -524,6 +572,8 @@ static struct command client_subcommands[] = {
     CLIENT_SUB("no-evict", 3, CMD_ADMIN, cmd_client_no_evict),
     CLIENT_SUB("unblock", -3, CMD_ADMIN, cmd_client_unblock),
     CLIENT_SUB("reply", 3, 0, cmd_client_reply),
+    CLIENT_SUB("pause", -3, CMD_ADMIN, cmd_client_pause),
+    CLIENT_SUB("unpause", 2, CMD_ADMIN, cmd_client_unpause),
     CLIENT_SUB("help", 2, 0, cmd_client_help),
     COMMAND_END,
 };

@@ -773,6 +773,13 @@ static void cmd_function_help(struct cmd_ctx *ctx)
     reply_help(ctx->reply, lines);
 }
 
+bool function_flags(const char *name, size_t len, uint32_t *flags)
+{
+    struct fn_function *f = function_in(libraries, name, len);
+    if (f) *flags = f->flags;
+    return f != NULL;
+}
+
 static void fcall_generic(struct cmd_ctx *ctx, bool ro)
 {
     struct fn_function *f = function_in(libraries, ctx->argv[1], ctx->argv_len[1]);
@@ -895,7 +902,7 @@ static struct command function_subcommands[] = {
 struct command function_commands[] = {
     {.name = "fcall",
      .arity = -3,
-     .flags = CMD_NOSCRIPT | CMD_STALE,
+     .flags = CMD_NOSCRIPT | CMD_STALE | CMD_MAY_REPLICATE,
      .fn = cmd_fcall,
      .summary = "Invoke a function",
      .since = "7.0.0",

@@ -211,7 +211,7 @@ struct command hll_commands[] = {
     HLL_CMD("pfadd", CMD_WRITE | CMD_DENYOOM | CMD_FAST, cmd_pfadd, 1,
             "Adds the specified elements to the specified HyperLogLog.",
             "O(1) to add every element."),
-    HLL_CMD("pfcount", CMD_READONLY, cmd_pfcount, -1,
+    HLL_CMD("pfcount", CMD_READONLY | CMD_MAY_REPLICATE, cmd_pfcount, -1,
             "Return the approximated cardinality of the set(s) observed by the HyperLogLog at "
             "key(s).",
             "O(1) with a very small average constant time when called with a single key. O(N) "

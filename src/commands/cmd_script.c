@@ -118,8 +118,8 @@ static bool script_create(struct cmd_ctx *ctx, const char *body, size_t len, con
     return true;
 }
 
-/* Pushes the cached function for sha and sets *flags; false if absent. */
-static bool script_find(const char *sha, uint32_t *flags)
+/* The flags of the script cached under sha; false if absent. */
+static bool script_cached_flags(const char *sha, uint32_t *flags)
 {
     lua_State *L = engine();
     lua_getfield(L, LUA_REGISTRYINDEX, REG_SCRIPT_FLAGS);
@@ -127,7 +127,14 @@ static bool script_find(const char *sha, uint32_t *flags)
     bool found = lua_isnumber(L, -1);
     *flags = (uint32_t)lua_tonumber(L, -1);
     lua_pop(L, 2);
-    if (!found) return false;
+    return found;
+}
+
+/* Pushes the cached function for sha and sets *flags; false if absent. */
+static bool script_find(const char *sha, uint32_t *flags)
+{
+    lua_State *L = engine();
+    if (!script_cached_flags(sha, flags)) return false;
     lua_getfield(L, LUA_REGISTRYINDEX, REG_SCRIPTS);
     lua_getfield(L, -1, sha);
     lua_remove(L, -2);
@@ -216,6 +223,35 @@ static void eval_generic(struct cmd_ctx *ctx, bool by_sha, bool ro)
             ro || (!(flags & SCRIPT_FLAG_EVAL_COMPAT_MODE) && (flags & SCRIPT_FLAG_NO_WRITES)),
     };
     script_lua_run(L, ctx, &run, 3, numkeys, true);
+}
+
+bool script_request_writes(const struct cmd_request *req, const struct command *cmd)
+{
+    uint32_t flags;
+    bool by_sha = strcmp(cmd->full_name, "evalsha") == 0;
+    if (strcmp(cmd->full_name, "fcall") == 0) {
+        if (!function_flags(req->argv[1], req->argv_len[1], &flags)) return true;
+    } else if (by_sha || strcmp(cmd->full_name, "eval") == 0) {
+        char sha[41];
+        if (by_sha) {
+            if (req->argv_len[1] != 40) return true;
+            for (int i = 0; i < 40; i++) sha[i] = (char)tolower((unsigned char)req->argv[1][i]);
+            sha[40] = '\0';
+        } else {
+            script_sha1hex(req->argv[1], req->argv_len[1], sha);
+        }
+        if (!script_cached_flags(sha, &flags)) {
+            char err[128];
+            size_t skip;
+            if (by_sha ||
+                !parse_shebang(req->argv[1], req->argv_len[1], &flags, &skip, err, sizeof err))
+                return true;
+        }
+    } else {
+        return true; /* PUBLISH, SPUBLISH, PFCOUNT */
+    }
+    /* Redis's scriptFlagsToCmdFlags: declared flags replace the command's. */
+    return (flags & SCRIPT_FLAG_EVAL_COMPAT_MODE) || !(flags & SCRIPT_FLAG_NO_WRITES);
 }
 
 static void cmd_eval(struct cmd_ctx *ctx)
@@ -377,7 +413,7 @@ static struct command script_subcommands[] = {
 struct command script_commands[] = {
     {.name = "eval",
      .arity = -3,
-     .flags = CMD_NOSCRIPT | CMD_STALE,
+     .flags = CMD_NOSCRIPT | CMD_STALE | CMD_MAY_REPLICATE,
      .fn = cmd_eval,
      .summary = "Execute a Lua script server side",
      .since = "2.6.0",
@@ -385,7 +421,7 @@ struct command script_commands[] = {
      .complexity = "Depends on the script that is executed."},
     {.name = "evalsha",
      .arity = -3,
-     .flags = CMD_NOSCRIPT | CMD_STALE,
+     .flags = CMD_NOSCRIPT | CMD_STALE | CMD_MAY_REPLICATE,
      .fn = cmd_evalsha,
      .summary = "Execute a Lua script server side",
      .since = "2.6.0",

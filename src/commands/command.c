@@ -373,6 +373,27 @@ admit:
     return cmd;
 }
 
+static void or_queued_flags(const struct command *cmd, int argc, const char **argv,
+                            const size_t *argv_len, void *arg)
+{
+    (void)argc, (void)argv, (void)argv_len;
+    *(uint32_t *)arg |= cmd->flags;
+}
+
+/* Whether the pause in force holds this request (Redis 7.0's processCommand:
+ * ALL holds every command that passed the checks; WRITE holds writes and
+ * may-replicate commands, EXEC of a transaction holding any, and a script
+ * unless it declared no-writes). */
+static bool command_paused(const struct cmd_request *req, const struct command *cmd)
+{
+    if (session_pause_type == SESSION_PAUSE_ALL) return true;
+    uint32_t flags = cmd->flags;
+    if (strcmp(cmd->full_name, "exec") == 0 && multi_is_queuing(req->multi))
+        multi_foreach_queued(req->multi, or_queued_flags, &flags);
+    if (!(flags & (CMD_WRITE | CMD_MAY_REPLICATE))) return false;
+    return !(cmd->flags & CMD_MAY_REPLICATE) || script_request_writes(req, cmd);
+}
+
 void command_dispatch(const struct cmd_request *req)
 {
     const struct typed_call *typed = req->typed;
@@ -382,6 +403,12 @@ void command_dispatch(const struct cmd_request *req)
     bool queuing = req->multi && multi_is_queuing(req->multi);
     if (!cmd) {
         if (queuing) multi_flag_error(req->multi); /* EXEC will answer EXECABORT */
+        return;
+    }
+    /* CLIENT PAUSE: after every check, before queuing (Redis's order). */
+    if (session_pause_type && req->conn && command_paused(req, cmd) &&
+        session_postpone(req->conn, req->argc, req->argv, req->argv_len)) {
+        *req->last_command = cmd->full_name;
         return;
     }
     if (queuing && !(cmd->flags & CMD_NO_QUEUE)) {

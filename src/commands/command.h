@@ -55,6 +55,9 @@ enum command_flag {
      * it writes nothing: PING, as Redis (a health check must see it). */
     CMD_MISCONF_REFUSED = 1u << 15,
     CMD_ALLOW_BUSY = 1u << 16, /* runs while a script is busy (commands/script_lua.h) */
+    /* Redis's may-replicate (EVAL, EVALSHA, FCALL, PUBLISH, SPUBLISH, PFCOUNT):
+     * not shown by COMMAND; held by CLIENT PAUSE WRITE like a write. */
+    CMD_MAY_REPLICATE = 1u << 17,
 };
 
 /* One parsed request as the connection layer hands it over. */
@@ -203,6 +206,12 @@ const char *cluster_script_check(const struct command *cmd, int argc, const char
                                  bool cross_slot);
 /* Cluster mode, after a command ran: ASKING lasts one command. */
 void cluster_after_command(const struct cmd_request *req, const struct command *cmd);
+
+/* CLIENT PAUSE WRITE: whether a may-replicate request counts as a write —
+ * EVAL, EVALSHA and FCALL unless their script (cached, or EVAL's shebang)
+ * declared flags without `no-writes`; PUBLISH, SPUBLISH, PFCOUNT always
+ * (Redis's evalGetCommandFlags / fcallGetCommandFlags). cmd_script.c. */
+bool script_request_writes(const struct cmd_request *req, const struct command *cmd);
 
 /* Redis's MISCONF error (writes refused after a failed snapshot). */
 extern const char command_misconf_error[];

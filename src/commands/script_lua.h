@@ -98,7 +98,10 @@ void script_lua_run(struct lua_State *L, struct cmd_ctx *ctx, const struct scrip
 long long script_numkeys(struct cmd_ctx *ctx);
 bool script_may_run(struct cmd_ctx *ctx, uint32_t flags, bool ro);
 
-/* The script running now, or NULL. */
+/* The flags of the loaded function `name` (cmd_function.c); false if none. */
+bool function_flags(const char *name, size_t len, uint32_t *flags);
+
+/* The script running now, or NULL (SCRIPT KILL, FUNCTION KILL, FUNCTION STATS). */
 const struct script_run *script_lua_running(void);
 
 /* While a script is busy (past busy-reply-threshold): the error every

@@ -123,6 +123,7 @@ void conn_close(struct conn *c, const char *reason)
     /* The registry must never deliver to a torn-down conn. */
     conn_pubsub_release(c);
     conn_blocked_forget(c);
+    conn_pause_forget(c);
     multi_state_free(c->multi); /* its watches leave the registry now */
     c->multi = NULL;
     c->transport->close(c);
@@ -379,11 +380,10 @@ static void conn_reply_wire_error(struct conn *c, const struct request *req)
     if (c->framed) conn_unit_close(c);
 }
 
-/* Runs the complete requests in c's input (see conn_process_input). */
 /* CLIENT REPLY OFF/SKIP: drops what the command just answered (an empty
  * framed unit is dropped when closed) and moves SKIP along, as Redis's
  * resetClient() does. */
-static void conn_apply_reply_mode(struct conn *c, size_t out_before)
+void conn_apply_reply_mode(struct conn *c, size_t out_before)
 {
     if (c->flags & (CONN_REPLY_OFF | CONN_REPLY_SKIP)) buf_truncate(&c->out, out_before);
     c->flags &= ~CONN_REPLY_SKIP;
@@ -393,6 +393,7 @@ static void conn_apply_reply_mode(struct conn *c, size_t out_before)
     }
 }
 
+/* Runs the complete requests in c's input (see conn_process_input). */
 static void conn_run_commands(struct conn *c)
 {
     struct request_limits limits = {
@@ -402,8 +403,8 @@ static void conn_run_commands(struct conn *c)
      * of it): nothing new to parse, and parsing would begin it again. */
     if (c->big_arg) return;
     if (!c->wire && !conn_detect_wire(c)) return;
-    while (buf_len(&c->in) > 0 &&
-           !(c->flags & (CONN_CLOSED | CONN_CLOSE_AFTER_REPLY | CONN_BLOCKED_ON_KEYS))) {
+    while (buf_len(&c->in) > 0 && !(c->flags & (CONN_CLOSED | CONN_CLOSE_AFTER_REPLY |
+                                                CONN_BLOCKED_ON_KEYS | CONN_PAUSED))) {
         if (!conn_may_execute(c)) {
             /* Try to hand the backlog to the peer before running more. */
             if (!conn_flush(c)) return;
@@ -416,8 +417,8 @@ static void conn_run_commands(struct conn *c)
         /* Text where the command's argv is kept or shown as text: queued by
          * MULTI, written to the append-only file, fed to MONITOR (a typed
          * call's argv has no text for its numbers). */
-        limits.typed_as_text =
-            (c->multi && multi_is_queuing(c->multi)) || propagate_on || conn_monitor_count;
+        limits.typed_as_text = (c->multi && multi_is_queuing(c->multi)) || propagate_on ||
+                               conn_monitor_count || session_pause_type; /* (postponed: copied) */
         struct request req;
         enum wire_status st =
             c->wire->parse(&c->wire_state, buf_head(&c->in), buf_len(&c->in), &limits, &req);
@@ -465,7 +466,9 @@ static void conn_run_commands(struct conn *c)
             reply_frame_begin(&c->reply, req.correlation);
             command_dispatch(&creq);
             reply_frame_end(&c->reply);
-            if (c->flags & (CONN_REPLY_OFF | CONN_REPLY_SKIP | CONN_REPLY_SKIP_NEXT))
+            /* A postponed command is answered (and CLIENT REPLY applied) when it runs. */
+            if ((c->flags & (CONN_REPLY_OFF | CONN_REPLY_SKIP | CONN_REPLY_SKIP_NEXT)) &&
+                !(c->flags & CONN_PAUSED))
                 conn_apply_reply_mode(c, out_before);
             if (c->framed) conn_unit_close(c);
             conn_executing = NULL;
@@ -608,7 +611,8 @@ void conn_close_idle(void)
         struct conn *next = c->next;
         /* Subscribers wait for messages, not commands: exempt, as in Redis. */
         bool subscriber = pubsub_total_subscription_count(&c->pubsub) > 0;
-        bool blocked = (c->flags & CONN_BLOCKED_ON_KEYS) != 0; /* has its own timeout */
+        /* Blocked on keys: its own timeout; paused: the pause's (Redis). */
+        bool blocked = (c->flags & (CONN_BLOCKED_ON_KEYS | CONN_PAUSED)) != 0;
         if (!subscriber && !blocked && now - c->last_interaction_ms > config.timeout * 1000)
             conn_close(c, "idle timeout");
         c = next;

@@ -188,6 +188,8 @@ enum conn_flag {
      * command ends, as Redis's protectClient. Its input waits in the
      * transport, its output (earlier replies) in `out`. */
     CONN_PROTECTED = 1u << 11,
+    CONN_PAUSED =
+        1u << 12, /* CLIENT PAUSE: a command waits for the pause to end (conn_blocked.c) */
 };
 
 /* Blocked on keys (conn_blocked.c). A blocking command that finds nothing
@@ -205,8 +207,18 @@ enum conn_flag {
  *  - the conn closes: no reply.
  * After leaving it, the conn's buffered commands run (conn_blocked_resume,
  * never nested inside another conn's command). The state is about keys
- * only: pausing for other reasons (output backpressure, CLIENT PAUSE,
- * MULTI) is separate. */
+ * only: pausing for other reasons (output backpressure, MULTI) is separate.
+ *
+ * Paused (CLIENT PAUSE, CONN_PAUSED). A command that a pause holds
+ * (session_postpone()) is parked the same way: the conn keeps a copy of it
+ * in `command`, joins the FIFO of paused conns and runs nothing more; its
+ * later input is still read. When the pause ends (CLIENT UNPAUSE, its
+ * timeout at housekeeping, or a CLIENT PAUSE of a less restrictive kind),
+ * the paused conns are resumed in the order they were paused: each runs
+ * its copied command through command_dispatch (so a pause that still holds
+ * it parks it again, keeping the order), then its buffered commands, before
+ * the next conn — Redis 7.0's postponed clients. A conn closing while
+ * paused leaves the FIFO with no reply. */
 struct conn_blocked {
     struct block_waiter waiter;
     char *command; /* one allocation: argv pointers, lengths, bytes */
@@ -218,6 +230,7 @@ struct conn_blocked {
     struct conn *prev, *next; /* list of blocked conns */
     struct conn *resume_next; /* list of conns to resume */
     bool resume_pending;
+    struct conn *paused_next; /* FIFO of paused conns (CONN_PAUSED) */
 };
 
 struct conn {
@@ -329,6 +342,10 @@ void conn_set_wire(struct conn *c, const struct wire *wire);
 void conn_unit_open(struct conn *c, enum out_unit_kind kind, uint64_t correlation);
 void conn_unit_close(struct conn *c);
 
+/* CLIENT REPLY OFF/SKIP after a command whose reply began at out_before in
+ * `out` (internal to connection/). */
+void conn_apply_reply_mode(struct conn *c, size_t out_before);
+
 /* Appends raw bytes as if read from the peer (message transports). */
 void conn_feed_input(struct conn *c, const void *data, size_t len);
 
@@ -385,6 +402,11 @@ void conn_blocked_forget(struct conn *c);
 
 /* Conns blocked now (INFO blocked_clients). */
 size_t conn_blocked_count(void);
+
+/* CLIENT PAUSE: ends a pause whose time has passed (housekeeping), and
+ * leaves the FIFO of paused conns without a reply (the conn is closing). */
+void conn_pause_expire(void);
+void conn_pause_forget(struct conn *c);
 
 /* --- Pub/Sub side (conn_pubsub.c) ------------------------------------- */
 

@@ -1,5 +1,6 @@
-/* conn_blocked.c — conns blocked on keys (BLPOP & co); the state and its
- * exits are described in conn.h ("Blocked on keys"). */
+/* conn_blocked.c — conns blocked on keys (BLPOP & co) and conns paused by
+ * CLIENT PAUSE; the states and their exits are described in conn.h
+ * ("Blocked on keys", "Paused"). */
 #include <stddef.h>
 #include <string.h>
 
@@ -23,9 +24,11 @@ size_t conn_blocked_count(void)
     return blocked_count;
 }
 
+static size_t paused_count;
+
 size_t session_blocked_count(void)
 {
-    return blocked_count;
+    return blocked_count + paused_count; /* Redis counts postponed clients too */
 }
 
 /* Copies argv into one allocation: pointers, lengths, then the bytes. */
@@ -138,30 +141,43 @@ bool session_unblock(struct conn *c, bool error)
     return true;
 }
 
+/* Runs a copied command (copy_command) on c as its request `request`,
+ * outside c's own batch: as c, in its database, its reply correlated with
+ * that request; with `reply_mode`, CLIENT REPLY OFF/SKIP applies to it. */
+static void run_copy(struct conn *c, char *command, int argc, uint64_t request, bool reply_mode)
+{
+    struct conn *outer = conn_executing;
+    struct cmd_request creq = {
+        .conn = c,
+        .reply = &c->reply,
+        .db_index = c->db_index,
+        .auth_required = conn_auth_required(c),
+        .resp2_subscribed = conn_in_resp2_subscribed_mode(c),
+        .multi = c->multi,
+        .argc = argc,
+        .argv = (const char **)command,
+        .argv_len = (const size_t *)(command + (size_t)argc * sizeof(char *)),
+        .last_command = &c->last_command,
+    };
+    conn_executing = c;
+    keyspace_begin_command();
+    if (c->framed) conn_unit_open(c, OUT_REPLY, request);
+    size_t out_before = buf_len(&c->out);
+    command_dispatch(&creq);
+    if (reply_mode && !(c->flags & CONN_PAUSED)) conn_apply_reply_mode(c, out_before);
+    if (c->framed) conn_unit_close(c);
+    conn_executing = outer;
+}
+
 /* Runs a waiter's command again (blocking_serve_ready's callback). */
 static void retry_blocked(struct block_waiter *w, void *arg)
 {
     (void)arg;
     struct conn *c = conn_of_waiter(w);
     struct conn_blocked *b = &c->blocked;
-    struct conn *outer = conn_executing;
-    struct cmd_request creq = {
-        .conn = c,
-        .reply = &c->reply,
-        .db_index = c->db_index,
-        .argc = b->argc,
-        .argv = (const char **)b->command,
-        .argv_len = (const size_t *)(b->command + (size_t)b->argc * sizeof(char *)),
-        .last_command = &c->last_command,
-    };
     b->retrying = true;
     b->reblocked = false;
-    conn_executing = c;
-    keyspace_begin_command();
-    answer_begin(c);
-    command_dispatch(&creq);
-    if (c->framed) conn_unit_close(c);
-    conn_executing = outer;
+    run_copy(c, b->command, b->argc, b->request, false);
     b->retrying = false;
     if (!b->reblocked) {
         unblock(c);
@@ -185,6 +201,108 @@ void conn_blocked_expire(void)
     conn_blocked_resume();
 }
 
+/* --- CLIENT PAUSE ------------------------------------------------------ */
+
+enum session_pause session_pause_type;
+static int64_t pause_end_ms;
+static struct conn *paused_head, *paused_tail;
+
+bool session_postpone(struct conn *c, int argc, const char *const *argv, const size_t *argv_len)
+{
+    struct conn_blocked *b = &c->blocked;
+    if (b->retrying) return false;
+    b->request = c->requests; /* run_postponed restores it for a command postponed again */
+    b->command = copy_command(argc, argv, argv_len);
+    b->argc = argc;
+    c->flags |= CONN_PAUSED;
+    b->paused_next = NULL;
+    if (paused_tail)
+        paused_tail->blocked.paused_next = c;
+    else
+        paused_head = c;
+    paused_tail = c;
+    paused_count++;
+    return true;
+}
+
+/* Runs a resumed conn's postponed command (CLIENT REPLY applies to it
+ * now: it was not answered when it arrived). */
+static void run_postponed(struct conn *c)
+{
+    struct conn_blocked *b = &c->blocked;
+    char *command = b->command;
+    uint64_t request = b->request;
+    b->command = NULL; /* the command may block on keys or be paused: copied again */
+    run_copy(c, command, b->argc, request, true);
+    if (c->flags & (CONN_PAUSED | CONN_BLOCKED_ON_KEYS)) b->request = request;
+    xfree(command);
+    if (!(c->flags & CONN_CLOSED) && conn_output_limit_reached(c)) conn_drop_over_output_limit(c);
+    if (blocking_has_ready()) conn_blocked_serve_ready();
+}
+
+/* Leaves the FIFO; with `keep_command` the copy stays for run_postponed. */
+static void unpause_conn(struct conn *c, bool keep_command)
+{
+    c->flags &= ~CONN_PAUSED;
+    paused_count--;
+    if (!keep_command) {
+        xfree(c->blocked.command);
+        c->blocked.command = NULL;
+    }
+}
+
+void conn_pause_forget(struct conn *c)
+{
+    if (!(c->flags & CONN_PAUSED)) return;
+    struct conn **link = &paused_head, *prev = NULL;
+    while (*link != c) {
+        prev = *link;
+        link = &(*link)->blocked.paused_next;
+    }
+    *link = c->blocked.paused_next;
+    if (paused_tail == c) paused_tail = prev;
+    unpause_conn(c, false);
+}
+
+/* Hands every paused conn, in order, to the resume list: each runs its
+ * command again (a pause still holding it parks it anew, at the back of
+ * the new FIFO, so the order is kept). */
+static void release_paused(void)
+{
+    struct conn *c = paused_head;
+    paused_head = paused_tail = NULL;
+    while (c) {
+        struct conn *next = c->blocked.paused_next;
+        unpause_conn(c, true);
+        schedule_resume(c);
+        c = next;
+    }
+}
+
+void session_pause(enum session_pause type, int64_t end_ms)
+{
+    bool less_restrictive = type < session_pause_type;
+    session_pause_type = type;
+    if (end_ms > pause_end_ms) pause_end_ms = end_ms;
+    keyspace.expire_paused = true;
+    if (less_restrictive) release_paused();
+}
+
+void session_unpause(void)
+{
+    session_pause_type = SESSION_PAUSE_OFF;
+    pause_end_ms = 0;
+    keyspace.expire_paused = false;
+    release_paused();
+}
+
+void conn_pause_expire(void)
+{
+    if (session_pause_type == SESSION_PAUSE_OFF || clock_unix_ms() < pause_end_ms) return;
+    session_unpause();
+    conn_blocked_resume();
+}
+
 void conn_blocked_resume(void)
 {
     static bool running;
@@ -196,6 +314,8 @@ void conn_blocked_resume(void)
         if (!resume_head) resume_tail = NULL;
         c->blocked.resume_pending = false;
         if (c->flags & CONN_CLOSED) continue;
+        if (c->blocked.command && !(c->flags & (CONN_PAUSED | CONN_BLOCKED_ON_KEYS)))
+            run_postponed(c);
         conn_process_input(c);
         if (!(c->flags & CONN_CLOSED)) conn_flush(c);
     }

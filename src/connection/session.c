@@ -243,7 +243,7 @@ void session_describe(const struct conn *c, struct buf *out)
     /* Redis's letters, in its order; N when none applies. */
     char flags[4], *f = flags;
     if (session_client_type(c) == SESSION_CLIENT_PUBSUB) *f++ = 'P';
-    if (c->flags & CONN_BLOCKED_ON_KEYS) *f++ = 'b';
+    if (c->flags & (CONN_BLOCKED_ON_KEYS | CONN_PAUSED)) *f++ = 'b';
     if (f == flags) *f++ = 'N';
     *f = '\0';
     buf_append_fmt(

@@ -93,8 +93,30 @@ void session_block_on_keys(struct conn *c, enum obj_type type, int argc, const c
  * timeout reply (or, with error, -UNBLOCKED) and returns true. */
 bool session_unblock(struct conn *c, bool error);
 
-/* Clients blocked on keys (INFO). */
+/* Clients blocked on keys or paused (INFO blocked_clients, as Redis 7.0). */
 size_t session_blocked_count(void);
+
+/* --- CLIENT PAUSE (conn_blocked.c; see conn.h, "Paused") -------------- */
+
+/* What a pause holds: nothing, writes (commands flagged write or
+ * may-replicate, and EXEC of such), or every command. Read by dispatch:
+ * with no pause, one branch per command. */
+enum session_pause { SESSION_PAUSE_OFF, SESSION_PAUSE_WRITE, SESSION_PAUSE_ALL };
+extern enum session_pause session_pause_type;
+
+/* CLIENT PAUSE: holds `type` until end_ms (a later end is kept, the type is
+ * the new one, as Redis 7.0); expiry and eviction stop meanwhile. A less
+ * restrictive type releases the conns it no longer holds. */
+void session_pause(enum session_pause type, int64_t end_ms);
+
+/* CLIENT UNPAUSE: ends the pause; the paused conns run when the current
+ * batch of commands ends, in the order they were paused. */
+void session_unpause(void);
+
+/* The request being dispatched on c is held by the pause: c keeps a copy
+ * and runs it when the pause ends; the caller answers nothing now. false
+ * when c cannot wait (a blocked command being run again: Redis serves it). */
+bool session_postpone(struct conn *c, int argc, const char *const *argv, const size_t *argv_len);
 
 /* CLIENT REPLY ON / OFF / SKIP (Redis's semantics: OFF and SKIP are not
  * answered themselves; SKIP drops the next command's reply; ON answers). */

@@ -148,7 +148,7 @@ void server_housekeeping(void)
     keyspace_begin_command();
     long long budget_us = config.active_expire_effort * 1000;
     int64_t deadline = clock_mono_us() + budget_us;
-    for (int i = 0; i < keyspace.count; i++) {
+    for (int i = 0; i < keyspace.count && !keyspace.expire_paused; i++) {
         int64_t left = deadline - clock_mono_us();
         if (left <= 0) break;
         db_active_expire(keyspace_db(i), left);
@@ -166,6 +166,7 @@ void server_housekeeping(void)
     persist_housekeeping();
     aof_housekeeping();
     conn_blocked_expire(); /* BLPOP & co: timeouts at housekeeping granularity, as Redis */
+    conn_pause_expire();   /* CLIENT PAUSE's timeout, likewise */
     transports_housekeeping();
     cluster_housekeeping();
     allocator_decay();

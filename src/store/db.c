@@ -133,6 +133,7 @@ bool db_persist(struct db *db, struct kv *kv)
 
 void db_expire_kv(struct db *db, struct kv *kv)
 {
+    if (keyspace.expire_paused) return;
     notify_keyspace_event(NOTIFY_EXPIRED, "expired", kv->key, kv->key_len, db->id);
     if (keyspace.on_expire) keyspace.on_expire(db, kv->key, kv->key_len);
     db_delete_kv(db, kv);

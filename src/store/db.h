@@ -51,6 +51,10 @@ struct keyspace {
     /* Key-modified signals since start: with stats.dirty, how command
      * propagation tells that a command wrote (commands/propagate.h). */
     unsigned long long modified_signals;
+    /* CLIENT PAUSE holds the data set still: an expired key reads as
+     * missing but is not deleted (db_expire_kv does nothing), and neither
+     * active expiry nor eviction runs, as Redis 7.0. */
+    bool expire_paused;
 };
 
 extern struct keyspace keyspace;
@@ -163,7 +167,8 @@ bool db_delete(struct db *db, const char *key, size_t len);
 /* Deletes a kv found by lookup. */
 void db_delete_kv(struct db *db, struct kv *kv);
 
-/* Deletes a kv whose TTL has passed: counts it and tells keyspace.on_expire. */
+/* Deletes a kv whose TTL has passed: counts it and tells keyspace.on_expire
+ * (nothing while keyspace.expire_paused: the key stays, reading as missing). */
 void db_expire_kv(struct db *db, struct kv *kv);
 
 /* Evicts a kv (maxmemory, store/evict.c): deletes it as db_delete_kv()

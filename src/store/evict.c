@@ -259,6 +259,7 @@ enum evict_result evict_perform(size_t maxmemory)
         eviction_running = false;
         return EVICT_OK;
     }
+    if (keyspace.expire_paused) return EVICT_OK; /* CLIENT PAUSE: as if under the limit (Redis) */
     if (evict_settings.policy == EVICT_NOEVICTION) return EVICT_FAIL;
     keyspace_begin_command(); /* one instant for the LFU/TTL scores of this pass */
     int64_t start = clock_mono_us();
