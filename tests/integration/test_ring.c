@@ -120,6 +120,47 @@ static void transactions_over_rings(const char *path, const char *other_path, in
     goblin_ring_close(r);
 }
 
+/* CLIENT PAUSE holds a ring client's write (parked like a blocked
+ * command) until a TCP client's UNPAUSE; a ring client's pause holds a TCP
+ * client's write the same way. */
+static void pause_over_rings(const char *path, int port)
+{
+    struct goblin_ring *r = open_ring(path);
+    struct rconn tcp;
+    rconn_open_tcp(&tcp, port);
+    char *reply = rconn_call(&tcp, "CLIENT", "PAUSE", "100000", "WRITE", NULL);
+    CHECK_STR(reply, "+OK\r\n");
+    free(reply);
+    const char *set[] = {"SET", "paused", "ring"};
+    CHECK(goblin_ring_send_command(r, 3, set, NULL) == 0);
+    for (int tries = 0; tries < 2000; tries++) { /* until the server has parked it */
+        reply = rconn_call(&tcp, "INFO", "clients", NULL);
+        bool held = strstr(reply, "blocked_clients:1\r\n") != NULL;
+        free(reply);
+        if (held) break;
+        usleep(5000);
+    }
+    reply = rconn_call(&tcp, "GET", "paused", NULL);
+    CHECK_STR(reply, "$-1\r\n"); /* not applied while paused */
+    free(reply);
+    reply = rconn_call(&tcp, "CLIENT", "UNPAUSE", NULL);
+    CHECK_STR(reply, "+OK\r\n");
+    free(reply);
+    expect(r, "+OK\r\n");
+    CALL(r, "$4\r\nring\r\n", "GET", "paused");
+    /* The other way round. */
+    CALL(r, "+OK\r\n", "CLIENT", "PAUSE", "100000", "WRITE");
+    rconn_send(&tcp, "SET", "paused", "tcp", NULL);
+    CALL(r, "$4\r\nring\r\n", "GET", "paused");
+    CALL(r, "+OK\r\n", "CLIENT", "UNPAUSE");
+    reply = rconn_read_reply(&tcp, NULL);
+    CHECK_STR(reply, "+OK\r\n");
+    free(reply);
+    CALL(r, "$3\r\ntcp\r\n", "GET", "paused");
+    rconn_close(&tcp);
+    goblin_ring_close(r);
+}
+
 /* 50,000 pipelined SETs through a 4 KiB-per-direction ring. */
 static void deep_pipeline(const char *path)
 {
@@ -345,6 +386,7 @@ int main(void)
     test_server_start(&s, TEST_SERVER_GOBLIN, extra);
     basic_commands(ring);
     transactions_over_rings(ring, tiny, s.port);
+    pause_over_rings(ring, s.port);
     deep_pipeline(tiny);
     killed_client_then_reconnect(ring);
     second_attach_refused_and_reclaim(ring);
