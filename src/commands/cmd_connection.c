@@ -13,6 +13,7 @@
 #include "server/version.h"
 #include "util/clock.h"
 #include "util/numparse.h"
+#include "util/xmalloc.h"
 
 static void cmd_ping(struct cmd_ctx *ctx)
 {
@@ -503,6 +504,97 @@ static void cmd_client_unpause(struct cmd_ctx *ctx)
     reply_ok(ctx->reply);
 }
 
+/* CLIENT TRACKING ON|OFF [REDIRECT id] [PREFIX p ...] [BCAST] [OPTIN]
+ * [OPTOUT] [NOLOOP]: Redis 7.0's parsing; the mode checks are the
+ * session's (session_tracking_set). */
+static void cmd_client_tracking(struct cmd_ctx *ctx)
+{
+    struct session_tracking_request q = {0};
+    const char **prefixes = xmalloc((size_t)ctx->argc * sizeof *prefixes);
+    size_t *lens = xmalloc((size_t)ctx->argc * sizeof *lens);
+    bool redirect_given = false, ok = true;
+    for (int j = 3; j < ctx->argc && ok; j++) {
+        bool more = j + 1 < ctx->argc;
+        if (arg_equals(ctx, j, "redirect") && more) {
+            j++;
+            if (redirect_given) {
+                reply_error(ctx->reply, "ERR A client can only redirect to a single other client");
+                ok = false;
+                break;
+            }
+            long long id;
+            if (!arg_to_ll(ctx, j, &id)) {
+                ok = false;
+                break;
+            }
+            redirect_given = true;
+            if (id <= 0 || !session_find_client((uint64_t)id)) {
+                reply_error(ctx->reply, "ERR The client ID you want redirect to does not exist");
+                ok = false;
+                break;
+            }
+            q.redirect = (uint64_t)id;
+        } else if (arg_equals(ctx, j, "bcast")) {
+            q.options |= SESSION_TRACKING_BCAST;
+        } else if (arg_equals(ctx, j, "optin")) {
+            q.options |= SESSION_TRACKING_OPTIN;
+        } else if (arg_equals(ctx, j, "optout")) {
+            q.options |= SESSION_TRACKING_OPTOUT;
+        } else if (arg_equals(ctx, j, "noloop")) {
+            q.options |= SESSION_TRACKING_NOLOOP;
+        } else if (arg_equals(ctx, j, "prefix") && more) {
+            j++;
+            prefixes[q.nprefixes] = ctx->argv[j];
+            lens[q.nprefixes++] = ctx->argv_len[j];
+        } else {
+            reply_error_syntax(ctx->reply);
+            ok = false;
+        }
+    }
+    if (ok) {
+        q.on = arg_equals(ctx, 2, "on");
+        q.prefixes = prefixes;
+        q.prefix_lens = lens;
+        if (!q.on && !arg_equals(ctx, 2, "off")) {
+            reply_error_syntax(ctx->reply);
+        } else {
+            char *err = session_tracking_set(ctx->conn, &q);
+            if (err)
+                reply_error(ctx->reply, err);
+            else
+                reply_ok(ctx->reply);
+            xfree(err);
+        }
+    }
+    xfree(prefixes);
+    xfree(lens);
+}
+
+static void cmd_client_caching(struct cmd_ctx *ctx)
+{
+    bool yes = arg_equals(ctx, 2, "yes");
+    /* Redis checks that tracking is on before the argument. */
+    if (!yes && !arg_equals(ctx, 2, "no") && session_tracking_redirect(ctx->conn) >= 0) {
+        reply_error_syntax(ctx->reply);
+        return;
+    }
+    const char *err = session_tracking_caching(ctx->conn, yes);
+    if (err)
+        reply_error(ctx->reply, err);
+    else
+        reply_ok(ctx->reply);
+}
+
+static void cmd_client_getredir(struct cmd_ctx *ctx)
+{
+    reply_int(ctx->reply, session_tracking_redirect(ctx->conn));
+}
+
+static void cmd_client_trackinginfo(struct cmd_ctx *ctx)
+{
+    session_tracking_info(ctx->conn, ctx->reply);
+}
+
 static void cmd_client_reply(struct cmd_ctx *ctx)
 {
     if (arg_equals(ctx, 2, "on")) {
@@ -539,6 +631,15 @@ static void cmd_client_help(struct cmd_ctx *ctx)
         "    Suspend all, or just write, clients for <timeout> milliseconds.",
         "UNPAUSE",
         "    Stop the current client pause, resuming traffic.",
+        "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+        "         [OPTIN] [OPTOUT] [NOLOOP]",
+        "    Control server assisted client side caching.",
+        "CACHING (YES|NO)",
+        "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+        "GETREDIR",
+        "    Return the client ID we are redirecting to when tracking is enabled.",
+        "TRACKINGINFO",
+        "    Report tracking status for the current connection.",
         "NO-EVICT (ON|OFF)",
         "    Accepted for compatibility; clients are never evicted.",
         "SETINFO <LIB-NAME|LIB-VER> <value>",
@@ -573,6 +674,10 @@ static struct command client_subcommands[] = {
     CLIENT_SUB("reply", 3, 0, cmd_client_reply),
     CLIENT_SUB("pause", -3, CMD_ADMIN, cmd_client_pause),
     CLIENT_SUB("unpause", 2, CMD_ADMIN, cmd_client_unpause),
+    CLIENT_SUB("tracking", -3, 0, cmd_client_tracking),
+    CLIENT_SUB("caching", 3, 0, cmd_client_caching),
+    CLIENT_SUB("getredir", 2, 0, cmd_client_getredir),
+    CLIENT_SUB("trackinginfo", 2, 0, cmd_client_trackinginfo),
     CLIENT_SUB("help", 2, 0, cmd_client_help),
     COMMAND_END,
 };

@@ -97,7 +97,7 @@ static void section_clients(struct buf *b)
     add(b, "connected_clients:%zu", session_client_count());
     add(b, "maxclients:%lld", config.maxclients);
     add(b, "blocked_clients:%zu", session_blocked_count());
-    add(b, "tracking_clients:0");
+    add(b, "tracking_clients:%zu", session_tracking_clients);
 }
 
 /* Ratio a / b as Redis prints it (0 when b is 0). */
@@ -186,6 +186,9 @@ static void section_stats(struct buf *b)
     add(b, "pubsub_channels:%zu", pubsub_channel_count(PUBSUB_CHANNEL));
     add(b, "pubsub_patterns:%zu", pubsub_pattern_count());
     add(b, "pubsubshard_channels:%zu", pubsub_channel_count(PUBSUB_SHARD));
+    add(b, "tracking_total_keys:%zu", session_tracking_keys());
+    add(b, "tracking_total_items:%zu", session_tracking_items());
+    add(b, "tracking_total_prefixes:%zu", session_tracking_prefixes());
     add(b, "pubsub_slow_consumer_disconnections:%lld", s->pubsub_slow_consumer_disconnections);
     add(b, "total_error_replies:%lld", reply_error_count);
     add(b, "client_query_buffer_limit_disconnections:%lld", s->query_buffer_limit_disconnections);

@@ -11,6 +11,7 @@
 #include "cluster/cluster.h"
 #include "commands/command.h"
 #include "commands/script_lua.h"
+#include "connection/session.h"
 #include "persist/persist.h"
 #include "server/config.h"
 #include "server/event_loop.h"
@@ -39,6 +40,7 @@ static bool flush_mode_ok(struct cmd_ctx *ctx)
 static void cmd_flushall(struct cmd_ctx *ctx)
 {
     if (!flush_mode_ok(ctx)) return;
+    if (session_tracking_clients || session_tracking_keys()) session_tracking_flush();
     keyspace_flush_all();
     allocator_purge();
     reply_ok(ctx->reply);
@@ -47,6 +49,7 @@ static void cmd_flushall(struct cmd_ctx *ctx)
 static void cmd_flushdb(struct cmd_ctx *ctx)
 {
     if (!flush_mode_ok(ctx)) return;
+    if (session_tracking_clients || session_tracking_keys()) session_tracking_flush();
     db_flush(ctx->db);
     allocator_purge();
     reply_ok(ctx->reply);

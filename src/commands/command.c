@@ -254,6 +254,11 @@ static inline __attribute__((always_inline)) void command_run(struct cmd_ctx *ct
         slowlog_consider(ctx, elapsed);
         monitor_consider(ctx);
         latency_consider_command(cmd->flags & CMD_FAST, elapsed);
+        /* CLIENT TRACKING: the keys a read-only command read (a read-only
+         * script's own commands, not the script). */
+        if (session_tracking_clients && (cmd->flags & CMD_READONLY) && !cmd->subcommands &&
+            strncmp(cmd->full_name, "eval", 4) != 0 && strcmp(cmd->full_name, "fcall_ro") != 0)
+            session_tracking_remember(ctx->conn, cmd, ctx->argc, ctx->argv, ctx->argv_len);
     }
     if (frame.active) propagate_end(&frame, ctx);
     cmd->calls++;
@@ -434,7 +439,9 @@ void command_dispatch(const struct cmd_request *req)
     };
     *req->last_command = cmd->full_name;
     if (typed) stats.typed_calls++;
+    if (session_tracking_clients) session_tracking_before_command();
     command_run(&ctx, typed);
+    if (session_tracking_clients && req->conn) session_tracking_after_command(req->conn, cmd);
     if (cluster_enabled) cluster_after_command(req, cmd);
 }
 

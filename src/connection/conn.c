@@ -124,6 +124,7 @@ void conn_close(struct conn *c, const char *reason)
     conn_pubsub_release(c);
     conn_blocked_forget(c);
     conn_pause_forget(c);
+    conn_tracking_forget(c);
     multi_state_free(c->multi); /* its watches leave the registry now */
     c->multi = NULL;
     c->transport->close(c);
@@ -491,6 +492,7 @@ static void conn_run_commands(struct conn *c)
 void conn_process_input(struct conn *c)
 {
     conn_run_commands(c);
+    conn_tracking_broadcast(); /* BCAST invalidations of the batch (Redis: before sleeping) */
     /* Messages those commands published go out now, before c's own
      * replies: one write per subscriber per batch of pipelined PUBLISHes. */
     conn_write_pending_pushes();

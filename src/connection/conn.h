@@ -272,7 +272,8 @@ struct conn {
     struct conn *push_pending_next;     /* list of conns with unwritten new pushes */
     int64_t output_soft_limit_since_ms; /* when output first passed the soft limit; 0: below */
 
-    struct conn_blocked blocked; /* CONN_BLOCKED_ON_KEYS */
+    struct conn_blocked blocked;    /* CONN_BLOCKED_ON_KEYS */
+    struct conn_tracking *tracking; /* CLIENT TRACKING (conn_tracking.c); NULL when off */
 
     struct conn *prev, *next; /* server's list of live conns */
 };
@@ -440,6 +441,17 @@ long long conn_publish(enum pubsub_kind kind, const char *channel, size_t channe
  * (called when a conn's batch of commands ends; cheap when nothing is
  * pending). */
 void conn_write_pending_pushes(void);
+
+/* Appends one encoded push to c's unsolicited FIFO (created on first use),
+ * under the same bounds as Pub/Sub; false when c became a slow consumer. */
+bool conn_push_append(struct conn *c, const char *p, size_t n);
+
+/* CLIENT TRACKING (conn_tracking.c): sends the BCAST invalidations of the
+ * batch that ended; drops c's tracking (closing, RESET); c's CLIENT LIST
+ * flags (t, R, B) appended at *f. */
+void conn_tracking_broadcast(void);
+void conn_tracking_forget(struct conn *c);
+void session_tracking_flags(const struct conn *c, char **f);
 
 /* Called by conn_create / conn_close / conn_reap_closed. */
 void conn_pubsub_init(struct conn *c);

@@ -161,6 +161,15 @@ static bool push_append(struct conn *c, const char *p, size_t n)
     return true;
 }
 
+static void push_fifo_create(struct conn *c);
+
+bool conn_push_append(struct conn *c, const char *p, size_t n)
+{
+    if (c->flags & (CONN_CLOSED | CONN_SLOW_CONSUMER | CONN_CLOSE_AFTER_REPLY)) return false;
+    if (!c->push_fifo.data) push_fifo_create(c);
+    return push_append(c, p, n);
+}
+
 void conn_pubsub_init(struct conn *c)
 {
     pubsub_subscriber_init(&c->pubsub, conn_deliver);

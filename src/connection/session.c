@@ -117,6 +117,7 @@ void session_close_after_reply(struct conn *c)
 void session_reset(struct conn *c)
 {
     conn_pubsub_release(c);
+    conn_tracking_forget(c);
     session_select_db(c, 0);
     session_set_protocol(c, PROTO_RESP2);
     c->authenticated = conn_starts_authenticated(c);
@@ -241,23 +242,25 @@ void session_describe(const struct conn *c, struct buf *out)
                    c->laddr, c->fd);
     if (c->name) buf_append(out, c->name, strlen(c->name));
     /* Redis's letters, in its order; N when none applies. */
-    char flags[4], *f = flags;
+    char flags[8], *f = flags;
     if (session_client_type(c) == SESSION_CLIENT_PUBSUB) *f++ = 'P';
     if (c->flags & (CONN_BLOCKED_ON_KEYS | CONN_PAUSED)) *f++ = 'b';
+    session_tracking_flags(c, &f);
     if (f == flags) *f++ = 'N';
     *f = '\0';
     buf_append_fmt(
         out,
         " age=%lld idle=%lld flags=%s db=%d sub=%zu psub=%zu ssub=%zu multi=-1 "
         "qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 rbs=%zu rbp=0 obl=%zu oll=0 "
-        "omem=%zu tot-mem=%zu events=r cmd=%s user=%s redir=-1 resp=%d lib-name=",
+        "omem=%zu tot-mem=%zu events=r cmd=%s user=%s redir=%lld resp=%d lib-name=",
         (long long)((now - c->created_ms) / 1000),
         (long long)((now - c->last_interaction_ms) / 1000), flags, c->db_index,
         dict_size(&c->pubsub.links[PUBSUB_CHANNEL]), dict_size(&c->pubsub.links[PUBSUB_PATTERN]),
         dict_size(&c->pubsub.links[PUBSUB_SHARD]), conn_query_bytes(c),
         c->in.cap - c->in.end + big_free, c->in.cap + big_cap, buf_len(&c->out),
         conn_output_bytes(c), sizeof *c + c->in.cap + big_cap + c->out.cap + c->push_fifo.cap,
-        c->last_command ? c->last_command : "NULL", session_user(c), (int)session_protocol(c));
+        c->last_command ? c->last_command : "NULL", session_user(c), session_tracking_redirect(c),
+        (int)session_protocol(c));
     if (c->lib_name) buf_append(out, c->lib_name, strlen(c->lib_name));
     buf_append(out, " lib-ver=", 9);
     if (c->lib_ver) buf_append(out, c->lib_ver, strlen(c->lib_ver));

@@ -118,6 +118,56 @@ void session_unpause(void);
  * when c cannot wait (a blocked command being run again: Redis serves it). */
 bool session_postpone(struct conn *c, int argc, const char *const *argv, const size_t *argv_len);
 
+/* --- CLIENT TRACKING (conn_tracking.c) -------------------------------- */
+
+enum session_tracking_option {
+    SESSION_TRACKING_BCAST = 1u << 0,
+    SESSION_TRACKING_OPTIN = 1u << 1,
+    SESSION_TRACKING_OPTOUT = 1u << 2,
+    SESSION_TRACKING_NOLOOP = 1u << 3,
+};
+
+/* CLIENT TRACKING ON|OFF as parsed (the caller has checked the REDIRECT
+ * client exists). */
+struct session_tracking_request {
+    bool on;
+    uint64_t redirect; /* 0: none */
+    uint32_t options;  /* enum session_tracking_option */
+    size_t nprefixes;
+    const char *const *prefixes;
+    const size_t *prefix_lens;
+};
+
+/* Clients tracking now: 0 keeps the read path's remembering one branch. */
+extern size_t session_tracking_clients;
+/* tracking-table-max-keys (0 = no limit). */
+extern long long session_tracking_table_max_keys;
+
+/* Enables (with Redis 7.0's option checks) or disables tracking on c;
+ * NULL, or Redis's error text, which the caller frees. */
+char *session_tracking_set(struct conn *c, const struct session_tracking_request *q);
+/* CLIENT CACHING YES|NO; NULL or Redis's error. */
+const char *session_tracking_caching(struct conn *c, bool yes);
+/* CLIENT GETREDIR: the redirect id, 0 without one, -1 when not tracking. */
+long long session_tracking_redirect(const struct conn *c);
+/* CLIENT TRACKINGINFO's map. */
+void session_tracking_info(const struct conn *c, struct reply *r);
+/* Called by the commands layer: a read-only command of c read its keys
+ * (cmd is a struct command); before each command (keeps the table within
+ * tracking-table-max-keys); after each command not queued (CLIENT CACHING
+ * lasts one); FLUSHDB / FLUSHALL (a null invalidation to every tracking
+ * client, the table emptied). */
+struct command;
+void session_tracking_remember(struct conn *c, const struct command *cmd, int argc,
+                               const char *const *argv, const size_t *argv_len);
+void session_tracking_before_command(void);
+void session_tracking_after_command(struct conn *c, const struct command *cmd);
+void session_tracking_flush(void);
+/* INFO: keys in the table, client ids over them, BCAST prefixes. */
+size_t session_tracking_keys(void);
+size_t session_tracking_items(void);
+size_t session_tracking_prefixes(void);
+
 /* CLIENT REPLY ON / OFF / SKIP (Redis's semantics: OFF and SKIP are not
  * answered themselves; SKIP drops the next command's reply; ON answers). */
 enum session_reply_mode { SESSION_REPLY_ON, SESSION_REPLY_OFF, SESSION_REPLY_SKIP };

@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "connection/session.h"
 #include "server/auth.h"
 #include "server/event_loop.h"
 #include "server/version.h"
@@ -376,6 +377,11 @@ static const struct config_param params[] = {
     {"lfu-log-factor", NULL, CFG_INT, &evict_settings.lfu_log_factor, 0, INT_MAX, 0, "N",
      "LFU counter growth: an access increments counter c with probability 1/((c-5)*N+1) "
      "(default 10)",
+     NULL, NULL},
+    {"tracking-table-max-keys", NULL, CFG_INT, &session_tracking_table_max_keys, 0, LLONG_MAX, 0,
+     "N",
+     "keys CLIENT TRACKING remembers at most; past it, random keys are invalidated (default "
+     "1000000; 0 = no limit)",
      NULL, NULL},
     {"lfu-decay-time", NULL, CFG_INT, &evict_settings.lfu_decay_time, 0, INT_MAX, 0, "MINUTES",
      "LFU counters lose one per this many idle minutes (default 1; 0 = never)", NULL, NULL},

@@ -155,6 +155,7 @@ void server_housekeeping(void)
     }
     if (latency_enabled())
         latency_consider("expire-cycle", clock_mono_us() - (deadline - budget_us));
+    conn_tracking_broadcast();   /* BCAST invalidations of expired keys */
     conn_write_pending_pushes(); /* "expired" events the cycle published */
     /* Finish pending resizes in idle time, one millisecond per run at most. */
     for (int i = 0; i < keyspace.count; i++) {

@@ -131,6 +131,8 @@ bool db_persist(struct db *db, struct kv *kv)
     return true;
 }
 
+void (*keyspace_tracking_hook)(struct db *db, const char *key, size_t len);
+
 void db_expire_kv(struct db *db, struct kv *kv)
 {
     if (keyspace.expire_paused) return;

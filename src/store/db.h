@@ -136,10 +136,15 @@ struct kv *db_store_int(struct db *db, struct kv *kv, const char *key, size_t ke
  * their key; so do db_note_modified() / db_note_key_changes(), which a
  * command that changes a value in place calls once after its change (see
  * store/watch.h). With nothing WATCHed in db it costs one branch. */
+/* CLIENT TRACKING's invalidation (connection/conn_tracking.c), NULL while
+ * no client tracks and no key is remembered. */
+extern void (*keyspace_tracking_hook)(struct db *db, const char *key, size_t len);
+
 static inline void db_signal_modified_key(struct db *db, const char *key, size_t len)
 {
     keyspace.modified_signals++;
     if (dict_size(&db->watched)) watch_touch_key(db, key, len);
+    if (keyspace_tracking_hook) keyspace_tracking_hook(db, key, len);
 }
 
 /* Records `changes` writes to key (the dirty counter) and, when there was

@@ -1,0 +1,309 @@
+/*
+ * Differential test of CLIENT TRACKING (server-assisted client-side
+ * caching) against redis-server, byte for byte, with several clients:
+ * RESP3 invalidation pushes (default mode: keys read by GET/MGET, the
+ * modifier's own invalidation after its reply, NOLOOP, FLUSHDB/FLUSHALL's
+ * null), RESP2 through a REDIRECT client subscribed to
+ * __redis__:invalidate, BCAST with prefixes (sorted keys of one command in
+ * one push, NOLOOP), OPTIN/OPTOUT with CLIENT CACHING, CLIENT GETREDIR and
+ * TRACKINGINFO, a redirect target that disconnects (broken_redirect,
+ * tracking-redir-broken), RESET, and every option error. "Nothing was
+ * sent" is checked by state, not time: a PING on the same connection must
+ * answer first.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff.h"
+
+static struct diff_pair d;
+static struct rconn bg, br; /* client B: writes, and tracks in RESP2 with a redirect */
+static struct rconn rg, rr; /* client R: the redirect target, subscribed */
+
+#define A(...) diff_check(&d, __VA_ARGS__, NULL)
+
+static void on_pair(struct rconn *g, struct rconn *r, const char *first, ...)
+{
+    const char *argv[32];
+    int argc = 0;
+    argv[argc++] = first;
+    va_list ap;
+    va_start(ap, first);
+    for (const char *a; (a = va_arg(ap, const char *)) && argc < 32;) argv[argc++] = a;
+    va_end(ap);
+    struct rconn main_g = d.g, main_r = d.r;
+    d.g = *g;
+    d.r = *r;
+    diff_check_argv(&d, argc, argv, NULL);
+    *g = d.g;
+    *r = d.r;
+    d.g = main_g;
+    d.r = main_r;
+}
+
+#define B(...) on_pair(&bg, &br, __VA_ARGS__, NULL)
+#define R(...) on_pair(&rg, &rr, __VA_ARGS__, NULL)
+
+/* Reads the next value on both connections of a pair (a push or message
+ * already sent) and compares them, and with `expected`. */
+static void expect_pair(struct rconn *g, struct rconn *r, const char *expected)
+{
+    size_t glen, rlen;
+    char *gr = rconn_read_reply(g, &glen);
+    char *rs = rconn_read_reply(r, &rlen);
+    CHECKF(gr && rs && glen == rlen && memcmp(gr, rs, glen) == 0,
+           "push differs: goblin '%s' redis '%s'", gr ? gr : "(none)", rs ? rs : "(none)");
+    if (expected) CHECKF(strcmp(rs, expected) == 0, "got '%s' expected '%s'", rs, expected);
+    free(gr);
+    free(rs);
+}
+
+#define PUSH_A(e) expect_pair(&d.g, &d.r, e)
+#define PUSH_B(e) expect_pair(&bg, &br, e)
+#define PUSH_R(e) expect_pair(&rg, &rr, e)
+
+static long long client_id(struct rconn *c)
+{
+    char *r = rconn_call(c, "CLIENT", "ID", NULL);
+    long long id = atoll(r + 1);
+    free(r);
+    return id;
+}
+
+/* B: CLIENT TRACKING ON REDIRECT <R's id on that server> [opt] (R's ids
+ * read before it subscribed). */
+static char gid[32], rid[32];
+
+static void read_r_ids(void)
+{
+    snprintf(gid, sizeof gid, "%lld", client_id(&rg));
+    snprintf(rid, sizeof rid, "%lld", client_id(&rr));
+}
+
+static void b_redirect_to_r(const char *opt)
+{
+    const char *ga[] = {"CLIENT", "TRACKING", "on", "REDIRECT", gid, opt};
+    const char *ra[] = {"CLIENT", "TRACKING", "on", "REDIRECT", rid, opt};
+    int argc = opt ? 6 : 5;
+    rconn_send_argv(&bg, argc, ga, NULL);
+    rconn_send_argv(&br, argc, ra, NULL);
+    PUSH_B("+OK\r\n");
+}
+
+#define INV(key) ">2\r\n$10\r\ninvalidate\r\n*1\r\n$" key "\r\n"
+#define MSG(key) "*3\r\n$7\r\nmessage\r\n$20\r\n__redis__:invalidate\r\n*1\r\n$" key "\r\n"
+
+static void errors(void)
+{
+    A("CLIENT", "TRACKING");
+    A("CLIENT", "TRACKING", "maybe");
+    A("CLIENT", "TRACKING", "on", "BOGUS");
+    A("CLIENT", "TRACKING", "on", "PREFIX");
+    A("CLIENT", "TRACKING", "on", "PREFIX", "x");
+    A("CLIENT", "TRACKING", "on", "REDIRECT");
+    A("CLIENT", "TRACKING", "on", "REDIRECT", "abc");
+    A("CLIENT", "TRACKING", "on", "REDIRECT", "999999");
+    A("CLIENT", "TRACKING", "on", "OPTIN", "OPTOUT");
+    A("CLIENT", "TRACKING", "on", "BCAST", "OPTIN");
+    A("CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "x", "PREFIX", "xy");
+    A("CLIENT", "CACHING", "yes");
+    A("CLIENT", "CACHING", "maybe");
+    A("CLIENT", "GETREDIR");
+    A("CLIENT", "TRACKINGINFO");
+    A("CLIENT", "TRACKING", "on", "OPTIN");
+    A("CLIENT", "TRACKING", "on", "OPTOUT");
+    A("CLIENT", "TRACKING", "on", "BCAST");
+    A("CLIENT", "CACHING", "no");
+    A("CLIENT", "CACHING", "maybe");
+    A("CLIENT", "TRACKING", "off");
+    A("CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "ab");
+    A("CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "a");
+    A("CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "abc");
+    A("CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "ab");
+    A("CLIENT", "TRACKING", "on");
+    A("CLIENT", "TRACKINGINFO");
+    A("CLIENT", "TRACKING", "off");
+    A("CLIENT", "TRACKINGINFO");
+}
+
+/* RESP3, default mode. */
+static void default_mode(void)
+{
+    A("FLUSHALL");
+    A("CLIENT", "TRACKING", "on");
+    A("CLIENT", "TRACKINGINFO");
+    A("GET", "k");
+    A("MGET", "k2", "k3");
+    A("HGET", "h", "f");
+    B("SET", "k", "1");
+    PUSH_A(INV("1\r\nk"));
+    B("SET", "k", "2"); /* no longer remembered: no push */
+    B("HSET", "h", "f", "v");
+    PUSH_A(INV("1\r\nh"));
+    A("PING"); /* nothing else was pending */
+    /* Its own write: the invalidation follows the reply. */
+    A("GET", "k");
+    rconn_send(&d.g, "SET", "k", "3", NULL);
+    rconn_send(&d.r, "SET", "k", "3", NULL);
+    PUSH_A("+OK\r\n");
+    PUSH_A(INV("1\r\nk"));
+    /* Expiry and DEL invalidate too; a write that changes nothing does not. */
+    A("GET", "k");
+    B("DEL", "k");
+    PUSH_A(INV("1\r\nk"));
+    A("GET", "k2");
+    B("SET", "k2", "x", "XX");
+    A("PING");
+    B("SET", "k2", "y");
+    PUSH_A(INV("2\r\nk2"));
+    /* NOLOOP: its own writes are not announced, others' are. */
+    A("CLIENT", "TRACKING", "on", "NOLOOP");
+    A("GET", "k");
+    A("SET", "k", "4");
+    A("PING");
+    A("GET", "k");
+    B("SET", "k", "5");
+    PUSH_A(INV("1\r\nk"));
+    /* FLUSHDB / FLUSHALL: a null invalidation, whatever was read. */
+    B("FLUSHDB");
+    PUSH_A(">2\r\n$10\r\ninvalidate\r\n_\r\n");
+    A("FLUSHALL");
+    PUSH_A(">2\r\n$10\r\ninvalidate\r\n_\r\n");
+    /* A transaction's reads are remembered; its writes are sent after EXEC. */
+    A("MULTI");
+    A("GET", "t1");
+    A("SET", "t2", "v");
+    A("EXEC");
+    A("GET", "t2");
+    A("CLIENT", "TRACKING", "on");
+    B("MSET", "t1", "1", "t2", "2");
+    PUSH_A(INV("2\r\nt1"));
+    PUSH_A(INV("2\r\nt2"));
+    A("CLIENT", "TRACKING", "off");
+    B("SET", "k", "6");
+    A("PING");
+}
+
+/* RESP2 through a subscribed redirect target. */
+static void redirect_mode(void)
+{
+    B("FLUSHALL");
+    read_r_ids();
+    R("SUBSCRIBE", "__redis__:invalidate");
+    b_redirect_to_r(NULL);
+    B("GET", "x");
+    B("MGET", "y", "z");
+    A("SET", "x", "1");
+    PUSH_R(MSG("1\r\nx"));
+    A("MSET", "y", "1", "z", "2");
+    PUSH_R(MSG("1\r\ny"));
+    PUSH_R(MSG("1\r\nz"));
+    B("FLUSHALL"); /* B's own null, in B's protocol */
+    PUSH_R("*3\r\n$7\r\nmessage\r\n$20\r\n__redis__:invalidate\r\n$-1\r\n");
+    /* RESP2 without a redirect gets nothing (nowhere to say it). */
+    B("CLIENT", "TRACKING", "off");
+    B("CLIENT", "TRACKING", "on");
+    B("GET", "x");
+    A("SET", "x", "2");
+    B("PING");
+    R("PING");
+    /* The redirect target leaves: broken_redirect, and RESP3 is told. */
+    B("CLIENT", "TRACKING", "off");
+    rconn_close(&rg);
+    rconn_close(&rr);
+    diff_open_extra(&d, &rg, &rr);
+    read_r_ids();
+    const char *ga[] = {"CLIENT", "TRACKING", "on", "REDIRECT", gid};
+    const char *ra[] = {"CLIENT", "TRACKING", "on", "REDIRECT", rid};
+    A("CLIENT", "TRACKING", "off");
+    rconn_send_argv(&d.g, 5, ga, NULL);
+    rconn_send_argv(&d.r, 5, ra, NULL);
+    PUSH_A("+OK\r\n");
+    A("GET", "x");
+    rconn_close(&rg);
+    rconn_close(&rr);
+    B("SET", "x", "3");
+    size_t glen, rlen;
+    char *g = rconn_read_reply(&d.g, &glen), *r = rconn_read_reply(&d.r, &rlen);
+    CHECKF(g && r && strncmp(g, ">2\r\n$21\r\ntracking-redir-broken\r\n:", 33) == 0 &&
+               strncmp(r, ">2\r\n$21\r\ntracking-redir-broken\r\n:", 33) == 0,
+           "broken redirect: goblin '%s' redis '%s'", g ? g : "", r ? r : "");
+    free(g);
+    free(r);
+    char *info = rconn_call(&d.g, "CLIENT", "TRACKINGINFO", NULL);
+    CHECKF(strstr(info, "broken_redirect"), "TRACKINGINFO: %s", info);
+    free(info);
+    info = rconn_call(&d.r, "CLIENT", "TRACKINGINFO", NULL);
+    CHECKF(strstr(info, "broken_redirect"), "redis TRACKINGINFO: %s", info);
+    free(info);
+    A("CLIENT", "TRACKING", "off");
+    diff_open_extra(&d, &rg, &rr);
+}
+
+/* BCAST: prefixes, one push per command with its keys sorted, NOLOOP. */
+static void bcast_mode(void)
+{
+    A("FLUSHALL");
+    A("CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "p:", "PREFIX", "q");
+    A("CLIENT", "TRACKINGINFO");
+    B("MSET", "p:2", "1", "p:1", "2", "z", "3", "qq", "4");
+    PUSH_A(">2\r\n$10\r\ninvalidate\r\n*2\r\n$3\r\np:1\r\n$3\r\np:2\r\n");
+    PUSH_A(">2\r\n$10\r\ninvalidate\r\n*1\r\n$2\r\nqq\r\n");
+    B("SET", "z", "4");
+    A("PING");
+    A("SET", "p:3", "x"); /* its own write: after the reply */
+    PUSH_A(">2\r\n$10\r\ninvalidate\r\n*1\r\n$3\r\np:3\r\n");
+    A("CLIENT", "TRACKING", "off");
+    A("CLIENT", "TRACKING", "on", "BCAST", "NOLOOP");
+    A("SET", "mine", "1");
+    A("PING");
+    B("SET", "theirs", "1");
+    PUSH_A(">2\r\n$10\r\ninvalidate\r\n*1\r\n$6\r\ntheirs\r\n");
+    A("CLIENT", "TRACKING", "off");
+}
+
+/* OPTIN / OPTOUT with CLIENT CACHING. */
+static void opt_modes(void)
+{
+    A("FLUSHALL");
+    A("CLIENT", "TRACKING", "on", "OPTIN");
+    A("GET", "o1");
+    A("CLIENT", "CACHING", "yes");
+    A("CLIENT", "TRACKINGINFO");
+    A("GET", "o2");
+    A("CLIENT", "TRACKINGINFO"); /* caching-yes lasted one command */
+    B("MSET", "o1", "1", "o2", "2");
+    PUSH_A(INV("2\r\no2"));
+    A("PING");
+    A("CLIENT", "TRACKING", "off");
+    A("CLIENT", "TRACKING", "on", "OPTOUT");
+    A("GET", "o1");
+    A("CLIENT", "CACHING", "no");
+    A("GET", "o2");
+    B("MSET", "o1", "3", "o2", "4");
+    PUSH_A(INV("2\r\no1"));
+    A("PING");
+    A("CLIENT", "TRACKING", "off");
+    /* RESET ends tracking. */
+    A("CLIENT", "TRACKING", "on");
+    A("RESET");
+    A("CLIENT", "TRACKINGINFO");
+}
+
+int main(void)
+{
+    unsigned long long seed = test_seed("diff_tracking");
+    diff_start(&d, "diff_tracking", seed, NULL, NULL);
+    diff_open_extra(&d, &bg, &br);
+    diff_open_extra(&d, &rg, &rr);
+    errors();
+    diff_hello3(&d);
+    default_mode();
+    redirect_mode();
+    bcast_mode();
+    opt_modes();
+    diff_stop(&d);
+    return 0;
+}
