@@ -446,6 +446,10 @@ void conn_write_pending_pushes(void);
  * under the same bounds as Pub/Sub; false when c became a slow consumer. */
 bool conn_push_append(struct conn *c, const char *p, size_t n);
 
+/* Appends one encoded push to the executing conn c's `out`, before the
+ * reply of the command it runs (a message its own command published). */
+void conn_push_before_reply(struct conn *c, const char *p, size_t n);
+
 /* CLIENT TRACKING (conn_tracking.c): sends the BCAST invalidations of the
  * batch that ended; drops c's tracking (closing, RESET); c's CLIENT LIST
  * flags (t, R, B) appended at *f. */

@@ -97,27 +97,30 @@ static bool conn_deliver(struct pubsub_subscriber *s, const struct pubsub_messag
     struct conn *c = (struct conn *)((char *)s - offsetof(struct conn, pubsub));
     /* Closing conns take nothing more (Redis: no output after QUIT's +OK). */
     if (c->flags & (CONN_CLOSED | CONN_SLOW_CONSUMER | CONN_CLOSE_AFTER_REPLY)) return false;
+    const struct buf *enc = push_encoded(m, reply_protocol(&c->reply));
     if (c == conn_executing) {
-        /* Published by c's own command: the push goes before that
-         * command's reply, in `out` (wire order, see conn.h); framed, it is
-         * a unit of its own between the parts of the reply unit. */
-        uint64_t correlation = reply_frame_end(&c->reply);
-        if (c->framed) {
-            conn_unit_close(c);
-            conn_unit_open(c, OUT_PUSH, 0);
-        }
-        reply_frame_begin(&c->reply, 0);
-        push_encode(&c->reply, m);
-        reply_frame_end(&c->reply);
-        if (c->framed) {
-            conn_unit_close(c);
-            conn_unit_open(c, OUT_REPLY, c->requests);
-        }
-        reply_frame_begin(&c->reply, correlation);
+        /* Published by c's own command: before that command's reply. */
+        conn_push_before_reply(c, buf_head(enc), buf_len(enc));
         return true;
     }
-    const struct buf *enc = push_encoded(m, reply_protocol(&c->reply));
     return push_append(c, buf_head(enc), buf_len(enc));
+}
+
+void conn_push_before_reply(struct conn *c, const char *p, size_t n)
+{
+    /* In `out` (wire order, see conn.h); framed, a unit of its own between
+     * the parts of the reply unit. */
+    uint64_t correlation = reply_frame_end(&c->reply);
+    if (c->framed) {
+        conn_unit_close(c);
+        conn_unit_open(c, OUT_PUSH, 0);
+    }
+    buf_append(&c->out, p, n);
+    if (c->framed) {
+        conn_unit_close(c);
+        conn_unit_open(c, OUT_REPLY, c->requests);
+    }
+    reply_frame_begin(&c->reply, correlation);
 }
 
 /* Appends one encoded push (n bytes at p) to c's FIFO, or judges c a slow

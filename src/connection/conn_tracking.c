@@ -112,6 +112,17 @@ static int compare_bytes(const char *a, size_t alen, const char *b, size_t blen)
 /* --- delivery -------------------------------------------------------------- */
 
 static struct buf scratch;
+/* Invalidations made before a command starts (the table limit) go before
+ * its reply, as Redis's processCommand sends them; during it, after. */
+static bool before_command;
+
+static void deliver(struct conn *to, const char *p, size_t n)
+{
+    if (to == conn_executing && before_command)
+        conn_push_before_reply(to, p, n);
+    else
+        conn_push_append(to, p, n);
+}
 
 /* Sends c one invalidation (keys: n of them; n < 0: a null, FLUSHALL),
  * to its REDIRECT target when it has one (Redis's sendTrackingMessage). */
@@ -130,7 +141,7 @@ static void send_invalidation(struct conn *c, const char *const *keys, const siz
                 reply_push_len(&r, 2);
                 reply_bulk(&r, "tracking-redir-broken", 21);
                 reply_int(&r, (long long)t->redirect);
-                conn_push_append(c, buf_head(&scratch), buf_len(&scratch));
+                deliver(c, buf_head(&scratch), buf_len(&scratch));
             }
             return;
         }
@@ -162,7 +173,7 @@ static void send_invalidation(struct conn *c, const char *const *keys, const siz
         for (long i = 0; i < n; i++) reply_bulk(&r, keys[i], lens[i]);
     }
     reply_frame_end(&r);
-    conn_push_append(to, buf_head(&scratch), buf_len(&scratch));
+    deliver(to, buf_head(&scratch), buf_len(&scratch));
 }
 
 /* --- default mode ---------------------------------------------------------- */
@@ -278,7 +289,12 @@ void session_tracking_remember(struct conn *c, const struct command *cmd, int ar
 
 void session_tracking_before_command(void)
 {
-    if (dict_size(&table) > (size_t)session_tracking_table_max_keys) limit_table();
+    if (!session_tracking_table_max_keys ||
+        dict_size(&table) <= (size_t)session_tracking_table_max_keys)
+        return;
+    before_command = true;
+    limit_table();
+    before_command = false;
 }
 
 void session_tracking_after_command(struct conn *c, const struct command *cmd)

@@ -292,6 +292,34 @@ static void opt_modes(void)
     A("CLIENT", "TRACKINGINFO");
 }
 
+/* tracking-table-max-keys: past it, a random remembered key is
+ * invalidated before the next command (which one is random on both). */
+static void table_limit(void)
+{
+    diff_hello3(&d); /* RESET in opt_modes went back to RESP2 */
+    A("FLUSHALL");
+    A("CONFIG", "SET", "tracking-table-max-keys", "1");
+    A("CLIENT", "TRACKING", "on");
+    A("GET", "l1");
+    A("GET", "l2"); /* two keys now: one goes before the next command */
+    struct rconn *sides[] = {&d.g, &d.r};
+    for (int i = 0; i < 2; i++) {
+        rconn_send(sides[i], "PING", NULL);
+        char *push = rconn_read_reply(sides[i], NULL);
+        CHECKF(push && (strcmp(push, INV("2\r\nl1")) == 0 || strcmp(push, INV("2\r\nl2")) == 0),
+               "no eviction push: '%s'", push ? push : "");
+        free(push);
+        char *pong = rconn_read_reply(sides[i], NULL);
+        CHECK_STR(pong, "+PONG\r\n");
+        free(pong);
+        char *info = rconn_call(sides[i], "INFO", "stats", NULL);
+        CHECKF(strstr(info, "tracking_total_keys:1\r\n"), "INFO: %s", info);
+        free(info);
+    }
+    A("CONFIG", "SET", "tracking-table-max-keys", "1000000");
+    A("CLIENT", "TRACKING", "off");
+}
+
 int main(void)
 {
     unsigned long long seed = test_seed("diff_tracking");
@@ -304,6 +332,7 @@ int main(void)
     redirect_mode();
     bcast_mode();
     opt_modes();
+    table_limit();
     diff_stop(&d);
     return 0;
 }
