@@ -253,7 +253,14 @@ static void unpause_conn(struct conn *c, bool keep_command)
 
 void conn_pause_forget(struct conn *c)
 {
-    if (!(c->flags & CONN_PAUSED)) return;
+    if (!(c->flags & CONN_PAUSED)) {
+        /* Released but not run yet (the resume list skips closed conns). */
+        if (c->blocked.command && !(c->flags & CONN_BLOCKED_ON_KEYS)) {
+            xfree(c->blocked.command);
+            c->blocked.command = NULL;
+        }
+        return;
+    }
     struct conn **link = &paused_head, *prev = NULL;
     while (*link != c) {
         prev = *link;

@@ -155,7 +155,7 @@ static void send_invalidation(struct conn *c, const char *const *keys, const siz
     if (proto != PROTO_RESP2) {
         reply_push_len(&r, 2);
         reply_bulk(&r, "invalidate", 10);
-    } else if (to != c && pubsub_total_subscription_count(&to->pubsub) > 0) {
+    } else if (t->redirect && pubsub_total_subscription_count(&to->pubsub) > 0) {
         reply_push_len(&r, 3);
         reply_bulk(&r, "message", 7);
         reply_bulk(&r, "__redis__:invalidate", 20);
