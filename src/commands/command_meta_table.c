@@ -359,6 +359,17 @@ static const struct meta_node docs_client[] = {
     B("summary"), B("A container for client connection commands"), B("since"), B("2.4.0"),
     B("group"), B("connection"), B("complexity"), B("Depends on subcommand."),
 };
+static const struct meta_node info_client_caching[] = {
+    B("client|caching"), I(3), T(3), S("noscript"), S("loading"), S("stale"), I(0), I(0), I(0),
+    T(2), S("@slow"), S("@connection"), T(0), T(0),
+};
+static const struct meta_node docs_client_caching[] = {
+    B("summary"), B("Instruct the server about tracking or not keys in the next request"),
+    B("since"), B("6.0.0"), B("group"), B("connection"), B("complexity"), B("O(1)"), B("arguments"),
+    A(1), M(3), B("name"), B("mode"), B("type"), B("oneof"), B("arguments"), A(2), M(3), B("name"),
+    B("yes"), B("type"), B("pure-token"), B("token"), B("YES"), M(3), B("name"), B("no"), B("type"),
+    B("pure-token"), B("token"), B("NO"),
+};
 static const struct meta_node info_client_getname[] = {
     B("client|getname"), I(2), T(3), S("noscript"), S("loading"), S("stale"), I(0), I(0), I(0),
     T(2), S("@slow"), S("@connection"), T(0), T(0),
@@ -366,6 +377,14 @@ static const struct meta_node info_client_getname[] = {
 static const struct meta_node docs_client_getname[] = {
     B("summary"), B("Get the current connection name"), B("since"), B("2.6.9"), B("group"),
     B("connection"), B("complexity"), B("O(1)"),
+};
+static const struct meta_node info_client_getredir[] = {
+    B("client|getredir"), I(2), T(3), S("noscript"), S("loading"), S("stale"), I(0), I(0), I(0),
+    T(2), S("@slow"), S("@connection"), T(0), T(0),
+};
+static const struct meta_node docs_client_getredir[] = {
+    B("summary"), B("Get tracking notifications redirection client ID if any"), B("since"),
+    B("6.0.0"), B("group"), B("connection"), B("complexity"), B("O(1)"),
 };
 static const struct meta_node info_client_help[] = {
     B("client|help"), I(2), T(2), S("loading"), S("stale"), I(0), I(0), I(0), T(2), S("@slow"),
@@ -455,6 +474,19 @@ static const struct meta_node docs_client_no_evict[] = {
     B("pure-token"), B("token"), B("ON"), M(3), B("name"), B("off"), B("type"), B("pure-token"),
     B("token"), B("OFF"),
 };
+static const struct meta_node info_client_pause[] = {
+    B("client|pause"), I(-3), T(4), S("admin"), S("noscript"), S("loading"), S("stale"), I(0), I(0),
+    I(0), T(4), S("@admin"), S("@slow"), S("@dangerous"), S("@connection"), T(0), T(0),
+};
+static const struct meta_node docs_client_pause[] = {
+    B("summary"), B("Stop processing commands from clients for some time"), B("since"), B("2.9.50"),
+    B("group"), B("connection"), B("complexity"), B("O(1)"), B("history"), T(1), A(2), B("6.2.0"),
+    B("`CLIENT PAUSE WRITE` mode added along with the `mode` option."), B("arguments"), A(2), M(2),
+    B("name"), B("timeout"), B("type"), B("integer"), M(5), B("name"), B("mode"), B("type"),
+    B("oneof"), B("since"), B("6.2.0"), B("flags"), T(1), S("optional"), B("arguments"), A(2), M(3),
+    B("name"), B("write"), B("type"), B("pure-token"), B("token"), B("WRITE"), M(3), B("name"),
+    B("all"), B("type"), B("pure-token"), B("token"), B("ALL"),
+};
 static const struct meta_node info_client_reply[] = {
     B("client|reply"), I(3), T(3), S("noscript"), S("loading"), S("stale"), I(0), I(0), I(0), T(2),
     S("@slow"), S("@connection"), T(0), T(0),
@@ -476,6 +508,35 @@ static const struct meta_node docs_client_setname[] = {
     B("connection"), B("complexity"), B("O(1)"), B("arguments"), A(1), M(2), B("name"),
     B("connection-name"), B("type"), B("string"),
 };
+static const struct meta_node info_client_tracking[] = {
+    B("client|tracking"), I(-3), T(3), S("noscript"), S("loading"), S("stale"), I(0), I(0), I(0),
+    T(2), S("@slow"), S("@connection"), T(0), T(0),
+};
+static const struct meta_node docs_client_tracking[] = {
+    B("summary"), B("Enable or disable server assisted client side caching support"), B("since"),
+    B("6.0.0"), B("group"), B("connection"), B("complexity"),
+    B("O(1). Some options may introduce additional complexity."), B("arguments"), A(7), M(3),
+    B("name"), B("status"), B("type"), B("oneof"), B("arguments"), A(2), M(3), B("name"), B("on"),
+    B("type"), B("pure-token"), B("token"), B("ON"), M(3), B("name"), B("off"), B("type"),
+    B("pure-token"), B("token"), B("OFF"), M(4), B("name"), B("client-id"), B("type"), B("integer"),
+    B("token"), B("REDIRECT"), B("flags"), T(1), S("optional"), M(4), B("name"), B("prefix"),
+    B("type"), B("string"), B("token"), B("PREFIX"), B("flags"), T(3), S("optional"), S("multiple"),
+    S("multiple_token"), M(4), B("name"), B("bcast"), B("type"), B("pure-token"), B("token"),
+    B("BCAST"), B("flags"), T(1), S("optional"), M(4), B("name"), B("optin"), B("type"),
+    B("pure-token"), B("token"), B("OPTIN"), B("flags"), T(1), S("optional"), M(4), B("name"),
+    B("optout"), B("type"), B("pure-token"), B("token"), B("OPTOUT"), B("flags"), T(1),
+    S("optional"), M(4), B("name"), B("noloop"), B("type"), B("pure-token"), B("token"),
+    B("NOLOOP"), B("flags"), T(1), S("optional"),
+};
+static const struct meta_node info_client_trackinginfo[] = {
+    B("client|trackinginfo"), I(2), T(3), S("noscript"), S("loading"), S("stale"), I(0), I(0), I(0),
+    T(2), S("@slow"), S("@connection"), T(0), T(0),
+};
+static const struct meta_node docs_client_trackinginfo[] = {
+    B("summary"),
+    B("Return information about server assisted client side caching for the current connection"),
+    B("since"), B("6.2.0"), B("group"), B("connection"), B("complexity"), B("O(1)"),
+};
 static const struct meta_node info_client_unblock[] = {
     B("client|unblock"), I(-3), T(4), S("admin"), S("noscript"), S("loading"), S("stale"), I(0),
     I(0), I(0), T(4), S("@admin"), S("@slow"), S("@dangerous"), S("@connection"), T(0), T(0),
@@ -488,6 +549,14 @@ static const struct meta_node docs_client_unblock[] = {
     B("type"), B("oneof"), B("flags"), T(1), S("optional"), B("arguments"), A(2), M(3), B("name"),
     B("timeout"), B("type"), B("pure-token"), B("token"), B("TIMEOUT"), M(3), B("name"), B("error"),
     B("type"), B("pure-token"), B("token"), B("ERROR"),
+};
+static const struct meta_node info_client_unpause[] = {
+    B("client|unpause"), I(2), T(4), S("admin"), S("noscript"), S("loading"), S("stale"), I(0),
+    I(0), I(0), T(4), S("@admin"), S("@slow"), S("@dangerous"), S("@connection"), T(0), T(0),
+};
+static const struct meta_node docs_client_unpause[] = {
+    B("summary"), B("Resume processing of clients that were paused"), B("since"), B("6.2.0"),
+    B("group"), B("connection"), B("complexity"), B("O(N) Where N is the number of paused clients"),
 };
 static const struct meta_node info_cluster[] = {
     B("cluster"), I(-2), T(0), I(0), I(0), I(0), T(1), S("@slow"), T(0), T(0),
@@ -4392,16 +4461,22 @@ const struct command_meta command_meta_table[] = {
     {"bzpopmax", keys_bzpopmax, 1, false, 6, info_bzpopmax, docs_bzpopmax},
     {"bzpopmin", keys_bzpopmin, 1, false, 6, info_bzpopmin, docs_bzpopmin},
     {"client", NULL, 0, false, 4, info_client, docs_client},
+    {"client|caching", NULL, 0, false, 5, info_client_caching, docs_client_caching},
     {"client|getname", NULL, 0, false, 4, info_client_getname, docs_client_getname},
+    {"client|getredir", NULL, 0, false, 4, info_client_getredir, docs_client_getredir},
     {"client|help", NULL, 0, false, 4, info_client_help, docs_client_help},
     {"client|id", NULL, 0, false, 4, info_client_id, docs_client_id},
     {"client|info", NULL, 0, false, 4, info_client_info, docs_client_info},
     {"client|kill", NULL, 0, false, 6, info_client_kill, docs_client_kill},
     {"client|list", NULL, 0, false, 6, info_client_list, docs_client_list},
     {"client|no-evict", NULL, 0, false, 5, info_client_no_evict, docs_client_no_evict},
+    {"client|pause", NULL, 0, false, 6, info_client_pause, docs_client_pause},
     {"client|reply", NULL, 0, false, 5, info_client_reply, docs_client_reply},
     {"client|setname", NULL, 0, false, 5, info_client_setname, docs_client_setname},
+    {"client|tracking", NULL, 0, false, 5, info_client_tracking, docs_client_tracking},
+    {"client|trackinginfo", NULL, 0, false, 4, info_client_trackinginfo, docs_client_trackinginfo},
     {"client|unblock", NULL, 0, false, 5, info_client_unblock, docs_client_unblock},
+    {"client|unpause", NULL, 0, false, 4, info_client_unpause, docs_client_unpause},
     {"cluster", NULL, 0, false, 4, info_cluster, docs_cluster},
     {"cluster|addslots", NULL, 0, false, 5, info_cluster_addslots, docs_cluster_addslots},
     {"cluster|addslotsrange", NULL, 0, false, 5, info_cluster_addslotsrange, docs_cluster_addslotsrange},
@@ -4667,4 +4742,4 @@ const struct command_meta command_meta_table[] = {
     {"zunion", keys_zunion, 1, false, 5, info_zunion, docs_zunion},
     {"zunionstore", keys_zunionstore, 2, false, 5, info_zunionstore, docs_zunionstore},
 };
-const size_t command_meta_count = 293;
+const size_t command_meta_count = 299;
