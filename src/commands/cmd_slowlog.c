@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "commands/command.h"
+#include "commands/typed_call.h"
 #include "connection/session.h"
 #include "server/config.h"
 #include "util/clock.h"
@@ -76,9 +77,21 @@ static char *dup_fmt(const char *fmt, long long n, size_t *len)
     return xmemdup(tmp, (size_t)k);
 }
 
-void slowlog_record(const struct cmd_ctx *ctx, uint64_t cycles)
+void slowlog_record(const struct cmd_ctx *ctx, const struct typed_call *typed, uint64_t cycles)
 {
     if (config.slowlog_max_len == 0 || (ctx->cmd->flags & CMD_SKIP_SLOWLOG)) return;
+    /* A typed call's argv has no text for its numbers: show its RESP form. */
+    const char *lowered_argv[TYPED_LOWERED_MAX];
+    size_t lowered_len[TYPED_LOWERED_MAX];
+    char number[TYPED_NUMBER_CAP];
+    struct cmd_ctx lowered;
+    if (typed && typed_call_has_numbers(typed->op)) {
+        lowered = *ctx;
+        lowered.argc = typed_call_lower(typed, lowered_argv, lowered_len, number);
+        lowered.argv = lowered_argv;
+        lowered.argv_len = lowered_len;
+        ctx = &lowered;
+    }
     struct slowlog_entry *e = xcalloc(1, sizeof *e);
     e->id = slowlog.next_id++;
     e->time_s = clock_unix_ms() / 1000;

@@ -251,7 +251,7 @@ static inline __attribute__((always_inline)) void command_run(struct cmd_ctx *ct
     uint64_t elapsed = cycles_now() - start;
     cmd->cycles += elapsed;
     if (ctx->conn) { /* not the append-only file's replay, which Redis runs uncounted */
-        slowlog_consider(ctx, elapsed);
+        slowlog_consider(ctx, typed, elapsed);
         monitor_consider(ctx);
         latency_consider_command(cmd->flags & CMD_FAST, elapsed);
         /* CLIENT TRACKING: the keys a read-only command read (a read-only

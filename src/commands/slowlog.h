@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 struct cmd_ctx;
+struct typed_call;
 
 /* The threshold in cycles; UINT64_MAX = off (slowlog-log-slower-than < 0). */
 extern uint64_t slowlog_threshold_cycles;
@@ -22,12 +23,14 @@ extern uint64_t slowlog_threshold_cycles;
  * at startup once the cycle counter is calibrated). */
 void slowlog_apply_config(void);
 
-/* Records ctx's command, which ran for `cycles` (out of line: slow path). */
-void slowlog_record(const struct cmd_ctx *ctx, uint64_t cycles);
+/* Records ctx's command, which ran for `cycles` (out of line: slow path);
+ * a typed call (typed_call.h, or NULL) as its RESP form, numbers as text. */
+void slowlog_record(const struct cmd_ctx *ctx, const struct typed_call *typed, uint64_t cycles);
 
-static inline void slowlog_consider(const struct cmd_ctx *ctx, uint64_t cycles)
+static inline void slowlog_consider(const struct cmd_ctx *ctx, const struct typed_call *typed,
+                                    uint64_t cycles)
 {
-    if (__builtin_expect(cycles >= slowlog_threshold_cycles, 0)) slowlog_record(ctx, cycles);
+    if (__builtin_expect(cycles >= slowlog_threshold_cycles, 0)) slowlog_record(ctx, typed, cycles);
 }
 
 #endif

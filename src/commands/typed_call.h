@@ -1,7 +1,8 @@
 /*
  * typed_call.h — a hot command called with typed arguments (the SBE wire's
  * typed templates; command_dispatch() in command.c is the jump table). No
- * dependencies, so a wire can fill one without the command layer.
+ * dependencies but numparse, so a wire can fill one without the command
+ * layer.
  *
  * A binary wire's typed templates name their command by op, not by text:
  * command_dispatch() jumps on the op to the command (no name lookup, no
@@ -14,11 +15,12 @@
  *
  * Inside MULTI the wire lowers a typed call to its RESP form's argv (the
  * numbers formatted) before dispatch, so the queued command is exactly the
- * one its generic form queues.
+ * one its generic form queues; SLOWLOG shows a typed call lowered too.
  */
 #ifndef GOBLIN_TYPED_CALL_H
 #define GOBLIN_TYPED_CALL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum typed_op {
@@ -70,5 +72,18 @@ struct typed_call {
     long long number; /* SET expire, INCRBY delta */
     double score;     /* ZADD */
 };
+
+/* Lowering (typed_call.c): a typed call as the argv of its RESP form, what
+ * MULTI queues and SLOWLOG shows: option words, and the number formatted as
+ * Redis reads it back (SET's expiry, INCRBY's delta, ZADD's score) into
+ * `number`. Only the ops with numbers change (typed_call_has_numbers());
+ * any other op is its argv already and is returned as is (its argc, argv
+ * untouched). argv/argv_len hold TYPED_LOWERED_MAX slots and may be
+ * t->argv itself. */
+#define TYPED_LOWERED_MAX 10 /* ZADD key NX XX GT LT CH INCR score member */
+#define TYPED_NUMBER_CAP 32
+bool typed_call_has_numbers(enum typed_op op);
+int typed_call_lower(const struct typed_call *t, const char **argv, size_t *argv_len,
+                     char number[TYPED_NUMBER_CAP]);
 
 #endif

@@ -18,7 +18,6 @@
 
 #include "goblin/sbe_codec.h"
 #include "protocol/wire.h"
-#include "util/numparse.h"
 #include "util/xmalloc.h"
 
 static void sbe_init(union wire_state *st)
@@ -57,20 +56,9 @@ static void arg_add(struct argv_builder *b, const void *data, size_t len)
     b->argc++;
 }
 
-static void arg_word(struct argv_builder *b, const char *word)
-{
-    arg_add(b, word, strlen(word));
-}
-
 static void arg_bytes(struct argv_builder *b, struct goblin_sbe_bytes v)
 {
     arg_add(b, v.data, v.len);
-}
-
-static void arg_ll(struct argv_builder *b, int slot, long long v)
-{
-    size_t n = num_format_ll(b->p->numbers[slot], v);
-    arg_add(b, b->p->numbers[slot], n);
 }
 
 /* The Command template: argv straight out of its args group. Returns a
@@ -198,47 +186,6 @@ static int sbe_decode_typed(struct sbe_parser *p, const struct typed_template *t
     return 0;
 }
 
-static const char *const set_expire_words[] = {NULL, "EX", "PX", "EXAT", "PXAT", "KEEPTTL"};
-static const char *const zadd_flag_words[] = {"NX", "XX", "GT", "LT", "CH", "INCR"};
-
-/* A typed call as the argv of its RESP form (inside MULTI, so that what is
- * queued is what the generic form queues): the byte slots stay, option
- * words and numbers (formatted into the parser's scratch) are added.
- * Returns the argc. */
-static int sbe_lower_typed(struct sbe_parser *p)
-{
-    const struct typed_call *t = &p->typed;
-    struct argv_builder b = {.p = p, .argc = t->argc};
-    switch (t->op) {
-    case TYPED_SET:
-        if (t->flags & TYPED_SET_NX) arg_word(&b, "NX");
-        if (t->flags & TYPED_SET_XX) arg_word(&b, "XX");
-        if (t->flags & TYPED_SET_GET) arg_word(&b, "GET");
-        if (t->expire_kind != TYPED_EXPIRE_NONE) arg_word(&b, set_expire_words[t->expire_kind]);
-        if (t->expire_kind != TYPED_EXPIRE_NONE && t->expire_kind != TYPED_EXPIRE_KEEPTTL)
-            arg_ll(&b, 0, t->number);
-        break;
-    case TYPED_INCRBY:
-        b.argc = 2;
-        arg_ll(&b, 0, t->number);
-        break;
-    case TYPED_ZADD: {
-        const char *member = p->argv[3];
-        size_t member_len = p->argv_len[3];
-        b.argc = 2;
-        for (unsigned i = 0; i < sizeof zadd_flag_words / sizeof zadd_flag_words[0]; i++)
-            if (t->flags & (1u << i)) arg_word(&b, zadd_flag_words[i]);
-        size_t n = num_format_double(p->numbers[0], sizeof p->numbers[0], t->score);
-        arg_add(&b, p->numbers[0], n);
-        arg_add(&b, member, member_len);
-        break;
-    }
-    default:
-        break;
-    }
-    return b.argc;
-}
-
 static const char *sbe_codec_error_text(int rc)
 {
     switch (rc) {
@@ -264,7 +211,7 @@ static enum wire_status sbe_parse(union wire_state *st, const char *data, size_t
                                   const struct request_limits *lim, struct request *req)
 {
     struct sbe_parser *p = &st->sbe;
-    sbe_argv_reserve(p, 16);
+    if (p->argv_cap < 16) sbe_argv_reserve(p, 16);
     const uint8_t *in = (const uint8_t *)data;
     req->owned = NULL;
     req->typed = NULL;
@@ -309,7 +256,7 @@ static enum wire_status sbe_parse(union wire_state *st, const char *data, size_t
         rc = sbe_decode_typed(p, tt, body, body_len, h.block_length);
         if (rc == 0) {
             if (lim->typed_as_text) {
-                argc = sbe_lower_typed(p);
+                argc = typed_call_lower(&p->typed, p->argv, p->argv_len, p->number);
             } else {
                 argc = p->typed.argc;
                 req->typed = &p->typed;

@@ -33,9 +33,9 @@ struct sbe_parser {
     const char **argv; /* arguments of the current request, into the input */
     size_t *argv_len;
     size_t argv_cap;
-    size_t pending_frame;    /* bytes of the incomplete frame at the head (0: none) */
-    struct typed_call typed; /* the current typed call (typed templates) */
-    char numbers[1][32];     /* its number lowered to text (inside MULTI) */
+    size_t pending_frame;          /* bytes of the incomplete frame at the head (0: none) */
+    struct typed_call typed;       /* the current typed call (typed templates) */
+    char number[TYPED_NUMBER_CAP]; /* its number lowered to text (inside MULTI) */
     char error[192];
 };
 

@@ -336,6 +336,62 @@ static void typed_path(struct goblin_sbe *s)
     free(z);
 }
 
+/* SLOWLOG's newest entry (before the SLOWLOG GET itself) must show the
+ * arguments `args` (RESP3, the entry's argument array). */
+static void expect_slowlog_args(struct goblin_sbe *s, const char *args)
+{
+    int64_t id = CMD(s, "SLOWLOG", "GET", "1");
+    CHECK(id > 0);
+    struct goblin_sbe_reply r = reply(s, id);
+    char *out = render(&r);
+    CHECKF(strstr(out, args) != NULL, "SLOWLOG GET 1: %s, want arguments %s", out, args);
+    free(out);
+    goblin_sbe_reply_free(&r);
+}
+
+/* A typed call's SLOWLOG entry shows its RESP form, numbers as text, as
+ * the same command sent as text shows. */
+static void slowlog(struct goblin_sbe *s)
+{
+    expect(s, CMD(s, "FLUSHALL"), "+OK\r\n");
+    expect(s, CMD(s, "CONFIG", "SET", "slowlog-log-slower-than", "0"), "+OK\r\n");
+    const char *set_nx = "*7\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n$2\r\nNX\r\n$3\r\n"
+                         "GET\r\n$2\r\nEX\r\n$3\r\n100\r\n";
+    expect(s,
+           goblin_sbe_set(s, "k", 1, "v", 1, GOBLIN_SBE_SET_FLAGS_NX | GOBLIN_SBE_SET_FLAGS_GET,
+                          GOBLIN_SBE_EXPIRE_KIND_EX, 100),
+           "_\r\n");
+    expect_slowlog_args(s, set_nx);
+    expect(s, CMD(s, "SET", "k", "v", "NX", "GET", "EX", "100"), "$1\r\nv\r\n");
+    expect_slowlog_args(s, set_nx);
+    const char *set_keep = "*5\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nw\r\n$2\r\nXX\r\n$7\r\n"
+                           "KEEPTTL\r\n";
+    expect(s,
+           goblin_sbe_set(s, "k", 1, "w", 1, GOBLIN_SBE_SET_FLAGS_XX,
+                          GOBLIN_SBE_EXPIRE_KIND_KEEPTTL, 0),
+           "+OK\r\n");
+    expect_slowlog_args(s, set_keep);
+    const char *incrby = "*3\r\n$6\r\nINCRBY\r\n$1\r\nn\r\n$2\r\n-5\r\n";
+    expect(s, goblin_sbe_incrby(s, "n", 1, -5), ":-5\r\n");
+    expect_slowlog_args(s, incrby);
+    expect(s, CMD(s, "INCRBY", "n", "-5"), ":-10\r\n");
+    expect_slowlog_args(s, incrby);
+    const char *zadd = "*6\r\n$4\r\nZADD\r\n$1\r\nz\r\n$2\r\nCH\r\n$4\r\nINCR\r\n$5\r\n"
+                       "-0.25\r\n$1\r\nm\r\n";
+    expect(s,
+           goblin_sbe_zadd(s, "z", 1, GOBLIN_SBE_ZADD_FLAGS_CH | GOBLIN_SBE_ZADD_FLAGS_INCR, -0.25,
+                           "m", 1),
+           ",-0.25\r\n");
+    expect_slowlog_args(s, zadd);
+    expect(s, CMD(s, "ZADD", "z", "CH", "INCR", "-0.25", "m"), ",-0.5\r\n");
+    expect_slowlog_args(s, zadd);
+    /* A typed call without numbers shows its byte fields. */
+    expect(s, goblin_sbe_hset(s, "h", 1, "f", 1, "v", 1), ":1\r\n");
+    expect_slowlog_args(s, "*4\r\n$4\r\nHSET\r\n$1\r\nh\r\n$1\r\nf\r\n$1\r\nv\r\n");
+    expect(s, CMD(s, "CONFIG", "SET", "slowlog-log-slower-than", "10000"), "+OK\r\n");
+    expect(s, CMD(s, "SLOWLOG", "RESET"), "+OK\r\n");
+}
+
 /* One transaction of the hot commands, every step typed or as the generic
  * template's text form: each is answered QUEUED, then EXEC's array. */
 static char *transaction(struct goblin_sbe *s, bool typed)
@@ -721,12 +777,36 @@ static void remote_peer(struct test_server *srv, bool allowed)
     rconn_close(&c);
 }
 
+/* Replies of a few KiB, many times round the reply queue of a ring: a
+ * reply written in place that meets the queue's end outgrows its room and
+ * is sent buffered (conn.h, "Replies written in place"); every reply must
+ * arrive whole and in order on any transport. */
+static void replies_round_the_queue(struct goblin_sbe *s)
+{
+    static char value[5000];
+    memset(value, 'v', sizeof value);
+    value[0] = '<';
+    value[sizeof value - 1] = '>';
+    expect(s, goblin_sbe_set(s, "big", 3, value, sizeof value, 0, 0, 0), "+OK\r\n");
+    for (int i = 0; i < 150; i++) {
+        int64_t id = goblin_sbe_get(s, "big", 3);
+        CHECK(id > 0);
+        struct goblin_sbe_reply r = reply(s, id);
+        CHECK_EQ_LL((long long)r.values[0].len, (long long)sizeof value);
+        CHECK(memcmp(r.values[0].data, value, sizeof value) == 0);
+        goblin_sbe_reply_free(&r);
+        expect(s, goblin_sbe_ping(s), "+PONG\r\n");
+    }
+}
+
 static void with_transport(const char *name, struct goblin_sbe *a, struct goblin_sbe *b)
 {
     typed_and_generic(a);
     typed_path(a);
+    slowlog(a);
     transactions(a, b);
     pipelining(a);
+    replies_round_the_queue(a);
     malformed(a);
     pubsub(a, b);
     fprintf(stderr, "sbe over %s: ok\n", name);
