@@ -56,11 +56,43 @@ static uint8_t *sbe_frame_open(struct reply *r, uint16_t id, uint16_t block)
     return b;
 }
 
+/* The hot path: a whole scalar frame (template `id`, a `block`-byte block,
+ * then `n` bytes of var-data when `data`) reserved and written at once,
+ * its length prefix already final. Returns the block. */
+static inline uint8_t *sbe_scalar_open(struct reply *r, uint16_t id, uint16_t block, bool data,
+                                       const void *p, size_t n)
+{
+    size_t head = GOBLIN_SBE_FRAME_PREFIX + GOBLIN_SBE_HEADER_LENGTH + block;
+    size_t total = head + (data ? GOBLIN_SBE_DATA_HEADER_LENGTH + n : 0);
+    r->frame_at = buf_len(r->out);
+    r->template_id = id;
+    uint8_t *f = sbe_take(r, total);
+    goblin_sbe_put_u32(f, (uint32_t)(total - GOBLIN_SBE_FRAME_PREFIX));
+    goblin_sbe_put_u64(f + GOBLIN_SBE_FRAME_PREFIX, (uint64_t)block | (uint64_t)id << 16 |
+                                                        (uint64_t)GOBLIN_SBE_SCHEMA_ID << 32 |
+                                                        (uint64_t)GOBLIN_SBE_SCHEMA_VERSION << 48);
+    uint8_t *b = f + GOBLIN_SBE_FRAME_PREFIX + GOBLIN_SBE_HEADER_LENGTH;
+    goblin_sbe_put_u64(b, r->correlation); /* every reply block starts with it */
+    if (block > 8) memset(b + 8, 0, block - 8u);
+    if (data) {
+        goblin_sbe_put_u32(f + head, (uint32_t)n);
+        if (n) memcpy(f + head + GOBLIN_SBE_DATA_HEADER_LENGTH, p, n);
+    }
+    return b;
+}
+
 static void sbe_data(struct reply *r, const void *p, size_t n)
 {
     uint8_t *d = sbe_take(r, GOBLIN_SBE_DATA_HEADER_LENGTH + n);
     goblin_sbe_put_u32(d, (uint32_t)n);
     if (n) memcpy(d + GOBLIN_SBE_DATA_HEADER_LENGTH, p, n);
+}
+
+/* Writes the open frame's length prefix from what it holds now. */
+static void sbe_frame_length(struct reply *r)
+{
+    size_t len = buf_len(r->out) - r->frame_at - GOBLIN_SBE_FRAME_PREFIX;
+    goblin_sbe_put_u32(sbe_at(r, r->frame_at), (uint32_t)len);
 }
 
 static void sbe_values_open(struct reply *r, bool push)
@@ -205,8 +237,8 @@ static void sbe_status(struct reply *r, const char *s, size_t n)
         sbe_entry(r, GOBLIN_SBE_VALUE_KIND_STATUS, 0, 0, s, n);
         return;
     }
-    sbe_frame_open(r, GOBLIN_SBE_STATUS_REPLY_TEMPLATE_ID, GOBLIN_SBE_STATUS_REPLY_BLOCK_LENGTH);
-    sbe_data(r, s, n);
+    sbe_scalar_open(r, GOBLIN_SBE_STATUS_REPLY_TEMPLATE_ID, GOBLIN_SBE_STATUS_REPLY_BLOCK_LENGTH,
+                    true, s, n);
 }
 
 /* "CODE message": the code is the first word. */
@@ -221,6 +253,7 @@ static void sbe_error(struct reply *r, const char *text, size_t n)
     sbe_frame_open(r, GOBLIN_SBE_ERROR_REPLY_TEMPLATE_ID, GOBLIN_SBE_ERROR_REPLY_BLOCK_LENGTH);
     sbe_data(r, text, code);
     sbe_data(r, space ? space + 1 : text + n, space ? n - code - 1 : 0);
+    sbe_frame_length(r); /* final, as a scalar frame's */
 }
 
 static void sbe_integer(struct reply *r, long long v)
@@ -229,8 +262,8 @@ static void sbe_integer(struct reply *r, long long v)
         sbe_entry(r, GOBLIN_SBE_VALUE_KIND_INT, v, 0, NULL, 0);
         return;
     }
-    uint8_t *b =
-        sbe_frame_open(r, GOBLIN_SBE_INT_REPLY_TEMPLATE_ID, GOBLIN_SBE_INT_REPLY_BLOCK_LENGTH);
+    uint8_t *b = sbe_scalar_open(r, GOBLIN_SBE_INT_REPLY_TEMPLATE_ID,
+                                 GOBLIN_SBE_INT_REPLY_BLOCK_LENGTH, false, NULL, 0);
     goblin_sbe_int_reply_put_value(b, v);
 }
 
@@ -240,8 +273,8 @@ static void sbe_floating(struct reply *r, double d)
         sbe_entry(r, GOBLIN_SBE_VALUE_KIND_DOUBLE, 0, d, NULL, 0);
         return;
     }
-    uint8_t *b = sbe_frame_open(r, GOBLIN_SBE_DOUBLE_REPLY_TEMPLATE_ID,
-                                GOBLIN_SBE_DOUBLE_REPLY_BLOCK_LENGTH);
+    uint8_t *b = sbe_scalar_open(r, GOBLIN_SBE_DOUBLE_REPLY_TEMPLATE_ID,
+                                 GOBLIN_SBE_DOUBLE_REPLY_BLOCK_LENGTH, false, NULL, 0);
     goblin_sbe_double_reply_put_value(b, d);
 }
 
@@ -251,8 +284,8 @@ static void sbe_bulk(struct reply *r, const void *p, size_t n)
         sbe_entry(r, GOBLIN_SBE_VALUE_KIND_BULK, 0, 0, p, n);
         return;
     }
-    sbe_frame_open(r, GOBLIN_SBE_BULK_REPLY_TEMPLATE_ID, GOBLIN_SBE_BULK_REPLY_BLOCK_LENGTH);
-    sbe_data(r, p, n);
+    sbe_scalar_open(r, GOBLIN_SBE_BULK_REPLY_TEMPLATE_ID, GOBLIN_SBE_BULK_REPLY_BLOCK_LENGTH, true,
+                    p, n);
 }
 
 static void sbe_nil(struct reply *r)
@@ -261,7 +294,8 @@ static void sbe_nil(struct reply *r)
         sbe_entry(r, GOBLIN_SBE_VALUE_KIND_NULL, 0, 0, NULL, 0);
         return;
     }
-    sbe_frame_open(r, GOBLIN_SBE_NULL_REPLY_TEMPLATE_ID, GOBLIN_SBE_NULL_REPLY_BLOCK_LENGTH);
+    sbe_scalar_open(r, GOBLIN_SBE_NULL_REPLY_TEMPLATE_ID, GOBLIN_SBE_NULL_REPLY_BLOCK_LENGTH, false,
+                    NULL, 0);
 }
 
 static void sbe_boolean(struct reply *r, bool v)
@@ -270,8 +304,8 @@ static void sbe_boolean(struct reply *r, bool v)
         sbe_entry(r, GOBLIN_SBE_VALUE_KIND_BOOL, v, 0, NULL, 0);
         return;
     }
-    uint8_t *b =
-        sbe_frame_open(r, GOBLIN_SBE_BOOL_REPLY_TEMPLATE_ID, GOBLIN_SBE_BOOL_REPLY_BLOCK_LENGTH);
+    uint8_t *b = sbe_scalar_open(r, GOBLIN_SBE_BOOL_REPLY_TEMPLATE_ID,
+                                 GOBLIN_SBE_BOOL_REPLY_BLOCK_LENGTH, false, NULL, 0);
     goblin_sbe_bool_reply_put_value(b, v);
 }
 
@@ -361,10 +395,10 @@ static void sbe_frame_end(struct reply *r)
             reply_error_count++;
         } else {
             goblin_sbe_put_u16(sbe_at(r, r->group_at) + 2, (uint16_t)r->values);
+            sbe_frame_length(r);
         }
     }
-    size_t len = buf_len(r->out) - r->frame_at - GOBLIN_SBE_FRAME_PREFIX;
-    goblin_sbe_put_u32(sbe_at(r, r->frame_at), (uint32_t)len);
+    /* A scalar frame's length was final when it was written. */
     r->frame_at = SIZE_MAX;
 }
 

@@ -94,6 +94,9 @@ static ssize_t ring_read(struct conn *c, void *dst, size_t cap)
         if (ep->partial_offset == v->len) {
             goblin_ring_consume(&ep->sq, v);
             ep->has_partial = false;
+            /* A framed wire's record is one whole frame: serve it now,
+             * without touching the next slot (the client's next write). */
+            if (c->framed) break;
         }
     }
     if (copied == 0) {
@@ -146,6 +149,27 @@ static int ring_send_unit(struct conn *c, const struct out_unit *unit, const cha
     memcpy(r->payload, payload, unit->len);
     goblin_ring_publish(&ep->cq, r, unit->len);
     return 1;
+}
+
+/* Room for the next reply written in place (conn.h): the CQ's next record,
+ * as long as the record may be (a quarter of the queue) and no longer than
+ * the queue's end (no WRAP filler is needed to publish it). */
+static void *ring_unit_room(struct conn *c, size_t *cap)
+{
+    struct ring_endpoint *ep = c->transport_data;
+    struct goblin_ring_queue *q = &ep->cq;
+    uint64_t contiguous = q->bytes - (q->pos & (q->bytes - 1));
+    uint64_t span = goblin_ring_record_span(goblin_ring_max_payload(q));
+    if (span > contiguous) span = contiguous;
+    if (span < GOBLIN_RING_RECORD_HEADER + 64 || !goblin_ring_has_room(q, span)) return NULL;
+    *cap = span - GOBLIN_RING_RECORD_HEADER;
+    return goblin_ring_at(q, q->pos)->payload;
+}
+
+static void ring_unit_publish(struct conn *c, size_t len)
+{
+    struct ring_endpoint *ep = c->transport_data;
+    goblin_ring_publish(&ep->cq, goblin_ring_at(&ep->cq, ep->cq.pos), (uint32_t)len);
 }
 
 static void ring_set_interest(struct conn *c, bool readable, bool writable)
@@ -207,6 +231,8 @@ static const struct conn_transport ring_conn_io = {
     .set_interest = ring_set_interest,
     .close = ring_close,
     .send_unit = ring_send_unit,
+    .unit_room = ring_unit_room,
+    .unit_publish = ring_unit_publish,
     /* No peer_source: all ring clients are one AUTH source ("ring"). Ring
      * files are local and permission-guarded; a ring peer has no address. */
     .holds_input_under_backpressure = true, /* the SQ; clients drain the CQ when it is full */
