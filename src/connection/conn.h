@@ -81,8 +81,9 @@
  * send_unit() one by one, whole, in order; stream conns pay nothing for
  * this (no header, no per-unit call).
  *
- * Replies written in place. A transport with unit_room() (a ring) lets a
- * request's reply be encoded straight into its next unit (the CQ record):
+ * Replies written in place. A transport with unit_room() lets a request's
+ * reply be encoded straight into its next unit (none offers it today: over
+ * a ring it was slower, docs/sbe.md):
  * when `out` and `push_fifo` are empty as the request starts, `out` borrows
  * that room (util/buf.h: buf_borrow; `out_direct`, the conn's own buffer
  * kept in `out_own`) and the unit is published as soon as the command's

@@ -151,27 +151,6 @@ static int ring_send_unit(struct conn *c, const struct out_unit *unit, const cha
     return 1;
 }
 
-/* Room for the next reply written in place (conn.h): the CQ's next record,
- * as long as the record may be (a quarter of the queue) and no longer than
- * the queue's end (no WRAP filler is needed to publish it). */
-static void *ring_unit_room(struct conn *c, size_t *cap)
-{
-    struct ring_endpoint *ep = c->transport_data;
-    struct goblin_ring_queue *q = &ep->cq;
-    uint64_t contiguous = q->bytes - (q->pos & (q->bytes - 1));
-    uint64_t span = goblin_ring_record_span(goblin_ring_max_payload(q));
-    if (span > contiguous) span = contiguous;
-    if (span < GOBLIN_RING_RECORD_HEADER + 64 || !goblin_ring_has_room(q, span)) return NULL;
-    *cap = span - GOBLIN_RING_RECORD_HEADER;
-    return goblin_ring_at(q, q->pos)->payload;
-}
-
-static void ring_unit_publish(struct conn *c, size_t len)
-{
-    struct ring_endpoint *ep = c->transport_data;
-    goblin_ring_publish(&ep->cq, goblin_ring_at(&ep->cq, ep->cq.pos), (uint32_t)len);
-}
-
 static void ring_set_interest(struct conn *c, bool readable, bool writable)
 {
     struct ring_endpoint *ep = c->transport_data;
@@ -231,8 +210,10 @@ static const struct conn_transport ring_conn_io = {
     .set_interest = ring_set_interest,
     .close = ring_close,
     .send_unit = ring_send_unit,
-    .unit_room = ring_unit_room,
-    .unit_publish = ring_unit_publish,
+    /* No unit_room (conn.h): a reply written in place shares its record's
+     * first cache line with the tag the client spins on, so the encoder's
+     * writes bounce that line between the cores while the command runs;
+     * measured 3x slower than encoding aside and copying (docs/sbe.md). */
     /* No peer_source: all ring clients are one AUTH source ("ring"). Ring
      * files are local and permission-guarded; a ring peer has no address. */
     .holds_input_under_backpressure = true, /* the SQ; clients drain the CQ when it is full */
