@@ -163,6 +163,17 @@ static void test_envelope_round_trip(void)
     goblin_fabric_encode(msg, &h);
     memcpy(msg + GOBLIN_FABRIC_HEADER_BYTES, "hello", 5);
     CHECK(memcmp(msg, "GFAB", 4) == 0); /* the magic reads as text on the wire */
+    /* Every field little-endian at its offset, whatever the host's order. */
+    // clang-format off
+    static const unsigned char wire[GOBLIN_FABRIC_HEADER_BYTES] = {
+        'G', 'F', 'A', 'B', 1, GOBLIN_FABRIC_DATA, 0, 0,  /* magic, version, type */
+        0xef, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23, 0x01,   /* session */
+        42, 0, 0, 0, 0, 0, 0, 0,                          /* sequence */
+        41, 0, 0, 0, 0, 0, 0, 0,                          /* correlation */
+        5, 0, 0, 0, 0, 0, 0, 0};                          /* payload_len, reserved */
+    // clang-format on
+    CHECK(memcmp(msg, wire, sizeof wire) == 0);
+    CHECK(goblin_fabric_get16(wire + 4) == 0x0301 && goblin_fabric_get32(wire + 8) == 0x89abcdefu);
     struct goblin_fabric_header d;
     CHECK(goblin_fabric_decode(msg, sizeof msg, &d) == NULL);
     CHECK(d.version == 1 && d.type == GOBLIN_FABRIC_DATA && d.session == h.session &&
