@@ -215,69 +215,8 @@ static bool conn_send_units(struct conn *c, struct buf *b, bool close_on_error)
     return true;
 }
 
-/* Ends a reply written in place: `out` goes back to the conn's own buffer,
- * now holding the bytes written so far as an open buffered reply unit
- * (conn.h, "Replies written in place"). No frame of the reply sink is open
- * (its offsets would move by the unit header): the callers are the unit
- * operations, which run between frames, and the reply's own close. */
-static void conn_out_undirect(struct conn *c)
-{
-    struct buf direct = c->out;
-    c->out = c->out_own;
-    c->out_direct = false;
-    conn_unit_open(c, OUT_REPLY, c->direct_correlation);
-    buf_append(&c->out, buf_head(&direct), buf_len(&direct));
-    buf_free(&direct); /* a borrowed buf frees nothing */
-}
-
-/* Opens the unit of a request's reply: in place in the transport's next
- * unit when it offers one and nothing is waiting to be sent before it. */
-static void conn_reply_unit_open(struct conn *c, uint64_t correlation)
-{
-    if (c->transport->unit_room && buf_len(&c->out) == 0 && buf_len(&c->push_fifo) == 0 &&
-        !(c->flags & (CONN_REPLY_OFF | CONN_REPLY_SKIP | CONN_REPLY_SKIP_NEXT))) {
-        size_t cap;
-        void *room = c->transport->unit_room(c, &cap);
-        if (room) {
-            c->out_own = c->out;
-            c->out = buf_borrow(room, cap);
-            c->out_direct = true;
-            c->direct_correlation = correlation;
-            return;
-        }
-    }
-    conn_unit_open(c, OUT_REPLY, correlation);
-}
-
-/* Closes a request's reply unit: one written in place is published at
- * once (after the append-only file, as any reply), unless it outgrew its
- * room (then it is buffered) or the command closed the conn. */
-static void conn_reply_unit_close(struct conn *c)
-{
-    if (!c->out_direct) {
-        conn_unit_close(c);
-        return;
-    }
-    if (!c->out.borrowed) { /* it grew out of the room */
-        conn_out_undirect(c);
-        conn_unit_close(c);
-        return;
-    }
-    size_t len = buf_len(&c->out);
-    c->out = c->out_own;
-    c->out_direct = false;
-    if (len == 0 || (c->flags & CONN_CLOSED)) return;
-    aof_before_reply();
-    c->transport->unit_publish(c, len);
-    stats.net_output_bytes += (long long)len;
-}
-
 void conn_unit_open(struct conn *c, enum out_unit_kind kind, uint64_t correlation)
 {
-    if (c->out_direct) {
-        conn_out_undirect(c);
-        conn_unit_close(c);
-    }
     struct out_unit u = {.len = 0, .kind = kind, .correlation = correlation};
     c->unit_open = buf_len(&c->out);
     buf_append(&c->out, &u, sizeof u);
@@ -285,7 +224,6 @@ void conn_unit_open(struct conn *c, enum out_unit_kind kind, uint64_t correlatio
 
 void conn_unit_close(struct conn *c)
 {
-    if (c->out_direct) conn_out_undirect(c);
     if (c->unit_open == SIZE_MAX) return;
     char *header = buf_head(&c->out) + c->unit_open;
     size_t len = buf_len(&c->out) - c->unit_open - sizeof(struct out_unit);
@@ -311,8 +249,7 @@ void conn_set_wire(struct conn *c, const struct wire *wire)
  * conn_flush() meets the error again and closes). */
 static bool conn_write_buf(struct conn *c, struct buf *b, bool close_on_error)
 {
-    if (c->out_direct) return true; /* the room `out` borrows stays free for it */
-    aof_before_reply();             /* the writes a reply acknowledges reach the AOF first */
+    aof_before_reply(); /* the writes a reply acknowledges reach the AOF first */
     if (c->framed) return conn_send_units(c, b, close_on_error);
     while (buf_len(b) > 0) {
         ssize_t n = c->transport->write(c, buf_head(b), buf_len(b));
@@ -330,8 +267,7 @@ static bool conn_write_buf(struct conn *c, struct buf *b, bool close_on_error)
 
 bool conn_flush(struct conn *c)
 {
-    if (c->out_direct) return true; /* a command is writing its reply in place */
-    /* Nothing to write, no state to leave (a reply published in place): done. */
+    /* Nothing to write and no state to leave: done. */
     if (!conn_output_pending(c) && c->out.cap <= CONN_BUF_KEEP &&
         (c->push_fifo_fixed || c->push_fifo.cap <= CONN_BUF_KEEP) &&
         !(c->flags & (CONN_CLOSE_AFTER_REPLY | CONN_WANT_WRITE | CONN_OUTPUT_BACKPRESSURED)))
@@ -531,7 +467,7 @@ static void conn_run_commands(struct conn *c)
                 .typed = req.typed,
             };
             conn_executing = c;
-            if (c->framed) conn_reply_unit_open(c, ++c->requests);
+            if (c->framed) conn_unit_open(c, OUT_REPLY, ++c->requests);
             size_t out_before = buf_len(&c->out);
             reply_frame_begin(&c->reply, req.correlation);
             command_dispatch(&creq);
@@ -540,7 +476,7 @@ static void conn_run_commands(struct conn *c)
             if ((c->flags & (CONN_REPLY_OFF | CONN_REPLY_SKIP | CONN_REPLY_SKIP_NEXT)) &&
                 !(c->flags & CONN_PAUSED))
                 conn_apply_reply_mode(c, out_before);
-            if (c->framed) conn_reply_unit_close(c);
+            if (c->framed) conn_unit_close(c);
             conn_executing = NULL;
             if (req.owned && req.owned->count) c->wire->request_done(&c->wire_state);
             if (!(c->flags & CONN_CLOSED) && conn_output_limit_reached(c)) {

@@ -81,19 +81,6 @@
  * send_unit() one by one, whole, in order; stream conns pay nothing for
  * this (no header, no per-unit call).
  *
- * Replies written in place. A transport with unit_room() lets a request's
- * reply be encoded straight into its next unit (none offers it today: over
- * a ring it was slower, docs/sbe.md):
- * when `out` and `push_fifo` are empty as the request starts, `out` borrows
- * that room (util/buf.h: buf_borrow; `out_direct`, the conn's own buffer
- * kept in `out_own`) and the unit is published as soon as the command's
- * reply is complete, without a copy or a header. Anything else falls back
- * to buffered units with the bytes written so far: a reply that outgrows
- * the room (the buf moves it to memory of its own), a unit opened or closed
- * during the command (a push to the conn's own channel), a conn closed by
- * its command (nothing is published). No flush writes while `out` is
- * borrowed, so nothing else can take the room meanwhile.
- *
  * Wire order of replies and pushes. Redis writes both into one stream in the
  * order they were produced; so does a conn, with two buffers:
  *  - `out` is always drained before `push_fifo`;
@@ -169,12 +156,6 @@ struct conn_transport {
      * failure. NULL for byte-stream transports. Used only by conns whose
      * wire is framed (protocol/wire.h). */
     int (*send_unit)(struct conn *c, const struct out_unit *unit, const char *payload);
-    /* Optional (framed transports): room for the next unit, to be written
-     * in place — its address, *cap bytes — or NULL (no room now). Nothing is
-     * reserved: the next unit_publish() or send_unit() takes that room.
-     * unit_publish() sends the first len bytes written there as one unit. */
-    void *(*unit_room)(struct conn *c, size_t *cap);
-    void (*unit_publish)(struct conn *c, size_t len);
     /* Who the peer is, for per-source AUTH failure budgets: a text naming
      * the party that can open more conns, not the conn itself (so no port).
      * NULL: every peer of the transport is one source (its name). */
@@ -267,9 +248,6 @@ struct conn {
     uint64_t requests;           /* requests parsed: the correlation of the next reply unit */
     size_t adopted_bytes;        /* big arguments handed to the wire for the current request */
     size_t unit_open;            /* framed: offset in `out` (from start) of the open unit */
-    bool out_direct;             /* `out` borrows the transport's next unit (see above) */
-    uint64_t direct_correlation; /* ... for the reply to this request */
-    struct buf out_own;          /* ... meanwhile, the conn's own (empty) `out` */
     union wire_state wire_state; /* the wire's parser */
     struct reply reply;          /* sink writing to `out` in the conn's protocol */
 

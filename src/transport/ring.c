@@ -210,10 +210,9 @@ static const struct conn_transport ring_conn_io = {
     .set_interest = ring_set_interest,
     .close = ring_close,
     .send_unit = ring_send_unit,
-    /* No unit_room (conn.h): a reply written in place shares its record's
-     * first cache line with the tag the client spins on, so the encoder's
-     * writes bounce that line between the cores while the command runs;
-     * measured 3x slower than encoding aside and copying (docs/sbe.md). */
+    /* Replies are encoded aside and copied into a record: written in place
+     * they share its first cache line with the tag the client spins on
+     * (measured 3x slower, docs/sbe.md). */
     /* No peer_source: all ring clients are one AUTH source ("ring"). Ring
      * files are local and permission-guarded; a ring peer has no address. */
     .holds_input_under_backpressure = true, /* the SQ; clients drain the CQ when it is full */

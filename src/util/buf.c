@@ -11,28 +11,11 @@ void buf_init(struct buf *b, size_t initial_cap)
     b->data = initial_cap ? xmalloc(initial_cap) : NULL;
     b->start = b->end = 0;
     b->cap = initial_cap;
-    b->borrowed = false;
-}
-
-/* Resizes b's memory to cap bytes (cap >= end); borrowed memory is copied
- * into memory of b's own, never reallocated. */
-static void buf_resize(struct buf *b, size_t cap)
-{
-    if (!b->borrowed) {
-        b->data = xrealloc(b->data, cap);
-    } else {
-        char *own = xmalloc(cap);
-        memcpy(own, b->data, b->end);
-        b->data = own;
-        b->borrowed = false;
-    }
-    b->cap = cap;
 }
 
 void buf_free(struct buf *b)
 {
-    if (!b->borrowed) xfree(b->data);
-    b->borrowed = false;
+    xfree(b->data);
     b->data = NULL;
     b->start = b->end = b->cap = 0;
 }
@@ -56,7 +39,8 @@ void buf_reserve_slow(struct buf *b, size_t extra)
     size_t need = b->end + extra;
     size_t cap = b->cap ? b->cap : 64;
     while (cap < need) cap = cap < ((size_t)1 << 40) ? cap * 2 : need;
-    buf_resize(b, cap);
+    b->data = xrealloc(b->data, cap);
+    b->cap = cap;
 }
 
 void buf_reserve_exact(struct buf *b, size_t extra)
@@ -64,15 +48,15 @@ void buf_reserve_exact(struct buf *b, size_t extra)
     if (b->cap - b->end >= extra) return;
     buf_compact(b);
     if (b->cap - b->end >= extra) return;
-    buf_resize(b, b->end + extra);
+    b->cap = b->end + extra;
+    b->data = xrealloc(b->data, b->cap);
 }
 
 void buf_reset(struct buf *b, size_t keep_cap)
 {
     b->start = b->end = 0;
     if (b->cap > keep_cap) {
-        if (!b->borrowed) xfree(b->data);
-        b->borrowed = false;
+        xfree(b->data);
         b->data = keep_cap ? xmalloc(keep_cap) : NULL;
         b->cap = keep_cap;
     }

@@ -13,7 +13,6 @@
 #ifndef GOBLIN_BUF_H
 #define GOBLIN_BUF_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -22,17 +21,7 @@ struct buf {
     size_t start; /* first live byte */
     size_t end;   /* one past the last live byte */
     size_t cap;
-    /* data is memory the buf does not own (buf_borrow: e.g. a ring record
-     * being written in place): growing moves the bytes to fresh memory the
-     * buf owns (borrowed becomes false), and nothing ever frees it. */
-    bool borrowed;
 };
-
-/* An empty buf writing into cap bytes at data, which it does not own. */
-static inline struct buf buf_borrow(void *data, size_t cap)
-{
-    return (struct buf){.data = data, .start = 0, .end = 0, .cap = cap, .borrowed = true};
-}
 
 void buf_init(struct buf *b, size_t initial_cap);
 void buf_free(struct buf *b);
