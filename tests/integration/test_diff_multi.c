@@ -26,28 +26,8 @@ static struct rconn cg, cr; /* client C: a second watcher */
 
 #define A(...) diff_check(&d, __VA_ARGS__, NULL)
 
-/* Runs one command on another pair of connections, compared like A(). */
-static void on_pair(struct rconn *g, struct rconn *r, const char *first, ...)
-{
-    const char *argv[64];
-    int argc = 0;
-    argv[argc++] = first;
-    va_list ap;
-    va_start(ap, first);
-    for (const char *a; (a = va_arg(ap, const char *)) && argc < 64;) argv[argc++] = a;
-    va_end(ap);
-    struct rconn main_g = d.g, main_r = d.r;
-    d.g = *g;
-    d.r = *r;
-    diff_check_argv(&d, argc, argv, NULL);
-    *g = d.g;
-    *r = d.r;
-    d.g = main_g;
-    d.r = main_r;
-}
-
-#define B(...) on_pair(&bg, &br, __VA_ARGS__, NULL)
-#define C(...) on_pair(&cg, &cr, __VA_ARGS__, NULL)
+#define B(...) diff_check_on(&d, &bg, &br, __VA_ARGS__, NULL)
+#define C(...) diff_check_on(&d, &cg, &cr, __VA_ARGS__, NULL)
 
 static void queue_errors(void)
 {

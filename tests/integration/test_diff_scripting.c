@@ -298,26 +298,7 @@ static void run_cases(const char *const (*cases)[CASE_ARGS], size_t n)
 
 #define A(...) diff_check(&d, __VA_ARGS__, NULL)
 
-/* Runs one command on client B, compared like A(). */
-static void on_b(const char *first, ...)
-{
-    const char *argv[16];
-    int argc = 0;
-    argv[argc++] = first;
-    va_list ap;
-    va_start(ap, first);
-    for (const char *a; (a = va_arg(ap, const char *)) && argc < 16;) argv[argc++] = a;
-    va_end(ap);
-    struct rconn main_g = d.g, main_r = d.r;
-    d.g = bg;
-    d.r = br;
-    diff_check_argv(&d, argc, argv, NULL);
-    bg = d.g;
-    br = d.r;
-    d.g = main_g;
-    d.r = main_r;
-}
-#define B(...) on_b(__VA_ARGS__, NULL)
+#define B(...) diff_check_on(&d, &bg, &br, __VA_ARGS__, NULL) /* client B */
 
 static void interplay(void)
 {

@@ -24,27 +24,8 @@ static struct rconn rg, rr; /* client R: the redirect target, subscribed */
 
 #define A(...) diff_check(&d, __VA_ARGS__, NULL)
 
-static void on_pair(struct rconn *g, struct rconn *r, const char *first, ...)
-{
-    const char *argv[32];
-    int argc = 0;
-    argv[argc++] = first;
-    va_list ap;
-    va_start(ap, first);
-    for (const char *a; (a = va_arg(ap, const char *)) && argc < 32;) argv[argc++] = a;
-    va_end(ap);
-    struct rconn main_g = d.g, main_r = d.r;
-    d.g = *g;
-    d.r = *r;
-    diff_check_argv(&d, argc, argv, NULL);
-    *g = d.g;
-    *r = d.r;
-    d.g = main_g;
-    d.r = main_r;
-}
-
-#define B(...) on_pair(&bg, &br, __VA_ARGS__, NULL)
-#define R(...) on_pair(&rg, &rr, __VA_ARGS__, NULL)
+#define B(...) diff_check_on(&d, &bg, &br, __VA_ARGS__, NULL)
+#define R(...) diff_check_on(&d, &rg, &rr, __VA_ARGS__, NULL)
 
 /* Reads the next value on both connections of a pair (a push or message
  * already sent) and compares them, and with `expected`. */

@@ -169,6 +169,24 @@ void diff_check(struct diff_pair *d, ...)
     diff_check_argv(d, argc, argv, NULL);
 }
 
+void diff_check_on(struct diff_pair *d, struct rconn *g, struct rconn *r, ...)
+{
+    const char *argv[256];
+    int argc = 0;
+    va_list ap;
+    va_start(ap, r);
+    for (const char *a; (a = va_arg(ap, const char *)) && argc < 256;) argv[argc++] = a;
+    va_end(ap);
+    struct rconn main_g = d->g, main_r = d->r;
+    d->g = *g;
+    d->r = *r;
+    diff_check_argv(d, argc, argv, NULL);
+    *g = d->g;
+    *r = d->r;
+    d->g = main_g;
+    d->r = main_r;
+}
+
 void diff_hello3(struct diff_pair *d)
 {
     /* HELLO's map names the server and its version, which differ; switch

@@ -59,6 +59,10 @@ void diff_check_argv(struct diff_pair *d, int argc, const char *const *argv, con
 /* Same with a NULL-terminated list of C strings. */
 void diff_check(struct diff_pair *d, ...);
 
+/* diff_check() on another pair of connections (g to goblin-core, r to
+ * redis-server: a second client of each), compared the same way. */
+void diff_check_on(struct diff_pair *d, struct rconn *g, struct rconn *r, ...);
+
 /* Sends argv to both and returns goblin's raw reply (caller frees) without
  * comparing — for commands whose replies legitimately differ (INFO, TIME). */
 char *diff_send_both(struct diff_pair *d, int argc, const char *const *argv, const size_t *lens);
