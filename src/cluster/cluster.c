@@ -464,7 +464,8 @@ bool cluster_start(void)
     cluster_enabled = config.cluster_enabled;
     if (!cluster_enabled) return true;
     crc16_init();
-    if (config.port == 0 || config.port > 65535 - CLUSTER_PORT_INCR) {
+    /* As Redis: only when the bus port is derived from the port. */
+    if (!config.cluster_port && (config.port == 0 || config.port > 65535 - CLUSTER_PORT_INCR)) {
         log_warning("Redis port number too high. Cluster communication port is 10,000 port "
                     "numbers higher than your Redis port. Your Redis port number must be 55535 "
                     "or less.");
