@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # instructions_per_request.sh BINARY [REQUESTS] — instructions the server
-# executes for REQUESTS (default 20000) each of PING, SET and GET
+# executes for REQUESTS (default 20000) each of PING, SET and GET (TESTS)
 # (redis-benchmark over TCP, depth one by default), counted by valgrind's
 # callgrind with --idle-strategy block so idle polling adds nothing.
 # Instruction counts are repeatable on a noisy machine where wall-clock
@@ -8,6 +8,7 @@
 #
 #   CLIENTS=1 PIPELINE=1   redis-benchmark's -c and -P (e.g. 50 and 16 for
 #                          the pipelined throughput runs of redis_benchmark.sh)
+#   TESTS=ping_mbulk,set,get  redis-benchmark's -t (the count is per test)
 #   EXCLUDE_STARTUP=0      1: also count a run that serves one SET only and
 #                          report the per-request figure without startup and
 #                          shutdown (otherwise included; the same for two
@@ -20,6 +21,9 @@ bin=${1:?usage: bench/instructions_per_request.sh BINARY [REQUESTS]}
 n=${2:-20000}
 CLIENTS=${CLIENTS:-1}
 PIPELINE=${PIPELINE:-1}
+TESTS=${TESTS:-ping_mbulk,set,get}
+IFS=, read -r -a test_list <<<"$TESTS"
+tests=${#test_list[@]}
 EXCLUDE_STARTUP=${EXCLUDE_STARTUP:-0}
 command -v valgrind >/dev/null || { echo "valgrind is required" >&2; exit 2; }
 out=$(mktemp -d)
@@ -38,7 +42,7 @@ count() {
     for _ in $(seq 150); do redis-cli -p "$port" PING >/dev/null 2>&1 && break; sleep 0.2; done
     redis-cli -p "$port" SET key:__rand_int__ xxxxxxxxxxxxxxxx >/dev/null
     if [ "$1" -gt 0 ]; then
-        redis-benchmark -p "$port" -c "$CLIENTS" -P "$PIPELINE" -n "$1" -t ping_mbulk,set,get \
+        redis-benchmark -p "$port" -c "$CLIENTS" -P "$PIPELINE" -n "$1" -t "$TESTS" \
             -q >/dev/null
     fi
     kill -INT "$pid"
@@ -50,9 +54,9 @@ total=$(count "$n")
 shape="-c $CLIENTS -P $PIPELINE"
 if [ "$EXCLUDE_STARTUP" = 1 ]; then
     startup=$(count 0)
-    echo "$bin: $total instructions for $((3 * n)) requests ($shape), $startup for startup" \
-        "and shutdown alone ($(((total - startup) / (3 * n))) per request, startup excluded)"
+    echo "$bin: $total instructions for $((tests * n)) requests ($shape), $startup for startup" \
+        "and shutdown alone ($(((total - startup) / (tests * n))) per request, startup excluded)"
 else
-    echo "$bin: $total instructions for $((3 * n)) requests ($shape) ($((total / (3 * n)))" \
+    echo "$bin: $total instructions for $((tests * n)) requests ($shape) ($((total / (tests * n)))" \
         "per request, startup included)"
 fi
