@@ -18,6 +18,10 @@
 #                               --tls-port with certificates made by
 #                               tests/integration/tls_certs.sh; redis-benchmark
 #                               --tls presents a client certificate)
+#   ROUNDS      1               rounds: each round runs every cell once, goblin
+#                               and the baseline alternating; with ROUNDS > 1 the
+#                               report gives each test's median over the rounds
+#                               (and the range of the per-round ratios)
 #   BASELINE    redis           the server compared with goblin: redis, or
 #                               goblin-base (an older build, GOBLIN_BASE_SERVER)
 #   RESULTS_ROOT <repo>/results
@@ -40,12 +44,15 @@ EXTRA=${EXTRA:-}
 MODES=${MODES:-depth1 pipelined}
 TRANSPORTS=${TRANSPORTS:-tcp unix}
 BASELINE=${BASELINE:-redis}
+ROUNDS=${ROUNDS:-1}
 OUT=${RESULTS_ROOT:-$ROOT/results}/$(date -u +%Y%m%dT%H%M%SZ)-redis-benchmark
 mkdir -p "$OUT/raw"
 
-# run SERVER TRANSPORT MODE: one redis-benchmark invocation, CSV into raw/.
+# run SERVER TRANSPORT MODE ROUND: one redis-benchmark invocation, CSV into
+# raw/ (named .rROUND.csv when there are several rounds).
 run() {
-    local server=$1 transport=$2 mode=$3 dir=$OUT/cells/$1-$2-$3
+    local server=$1 transport=$2 mode=$3 dir=$OUT/cells/$1-$2-$3-r$4 suffix=""
+    [ "$ROUNDS" -gt 1 ] && suffix=.r$4
     local -a target args tls=() tests=(-t "$TESTS")
     [ "$TESTS" = default ] && tests=()
     if [ "$transport" = tls ]; then
@@ -65,7 +72,7 @@ run() {
     else args=(-c "$CLIENTS" -P "$PIPELINE" -n "$P_REQUESTS"); fi
     # shellcheck disable=SC2086
     taskset -c "$CLIENT_CPU" redis-benchmark "${target[@]}" "${args[@]}" "${tests[@]}" $EXTRA --csv \
-        >"$OUT/raw/$server-$transport-$mode.csv" 2>"$dir/stderr"
+        >"$OUT/raw/$server-$transport-$mode$suffix.csv" 2>"$dir/stderr"
     server_stop
 }
 
@@ -73,9 +80,11 @@ CERTS=$OUT/cells/certs
 case " $TRANSPORTS " in *" tls "*) bash "$ROOT/tests/integration/tls_certs.sh" "$CERTS" ;; esac
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 
-for transport in $TRANSPORTS; do
-    for mode in $MODES; do
-        for server in goblin "$BASELINE"; do run "$server" "$transport" "$mode"; done
+for round in $(seq "$ROUNDS"); do
+    for transport in $TRANSPORTS; do
+        for mode in $MODES; do
+            for server in goblin "$BASELINE"; do run "$server" "$transport" "$mode" "$round"; done
+        done
     done
 done
 
@@ -86,7 +95,7 @@ done
     echo "redis-server: $("$REDIS_SERVER" --version | head -n1)"
     echo "pinning: server CPU $SERVER_CPU, redis-benchmark CPU $CLIENT_CPU"
     echo "load average (1/5/15 min): $LOAD_BEFORE before, $(cut -d' ' -f1-3 /proc/loadavg) after"
-    echo "command: TESTS=$TESTS REQUESTS=$REQUESTS PIPELINE=$PIPELINE P_REQUESTS=$P_REQUESTS CLIENTS=$CLIENTS EXTRA='$EXTRA'$([ "$MODES" = "depth1 pipelined" ] || echo " MODES='$MODES'")$([ "$TRANSPORTS" = "tcp unix" ] || echo " TRANSPORTS='$TRANSPORTS'")$([ "$BASELINE" = redis ] || echo " BASELINE=$BASELINE") bash bench/redis_benchmark.sh"
+    echo "command: TESTS=$TESTS REQUESTS=$REQUESTS PIPELINE=$PIPELINE P_REQUESTS=$P_REQUESTS CLIENTS=$CLIENTS EXTRA='$EXTRA'$([ "$MODES" = "depth1 pipelined" ] || echo " MODES='$MODES'")$([ "$TRANSPORTS" = "tcp unix" ] || echo " TRANSPORTS='$TRANSPORTS'")$([ "$BASELINE" = redis ] || echo " BASELINE=$BASELINE")$([ "$ROUNDS" = 1 ] || echo " ROUNDS=$ROUNDS") bash bench/redis_benchmark.sh"
 } >"$OUT/metadata.txt"
 python3 "$ROOT/bench/report_redis_benchmark.py" "$OUT"
 cat "$OUT/report.md"

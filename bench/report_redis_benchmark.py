@@ -3,12 +3,16 @@
 
 Reads RUN_DIR/metadata.txt ("key: value" lines written by the run) and
 RUN_DIR/raw/<server>-<transport>-<depth1|pipelined>.csv (redis-benchmark
---csv output, unchanged), writes RUN_DIR/report.md. Every number in the
+--csv output, unchanged; with several rounds <...>.r<N>.csv, one per round,
+and every figure is then the median over the rounds), writes
+RUN_DIR/report.md. Every number in the
 report is read from or computed on those CSVs. Python standard library only.
 """
 
 import csv
 import os
+import re
+import statistics
 import sys
 
 
@@ -33,19 +37,55 @@ def load(run, name):
     return rows
 
 
+def rounds(run, name):
+    """The rows of every round of one cell (NAME without .csv): one round
+    when the run has NAME.csv, else NAME.r1.csv, NAME.r2.csv, ..."""
+    raw = os.listdir(os.path.join(run, "raw"))
+    if f"{name}.csv" in raw:
+        return [load(run, f"{name}.csv")]
+    files = sorted((f for f in raw if re.fullmatch(re.escape(name) + r"\.r\d+\.csv", f)),
+                   key=lambda f: int(f.rsplit(".r", 1)[1][:-4]))
+    return [load(run, f) for f in files]
+
+
+def median_rows(per_round):
+    """One row per test: the median over the rounds of rps and p50, and
+    the rps of each round (for the ratio's range)."""
+    out = {}
+    for t in per_round[0]:
+        rows = [r[t] for r in per_round if t in r]
+        out[t] = {"rps": statistics.median(float(r["rps"]) for r in rows),
+                  "p50_latency_ms": f'{statistics.median(float(r["p50_latency_ms"]) for r in rows):.3f}',
+                  "rounds": [float(r["rps"]) for r in rows]}
+    return out
+
+
+def cell(run, name):
+    per_round = rounds(run, name)
+    return median_rows(per_round) if per_round else None
+
+
+def ratio_range(g, r):
+    """' (per round a–b×)' when there are several rounds."""
+    if len(g["rounds"]) < 2 or len(g["rounds"]) != len(r["rounds"]):
+        return ""
+    ratios = [a / b for a, b in zip(g["rounds"], r["rounds"])]
+    return f" ({min(ratios):.2f}–{max(ratios):.2f}×)"
+
+
 def pipelined_table(run, base, transport, out, below):
     """The pipelined table of one transport, when that run exists; tests
     below parity are added to `below`."""
-    if not os.path.exists(os.path.join(run, "raw", f"goblin-{transport}-pipelined.csv")):
+    g = cell(run, f"goblin-{transport}-pipelined")
+    if not g:
         return
-    g = load(run, f"goblin-{transport}-pipelined.csv")
-    r = load(run, f"{base}-{transport}-pipelined.csv")
+    r = cell(run, f"{base}-{transport}-pipelined")
     out += [f"## {transport}: pipelined", "",
             f"| test | goblin rps | {base} rps | ratio |", "|---|---|---|---|"]
     for t in g:
         if t in r:
             gr, rr = float(g[t]["rps"]), float(r[t]["rps"])
-            out.append(f"| {t} | {gr:.0f} | {rr:.0f} | {gr / rr:.2f}× |")
+            out.append(f"| {t} | {gr:.0f} | {rr:.0f} | {gr / rr:.2f}×{ratio_range(g[t], r[t])} |")
             if gr < rr:
                 below.append(f"{t} ({transport}, {gr / rr:.2f}×)")
     out.append("")
@@ -61,7 +101,10 @@ def render(run):
     # Transports the run measured (TRANSPORTS in bench/redis_benchmark.sh).
     raw = os.listdir(os.path.join(run, "raw"))
     transports = [t for t in ("tcp", "unix", "tls")
-                  if f"goblin-{t}-depth1.csv" in raw or f"goblin-{t}-pipelined.csv" in raw]
+                  if any(f.startswith((f"goblin-{t}-depth1.", f"goblin-{t}-pipelined.")) for f in raw)]
+    n_rounds = len(rounds(run, "goblin-{}-{}".format(
+        transports[0], "depth1" if any(f.startswith(f"goblin-{transports[0]}-depth1.") for f in raw)
+        else "pipelined"))) if transports else 1
     over = "" if transports == ["tcp", "unix"] else f" over {', '.join(transports)}"
     out = [f"# redis-benchmark: goblin-core vs {title}{over}", ""]
     for key in ("date (UTC)", "commit", "machine", "redis-server", "pinning",
@@ -72,6 +115,10 @@ def render(run):
     if "load average (1, 5, 15 min)" in meta:
         out.append(f"- load average (1, 5, 15 min): {meta['load average (1, 5, 15 min)']}")
     out.append(f"- command: `{meta.get('command', 'unknown')}`")
+    if n_rounds > 1:
+        out.append(f"- rounds: {n_rounds}, goblin and {base} alternating; every figure is the median "
+                   "over the rounds, the ratio is of the medians, and the range after it is the "
+                   "lowest and highest per-round ratio")
     loadavg = meta.get("load average (1/5/15 min)", "").split()
     cpus = meta.get("machine", "").split(" CPUs")[0]
     if loadavg and cpus.isdigit() and max(float(loadavg[0]), float(loadavg[4])) > int(cpus):
@@ -82,11 +129,11 @@ def render(run):
     out.append("")
     below = []
     for transport in transports:
-        if not os.path.exists(os.path.join(run, "raw", f"goblin-{transport}-depth1.csv")):
+        g = cell(run, f"goblin-{transport}-depth1")
+        if not g:
             pipelined_table(run, base, transport, out, below)
             continue
-        g = load(run, f"goblin-{transport}-depth1.csv")
-        r = load(run, f"{base}-{transport}-depth1.csv")
+        r = cell(run, f"{base}-{transport}-depth1")
         out += [f"## {transport}: depth one (`-c 1 -P 1`)", "",
                 f"| test | goblin p50 ms | {base} p50 ms | goblin rps | {base} rps | rps ratio |",
                 "|---|---|---|---|---|---|"]
@@ -94,7 +141,7 @@ def render(run):
             if t in r:
                 gr, rr = float(g[t]["rps"]), float(r[t]["rps"])
                 out.append(f"| {t} | {g[t]['p50_latency_ms']} | {r[t]['p50_latency_ms']} "
-                           f"| {gr:.0f} | {rr:.0f} | {gr / rr:.2f}× |")
+                           f"| {gr:.0f} | {rr:.0f} | {gr / rr:.2f}×{ratio_range(g[t], r[t])} |")
         out.append("")
         pipelined_table(run, base, transport, out, below)
     if below:
