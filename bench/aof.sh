@@ -20,43 +20,17 @@ BENCH=${BENCH:-$ROOT/build/goblin-bench}
 SAMPLES=${SAMPLES:-100000}
 ALWAYS_SAMPLES=${ALWAYS_SAMPLES:-20000} # one fdatasync each
 WORK=$(mktemp -d /tmp/goblin-aof-bench.XXXXXX)
-PID=
-trap '[ -n "$PID" ] && kill -KILL "$PID" 2>/dev/null; rm -rf "$WORK"' EXIT
+# shellcheck source=bench/server_ctl.sh
+source "$ROOT/bench/server_ctl.sh"
+trap '[ -n "${SERVER_PID:-}" ] && kill -KILL "$SERVER_PID" 2>/dev/null; rm -rf "$WORK"' EXIT
 mkdir -p "$OUT"
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# start KIND [FLAGS...]: a server with its data in $WORK/KIND (bench/server_ctl.sh).
+start() { data_server_start "$1" "$WORK/$1" "${@:2}"; }
+stop() { data_server_stop; }
 
-# start KIND FLAGS...: a server on $PORT with its data in $WORK/KIND; log in $LOG.
-start() {
-    local kind=$1
-    shift
-    mkdir -p "$WORK/$kind"
-    PORT=$(free_port)
-    LOG=$WORK/$kind/server.log
-    : >"$LOG"
-    if [ "$kind" = goblin ]; then
-        "$GOBLIN_SERVER" --port "$PORT" --dir "$WORK/$kind" --save "" "$@" >>"$LOG" 2>&1 &
-    else
-        "$REDIS_SERVER" --port "$PORT" --bind 127.0.0.1 --dir "$WORK/$kind" --save "" "$@" \
-            >>"$LOG" 2>&1 &
-    fi
-    PID=$!
-    for _ in $(seq 6000); do
-        redis-cli -p "$PORT" PING 2>/dev/null | grep -q PONG && return 0
-        sleep 0.05
-    done
-    echo "aof.sh: $kind did not start" >&2
-    exit 1
-}
-
-stop() {
-    redis-cli -p "$PORT" SHUTDOWN NOSAVE >/dev/null 2>&1 || true
-    wait "$PID" 2>/dev/null || true
-    PID=
-}
-
-info_field() { redis-cli -p "$PORT" INFO persistence | tr -d '\r' | sed -n "s/^$1://p"; }
+info_field() { redis-cli -p "$SERVER_PORT" INFO persistence | tr -d '\r' | sed -n "s/^$1://p"; }
 
 now() { date +%s.%N; }
 
@@ -71,7 +45,7 @@ for kind in goblin redis; do
         fi
         samples=$SAMPLES
         [ "$mode" = always ] && samples=$ALWAYS_SAMPLES
-        "$BENCH" --port "$PORT" --ops SET --samples "$samples" --warmup 2000 \
+        "$BENCH" --port "$SERVER_PORT" --ops SET --samples "$samples" --warmup 2000 \
             --server-name "$kind" --label "$mode" --csv "$OUT/latency-$kind-$mode.csv" >/dev/null
         stop
         echo "aof.sh: $kind appendfsync $mode done" >&2
@@ -83,16 +57,16 @@ printf 'server\tkeys\trewrite_s\tload_s\tbase_bytes\n' >"$OUT/rewrite_load.tsv"
 for kind in goblin redis; do
     rm -rf "${WORK:?}/$kind"
     start "$kind" --appendonly yes --appendfsync everysec --auto-aof-rewrite-percentage 0
-    python3 - "$N" <<'PY' | redis-cli -p "$PORT" --pipe >/dev/null
+    python3 - "$N" <<'PY' | redis-cli -p "$SERVER_PORT" --pipe >/dev/null
 import sys
 out = sys.stdout.buffer
 for i in range(int(sys.argv[1])):
     k, v = b"s:%d" % i, b"v%015d" % i
     out.write(b"*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$16\r\n%s\r\n" % (len(k), k, v))
 PY
-    keys=$(redis-cli -p "$PORT" DBSIZE)
+    keys=$(redis-cli -p "$SERVER_PORT" DBSIZE)
     t0=$(now)
-    redis-cli -p "$PORT" BGREWRITEAOF >/dev/null
+    redis-cli -p "$SERVER_PORT" BGREWRITEAOF >/dev/null
     while [ "$(info_field aof_rewrite_in_progress)" != 0 ] || [ "$(info_field aof_rewrite_scheduled)" != 0 ]; do
         sleep 0.01
     done
@@ -101,8 +75,8 @@ PY
     stop
     bytes=$(stat -c %s "$WORK/$kind"/appendonlydir/*.base.rdb)
     start "$kind" --appendonly yes
-    load=$(sed -n 's/.*DB loaded from append only file: \([0-9.]*\) seconds.*/\1/p' "$LOG" | tail -n 1)
-    [ "$(redis-cli -p "$PORT" DBSIZE)" = "$keys" ] || { echo "aof.sh: $kind reload lost keys" >&2; exit 1; }
+    load=$(sed -n 's/.*DB loaded from append only file: \([0-9.]*\) seconds.*/\1/p' "$SERVER_LOG" | tail -n 1)
+    [ "$(redis-cli -p "$SERVER_PORT" DBSIZE)" = "$keys" ] || { echo "aof.sh: $kind reload lost keys" >&2; exit 1; }
     stop
     printf '%s\t%s\t%.3f\t%s\t%s\n' "$kind" "$keys" "$(echo "$t1 - $t0" | bc)" "$load" "$bytes" \
         >>"$OUT/rewrite_load.tsv"

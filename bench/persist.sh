@@ -19,42 +19,17 @@ REDIS_SERVER=${REDIS_SERVER:-/usr/bin/redis-server}
 BENCH=${BENCH:-$ROOT/build/goblin-bench}
 SAMPLES=${SAMPLES:-200000}
 WORK=$(mktemp -d /tmp/goblin-persist-bench.XXXXXX)
-PID=
-trap '[ -n "$PID" ] && kill -KILL "$PID" 2>/dev/null; rm -rf "$WORK"' EXIT
+# shellcheck source=bench/server_ctl.sh
+source "$ROOT/bench/server_ctl.sh"
+trap '[ -n "${SERVER_PID:-}" ] && kill -KILL "$SERVER_PID" 2>/dev/null; rm -rf "$WORK"' EXIT
 mkdir -p "$OUT"
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-
-# start KIND: a server on $PORT with its data in $WORK/KIND; log in $LOG.
-start() {
-    local kind=$1
-    mkdir -p "$WORK/$kind"
-    PORT=$(free_port)
-    LOG=$WORK/$kind/server.log
-    : >"$LOG"
-    if [ "$kind" = goblin ]; then
-        "$GOBLIN_SERVER" --port "$PORT" --dir "$WORK/$kind" --save "" >>"$LOG" 2>&1 &
-    else
-        "$REDIS_SERVER" --port "$PORT" --bind 127.0.0.1 --dir "$WORK/$kind" --save "" \
-            --appendonly no >>"$LOG" 2>&1 &
-    fi
-    PID=$!
-    for _ in $(seq 6000); do
-        redis-cli -p "$PORT" PING 2>/dev/null | grep -q PONG && return 0
-        sleep 0.05
-    done
-    echo "persist.sh: $kind did not start" >&2
-    exit 1
-}
-
-stop() {
-    redis-cli -p "$PORT" SHUTDOWN NOSAVE >/dev/null 2>&1 || true
-    wait "$PID" 2>/dev/null || true
-    PID=
-}
+# start KIND [FLAGS...]: a server with its data in $WORK/KIND (bench/server_ctl.sh).
+start() { data_server_start "$1" "$WORK/$1" "${@:2}"; }
+stop() { data_server_stop; }
 
 fill() {
-    python3 - "$1" "$N" <<'PY' | redis-cli -p "$PORT" --pipe >/dev/null
+    python3 - "$1" "$N" <<'PY' | redis-cli -p "$SERVER_PORT" --pipe >/dev/null
 import sys
 kind, n = sys.argv[1], int(sys.argv[2])
 out = sys.stdout.buffer
@@ -78,15 +53,15 @@ for kind in goblin redis; do
         rm -rf "${WORK:?}/$kind"
         start "$kind"
         fill "$type"
-        keys=$(redis-cli -p "$PORT" DBSIZE)
+        keys=$(redis-cli -p "$SERVER_PORT" DBSIZE)
         t0=$(now)
-        [ "$(redis-cli -p "$PORT" SAVE)" = OK ] || { echo "SAVE failed" >&2; exit 1; }
+        [ "$(redis-cli -p "$SERVER_PORT" SAVE)" = OK ] || { echo "SAVE failed" >&2; exit 1; }
         t1=$(now)
         stop
         bytes=$(stat -c %s "$WORK/$kind/dump.rdb")
         start "$kind"
-        load=$(sed -n 's/.*DB loaded from disk: \([0-9.]*\) seconds.*/\1/p' "$LOG" | tail -n 1)
-        [ "$(redis-cli -p "$PORT" DBSIZE)" = "$keys" ] || { echo "$kind $type: reload lost keys" >&2; exit 1; }
+        load=$(sed -n 's/.*DB loaded from disk: \([0-9.]*\) seconds.*/\1/p' "$SERVER_LOG" | tail -n 1)
+        [ "$(redis-cli -p "$SERVER_PORT" DBSIZE)" = "$keys" ] || { echo "$kind $type: reload lost keys" >&2; exit 1; }
         stop
         printf '%s\t%s\t%s\t%.3f\t%s\t%s\n' "$kind" "$type" "$keys" \
             "$(echo "$t1 - $t0" | bc)" "$load" "$bytes" >>"$OUT/save_load.tsv"
@@ -98,18 +73,18 @@ done
 rm -rf "${WORK:?}/goblin"
 start goblin
 fill string
-"$BENCH" --port "$PORT" --ops GET,SET --samples "$SAMPLES" --server-name goblin \
+"$BENCH" --port "$SERVER_PORT" --ops GET,SET --samples "$SAMPLES" --server-name goblin \
     --label idle --csv "$OUT/latency-idle.csv" >/dev/null
-( while kill -0 "$PID" 2>/dev/null; do
-      redis-cli -p "$PORT" BGSAVE >/dev/null 2>&1 || true
+( while kill -0 "$SERVER_PID" 2>/dev/null; do
+      redis-cli -p "$SERVER_PORT" BGSAVE >/dev/null 2>&1 || true
       sleep 0.05
   done ) &
 saver=$!
-"$BENCH" --port "$PORT" --ops GET,SET --samples "$SAMPLES" --server-name goblin \
+"$BENCH" --port "$SERVER_PORT" --ops GET,SET --samples "$SAMPLES" --server-name goblin \
     --label bgsave --csv "$OUT/latency-bgsave.csv" >/dev/null
 kill "$saver" 2>/dev/null || true
 wait "$saver" 2>/dev/null || true
-grep -o 'fork took [0-9]* us' "$LOG" | awk '{print $3}' >"$OUT/forks.txt"
+grep -o 'fork took [0-9]* us' "$SERVER_LOG" | awk '{print $3}' >"$OUT/forks.txt"
 stop
 
 {

@@ -11,11 +11,18 @@
 #                               (the echo floor). Starts it pinned to CPU (empty = not
 #                               pinned) on an ephemeral 127.0.0.1 port and on
 #                               DIR/server.sock, logging to DIR/server.log;
-#                               sets SERVER_PID, SERVER_PORT, SERVER_SOCKET.
+#                               sets SERVER_PID, SERVER_PORT, SERVER_SOCKET,
+#                               SERVER_LOG.
 #                               ARGS are extra server flags (e.g. --ring;
 #                               for redis too, e.g. --tls-port).
 #   server_stop                 SIGTERM to SERVER_PID, SIGKILL after 10 s;
 #                               returns the server's exit status.
+#   data_server_start KIND DIR [ARGS...]
+#                               server_start unpinned, with DIR/server.log
+#                               emptied first: for benchmarks that restart a
+#                               server on the same data and read its load
+#                               time from the log (bench/persist.sh, aof.sh).
+#   data_server_stop            SHUTDOWN NOSAVE, then server_stop.
 #   pin_command CPU             the command prefix that pins to CPU (taskset,
 #                               or numactl with NUMA_NODE set); empty for "".
 #
@@ -57,6 +64,7 @@ server_start() {
     read -r -a pin <<<"$(pin_command "$cpu")"
     mkdir -p "$dir"
     SERVER_SOCKET=$dir/server.sock
+    SERVER_LOG=$dir/server.log
     for attempt in 1 2 3 4 5; do
         SERVER_PORT=$(free_port)
         rm -f "$SERVER_SOCKET"
@@ -109,4 +117,18 @@ server_stop() {
     wait "$SERVER_PID" 2>/dev/null || rc=$?
     SERVER_PID=
     return $rc
+}
+
+data_server_start() {
+    local kind=$1 dir=$2
+    shift 2
+    mkdir -p "$dir"
+    : >"$dir/server.log"
+    server_start "$kind" "" "$dir" "$@"
+}
+
+data_server_stop() {
+    [ -n "${SERVER_PID:-}" ] || return 0
+    redis-cli -p "$SERVER_PORT" SHUTDOWN NOSAVE >/dev/null 2>&1 || true
+    server_stop || true
 }
