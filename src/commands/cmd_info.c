@@ -243,6 +243,13 @@ static void commandstat_visit(struct command *cmd, void *arg)
     commandstat_line(arg, cmd);
 }
 
+/* No modules load here: the header alone, as Redis with none loaded (client
+ * libraries look for the section in the default INFO). */
+static void section_modules(struct buf *b)
+{
+    add(b, "# Modules");
+}
+
 static void section_commandstats(struct buf *b)
 {
     add(b, "# Commandstats");
@@ -299,6 +306,7 @@ static const struct info_section sections[] = {
     {"stats", section_stats, true},
     {"replication", section_replication, true},
     {"cpu", section_cpu, true},
+    {"modules", section_modules, true},
     {"commandstats", section_commandstats, false},
     {"errorstats", section_errorstats, true},
     {"cluster", section_cluster, true},

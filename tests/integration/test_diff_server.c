@@ -1,5 +1,6 @@
 /* Differential: connection and server commands (PING/ECHO/SELECT/SWAPDB/
- * FLUSHALL/FLUSHDB/CONFIG/CLIENT/HELLO/AUTH/COMMAND and dispatch errors) answer exactly
+ * FLUSHALL/FLUSHDB/CONFIG/CLIENT/HELLO/AUTH/COMMAND and dispatch errors, the
+ * sections INFO gives) answer exactly
  * as redis-server does, with and without a password, in RESP2 and RESP3. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,8 +8,54 @@
 
 #include "diff.h"
 
+/* The "# Section" header lines of an INFO reply, in order, space-separated
+ * (the fields' values differ between the servers; which sections a request
+ * gives, and their order, must not: client libraries look for them). */
+static void info_headers(const char *reply, char *out, size_t cap)
+{
+    /* A bulk (RESP2) or verbatim (RESP3) reply: the text follows the first line. */
+    const char *line = strstr(reply, "\r\n") + 2;
+    if (strncmp(line, "txt:", 4) == 0) line += 4;
+    size_t used = 0;
+    out[0] = '\0';
+    while (line && *line) {
+        const char *end = strstr(line, "\r\n");
+        if (strncmp(line, "# ", 2) == 0) {
+            int n = end ? (int)(end - line) : (int)strlen(line);
+            used += (size_t)snprintf(out + used, cap - used, "%.*s ", n, line);
+            CHECK(used < cap);
+        }
+        line = end ? end + 2 : NULL;
+    }
+}
+
+static void info_sections(struct diff_pair *d)
+{
+    static const char *const requests[][4] = {
+        {"INFO"},
+        {"INFO", "default"},
+        {"INFO", "modules"},
+        {"INFO", "modules", "cpu"},
+        {"INFO", "server", "modules", "keyspace"},
+    };
+    for (size_t i = 0; i < sizeof requests / sizeof requests[0]; i++) {
+        int argc = 1;
+        while (argc < 4 && requests[i][argc]) argc++;
+        char *g, *r, gh[512], rh[512];
+        size_t glen, rlen;
+        diff_exchange(d, argc, requests[i], NULL, &g, &glen, &r, &rlen);
+        info_headers(g, gh, sizeof gh);
+        info_headers(r, rh, sizeof rh);
+        CHECKF(strcmp(gh, rh) == 0, "INFO %s: goblin's sections '%s', redis-server's '%s'",
+               argc > 1 ? requests[i][1] : "", gh, rh);
+        free(g);
+        free(r);
+    }
+}
+
 static void common_commands(struct diff_pair *d)
 {
+    info_sections(d);
     diff_check(d, "PING", NULL);
     diff_check(d, "PING", "x", NULL);
     diff_check(d, "PING", "x", "y", NULL);
