@@ -9,6 +9,10 @@ DEPS := build-essential cmake pkg-config libhiredis-dev libsodium-dev libxxhash-
         clang-format nutcracker iproute2 libfabric-dev libfabric-bin libssl-dev openssl \
         clang libclang-rt-14-dev \
         liblua5.1-0-dev lua-cjson-dev lua-bitop-dev
+# Node.js and npm for tests/integration/test_node_clients.sh (Debian 12:
+# Node 18), installed only when no npm is on PATH: a NodeSource nodejs
+# carries its own npm and conflicts with Debian's npm package.
+NODE_DEPS := nodejs npm
 BUILD ?= build
 JOBS ?= $(shell nproc)
 ARGS ?=
@@ -22,6 +26,7 @@ deps:
 	for p in $(DEPS); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
+	command -v npm >/dev/null 2>&1 || missing="$$missing $(NODE_DEPS)"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
 	  if [ "$$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
