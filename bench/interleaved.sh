@@ -6,9 +6,17 @@
 # whole block. Used when two servers are close and one matrix run cannot
 # tell them apart.
 #
+# With several WIRES (WIRES=resp,sbe) the wires alternate the same way, and
+# against one server: each op's matrix.sh run starts one server per server x
+# transport (SHARE_SERVER=1, --enable-sbe) and measures every wire on it one
+# after another, so RESP and SBE of an op share the process, its warm caches
+# and the same minute of the machine.
+#
 # Environment (defaults in brackets); everything else goes to matrix.sh as is:
 #   SERVERS      goblin-block,redis   the servers compared (matrix.sh names)
 #   TRANSPORTS   tcp,unix
+#   WIRES        resp                 the wires compared (resp, sbe)
+#   SHARE_SERVER 1                    0: a fresh server per wire (matrix.sh's default)
 #   OPS          the seeds' eight     one matrix.sh run per op, in this order
 #   SAMPLES      100000, WARMUP 10000
 #   FLOORS       0
@@ -23,13 +31,14 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export SERVERS=${SERVERS:-goblin-block,redis}
 export TRANSPORTS=${TRANSPORTS:-tcp,unix}
+export WIRES=${WIRES:-resp} SHARE_SERVER=${SHARE_SERVER:-1}
 OPS=${OPS:-PING,SET,GET,HSET,HGET,ZADD,ZSCORE,PUBSUB}
 export SAMPLES=${SAMPLES:-100000} WARMUP=${WARMUP:-10000} FLOORS=${FLOORS:-0}
 export SERVER_CPU=${SERVER_CPU-1} CLIENT_CPU=${CLIENT_CPU-0}
 OUT=${RESULTS_ROOT:-$ROOT/results}/$(date -u +%Y%m%dT%H%M%SZ)-interleaved
 while [ -e "$OUT" ]; do OUT=$OUT-x; done
 mkdir -p "$OUT/runs"
-echo "SERVERS=$SERVERS TRANSPORTS=$TRANSPORTS OPS=$OPS SAMPLES=$SAMPLES WARMUP=$WARMUP FLOORS=$FLOORS SERVER_CPU=$SERVER_CPU CLIENT_CPU=$CLIENT_CPU bash bench/interleaved.sh" >"$OUT/command.txt"
+echo "SERVERS=$SERVERS TRANSPORTS=$TRANSPORTS WIRES=$WIRES SHARE_SERVER=$SHARE_SERVER OPS=$OPS SAMPLES=$SAMPLES WARMUP=$WARMUP FLOORS=$FLOORS SERVER_CPU=$SERVER_CPU CLIENT_CPU=$CLIENT_CPU bash bench/interleaved.sh" >"$OUT/command.txt"
 
 failed=0 n=0
 for op in $(tr ',' ' ' <<<"$OPS"); do

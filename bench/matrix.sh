@@ -30,6 +30,10 @@
 #                                      with percentiles, and fi_pingpong -e rdm)
 #   PINGPONG_BYTES 64                  fi_pingpong message size
 #   RING_SIZE    64k                   per-direction size of the rings of ring cells
+#   SHARE_SERVER 0                     1: the wires of a server x transport run one
+#                                      after another against one server process
+#                                      (--enable-sbe if any is sbe) instead of a
+#                                      fresh server per cell (bench/interleaved.sh)
 #   RESULTS_ROOT <repo>/results        results/<UTC timestamp>/ is created there
 #   BUILD_DIR    <repo>/build          goblin-bench, goblin-echo-floor, goblin-core
 #   GOBLIN_SERVER, REDIS_SERVER        server binaries
@@ -62,6 +66,7 @@ BENCH=$BUILD_DIR/goblin-bench
 CACHELINE_FLOOR=$BUILD_DIR/goblin-cacheline-floor
 FABRIC_FLOOR=$BUILD_DIR/goblin-fabric-floor
 RING_SIZE=${RING_SIZE:-64k}
+SHARE_SERVER=${SHARE_SERVER:-0}
 PINGPONG_BYTES=${PINGPONG_BYTES:-64}
 
 for bin in "$BENCH" "$ECHO_FLOOR" "$CACHELINE_FLOOR" "$FABRIC_FLOOR"; do
@@ -77,7 +82,7 @@ printf 'label\tserver\ttransport\tprovider\twire\tsend_mode\tstatus\texit\tmessa
 
 # The environment the run used, for metadata.txt and report.py.
 MATRIX_VARS=(SERVERS TRANSPORTS WIRES SEND_MODES PROVIDERS OPS SAMPLES WARMUP SERVER_CPU
-             CLIENT_CPU NUMA_NODE FLOORS RING_SIZE PINGPONG_BYTES)
+             CLIENT_CPU NUMA_NODE FLOORS RING_SIZE PINGPONG_BYTES SHARE_SERVER)
 for v in "${MATRIX_VARS[@]}"; do printf '%s=%s\n' "$v" "${!v:-}"; done >"$OUT/matrix.env"
 
 split() { tr ',' '\n' <<<"$1" | sed '/^$/d'; }
@@ -182,32 +187,78 @@ run_fabric_floor() {
         "$status" "$rc" "$message" >>"$CELLS"
 }
 
+# cell_server_args TRANSPORT PROVIDER MODE NAME SBE — the server flags of a
+# cell (or of a shared server, NAME naming its rings) into SERVER_ARGS, its
+# rings into RING_A and RING_B (empty off rings), BOOT_PORT for libfabric.
+cell_server_args() {
+    local transport=$1 provider=$2 mode=$3 name=$4 sbe=$5
+    SERVER_ARGS=() RING_A= RING_B= BOOT_PORT=
+    if [ "$transport" = ring ]; then
+        # Rings live on tmpfs; one for requests, one for the Pub/Sub subscriber.
+        RING_A=/dev/shm/goblin-matrix-$$-$name-a RING_B=/dev/shm/goblin-matrix-$$-$name-b
+        SERVER_ARGS=(--ring "$RING_A" "$RING_SIZE" --ring "$RING_B" "$RING_SIZE")
+    fi
+    if [ "$transport" = fabric ]; then
+        # Heartbeats off while measuring, as in the seeds; forced fi_send
+        # on both sides for the "send" mode.
+        BOOT_PORT=$(free_port)
+        SERVER_ARGS=(--libfabric "$provider" 127.0.0.1 "$BOOT_PORT" --efa-heartbeat-timeout-ms 0)
+        [ "$mode" = send ] && SERVER_ARGS+=(--libfabric-force-send)
+    fi
+    [ "$sbe" = 1 ] && SERVER_ARGS+=(--enable-sbe)
+    return 0
+}
+
+# SHARE_SERVER=1: every wire of a server x transport (x provider, x send
+# mode) is measured against one server process, started here for the group
+# (with --enable-sbe when a wire is sbe: such a server answers RESP too) and
+# stopped after its last wire; run_cell then uses it instead of starting its
+# own. SHARED is 1 while one runs, SHARED_ERROR holds why it did not start.
+SHARED=0 SHARED_ERROR=
+shared_start() {
+    local server=$1 transport=$2 provider=$3 mode=$4 name=$5 sbe=$6
+    local dir=$OUT/cells/$name-server
+    mkdir -p "$dir"
+    cell_server_args "$transport" "$provider" "$mode" "$name" "$sbe"
+    SHARED_ERROR=
+    if server_start "$server" "$SERVER_CPU" "$dir" "${SERVER_ARGS[@]}" 2>>"$dir/server_start.err"; then
+        SHARED=1
+    else
+        SHARED=0 SHARED_ERROR="server did not start: $(tail -n 1 "$dir/server_start.err")"
+    fi
+}
+shared_stop() {
+    local rc=0
+    if [ "$SHARED" = 1 ]; then server_stop || rc=$?; fi
+    SHARED=0 SHARED_ERROR=
+    [ "$rc" -eq 0 ] || echo "matrix.sh: shared server exited with status $rc on SIGTERM" >&2
+    return 0
+}
+
 # run_cell LABEL SERVER TRANSPORT PROVIDER WIRE SEND_MODE OPS
 run_cell() {
     local label=$1 server=$2 transport=$3 provider=$4 wire=$5 mode=$6 ops=$7
     local dir=$OUT/cells/$label status=ok rc=0 message=
-    local -a pin args server_args=()
+    local -a pin args
     TOTAL=$((TOTAL + 1))
     mkdir -p "$dir"
     printf '[%s] %-28s ' "$(date -u +%H:%M:%S)" "$label" >&2
-    local ring_a= ring_b=
-    if [ "$transport" = ring ]; then
-        # Rings live on tmpfs; one for requests, one for the Pub/Sub subscriber.
-        ring_a=/dev/shm/goblin-matrix-$$-$label-a ring_b=/dev/shm/goblin-matrix-$$-$label-b
-        server_args=(--ring "$ring_a" "$RING_SIZE" --ring "$ring_b" "$RING_SIZE")
-    fi
-    local boot=
-    if [ "$transport" = fabric ]; then
-        # Heartbeats off while measuring, as in the seeds; forced fi_send
-        # on both sides for the "send" mode.
-        boot=$(free_port)
-        server_args=(--libfabric "$provider" 127.0.0.1 "$boot" --efa-heartbeat-timeout-ms 0)
-        [ "$mode" = send ] && server_args+=(--libfabric-force-send)
-    fi
-    [ "$wire" = sbe ] && server_args+=(--enable-sbe)
-    if ! server_start "$server" "$SERVER_CPU" "$dir" "${server_args[@]}" 2>>"$dir/server_start.err"; then
-        status=failed rc=1 message="server did not start: $(tail -n 1 "$dir/server_start.err")"
+    local shared=$SHARED
+    local started=$shared
+    if [ "$shared" = 1 ]; then
+        : # the group's server (shared_start) set SERVER_*, RING_A, RING_B, BOOT_PORT
+    elif [ -n "$SHARED_ERROR" ]; then
+        status=failed rc=1 message=$SHARED_ERROR
     else
+        cell_server_args "$transport" "$provider" "$mode" "$label" "$([ "$wire" = sbe ] && echo 1)"
+        if server_start "$server" "$SERVER_CPU" "$dir" "${SERVER_ARGS[@]}" 2>>"$dir/server_start.err"; then
+            started=1
+        else
+            status=failed rc=1 message="server did not start: $(tail -n 1 "$dir/server_start.err")"
+        fi
+    fi
+    local ring_a=$RING_A ring_b=$RING_B boot=$BOOT_PORT
+    if [ "$started" = 1 ]; then
         args=(--transport "$transport" --wire "$wire" --ops "$ops" --samples "$SAMPLES"
               --warmup "$WARMUP" --label "$label" --server-name "$server"
               --csv "$OUT/csv/$label.csv")
@@ -228,7 +279,7 @@ run_cell() {
         fi
         [ "$rc" -eq 0 ] || message=$(grep -v '^\s*$' "$dir/bench.stderr" | head -n 4 | tr '\t\n' '  ')
         local stop_rc=0
-        server_stop || stop_rc=$?
+        [ "$shared" = 1 ] || server_stop || stop_rc=$?
         # Every server here exits 0 on SIGTERM; anything else is a crash
         # worth recording (the rows stay, the cell is marked).
         if [ "$stop_rc" -ne 0 ] && [ "$status" = ok ]; then
@@ -257,6 +308,28 @@ for transport in $(split "$TRANSPORTS"); do
             esac
         fi
         for server in $(split "$SERVERS"); do
+            if [ "$SHARE_SERVER" = 1 ]; then
+                # One server per send mode, every applicable wire against it.
+                for mode in $(transport_send_modes "$transport"); do
+                    wires=() sbe=
+                    for wire in $(split "$WIRES"); do
+                        applicable "$server" "$transport" "$wire" || continue
+                        wires+=("$wire")
+                        [ "$wire" = sbe ] && sbe=1
+                    done
+                    [ ${#wires[@]} -gt 0 ] || continue
+                    name=$server-$tp
+                    [ "$mode" != - ] && name=$name-$mode
+                    shared_start "$server" "$transport" "$provider" "$mode" "$name" "$sbe"
+                    for wire in "${wires[@]}"; do
+                        label=$server-$tp-$wire
+                        [ "$mode" != - ] && label=$label-$mode
+                        run_cell "$label" "$server" "$transport" "$provider" "$wire" "$mode" "$OPS"
+                    done
+                    shared_stop
+                done
+                continue
+            fi
             for wire in $(split "$WIRES"); do
                 applicable "$server" "$transport" "$wire" || continue
                 for mode in $(transport_send_modes "$transport"); do

@@ -4,7 +4,8 @@
 Reads RUN_DIR/runs/*/aggregate.csv (one bench/matrix.sh run per operation,
 the servers alternating inside each) and RUN_DIR/command.txt; writes
 RUN_DIR/report.md: per transport, each op's p50, p99.99 and min for every
-server, and the average of the per-op p50s (the seeds' ranking number).
+server (server-wire, e.g. goblin-sbe, when the runs measured more than
+one wire), and the average of the per-op p50s (the seeds' ranking number).
 Floors, if a run measured them, are left out. Python standard library only.
 """
 
@@ -15,26 +16,31 @@ import sys
 
 
 def load(run):
-    """{transport: {server: {op: row}}} and the server order of the runs."""
-    data, servers = {}, []
+    """{transport: {column: {op: row}}} and the column order of the runs; a
+    column is a server, or server-wire when more than one wire was measured
+    (then the third value is True)."""
+    rows = []
     for aggregate in sorted(glob.glob(os.path.join(run, "runs", "*", "aggregate.csv"))):
         with open(aggregate) as f:
-            for row in csv.DictReader(f):
-                if row["server"] == "floor":
-                    continue
-                if row["server"] not in servers:
-                    servers.append(row["server"])
-                by_op = data.setdefault(row["transport"], {}).setdefault(row["server"], {})
-                if row["op"] in by_op:
-                    sys.exit(f"report_interleaved.py: {row['server']} {row['transport']} "
-                             f"{row['op']} measured twice")
-                by_op[row["op"]] = row
-    return data, servers
+            rows += [row for row in csv.DictReader(f) if row["server"] != "floor"]
+    wires = {row.get("wire", "resp") for row in rows}
+    data, servers = {}, []
+    for row in rows:
+        column = row["server"] if len(wires) < 2 else f"{row['server']}-{row['wire']}"
+        if column not in servers:
+            servers.append(column)
+        by_op = data.setdefault(row["transport"], {}).setdefault(column, {})
+        if row["op"] in by_op:
+            sys.exit(f"report_interleaved.py: {column} {row['transport']} "
+                     f"{row['op']} measured twice")
+        by_op[row["op"]] = row
+    return data, servers, len(wires) > 1
 
 
 def render(run):
-    data, servers = load(run)
-    out = ["# Interleaved repeat: one operation at a time, servers alternating", ""]
+    data, servers, wires = load(run)
+    title = "servers and wires alternating" if wires else "servers alternating"
+    out = [f"# Interleaved repeat: one operation at a time, {title}", ""]
     command = os.path.join(run, "command.txt")
     if os.path.exists(command):
         with open(command) as f:
