@@ -277,7 +277,8 @@ bool conn_flush(struct conn *c)
     if (!conn_write_buf(c, &c->out, true)) return false;
     if (buf_len(&c->out) == 0) {
         if (c->out.cap > CONN_BUF_KEEP) buf_reset(&c->out, CONN_BUF_KEEP);
-        if (!conn_write_buf(c, &c->push_fifo, true)) return false;
+        /* (An empty FIFO is most replies: not even the AOF check.) */
+        if (buf_len(&c->push_fifo) > 0 && !conn_write_buf(c, &c->push_fifo, true)) return false;
         /* A growable FIFO follows the backlog: a burst's memory goes back. */
         if (buf_len(&c->push_fifo) == 0 && !c->push_fifo_fixed && c->push_fifo.cap > CONN_BUF_KEEP)
             buf_reset(&c->push_fifo, CONN_BUF_KEEP);

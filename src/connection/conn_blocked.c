@@ -313,7 +313,8 @@ void conn_pause_expire(void)
 void conn_blocked_resume(void)
 {
     static bool running;
-    if (running) return; /* the outer call drains the list */
+    if (!resume_head || running)
+        return; /* nothing to resume (most calls); or the outer call drains the list */
     running = true;
     while (resume_head) {
         struct conn *c = resume_head;

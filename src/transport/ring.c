@@ -62,6 +62,18 @@ unsigned long long ring_round_size(unsigned long long bytes)
 static ssize_t ring_read(struct conn *c, void *dst, size_t cap)
 {
     struct ring_endpoint *ep = c->transport_data;
+    /* The common case of a framed conn (SBE): the record the poll peeked,
+     * whole, as the loop below would take it (one copy of the snapshot
+     * length, released, the next slot untouched). */
+    const struct goblin_ring_view *p = &ep->partial;
+    if (c->framed && ep->has_partial && ep->partial_offset == 0 && p->kind == GOBLIN_RING_DATA &&
+        p->len > 0 && p->len <= cap) {
+        size_t n = p->len;
+        memcpy(dst, p->payload, n);
+        goblin_ring_consume(&ep->sq, p);
+        ep->has_partial = false;
+        return (ssize_t)n;
+    }
     unsigned char *out = dst;
     size_t copied = 0;
     while (copied < cap) {
