@@ -353,6 +353,42 @@ save:
     return st;
 }
 
+/* The common case: a multibulk command that has arrived whole, every line
+ * in the shape clients send (counts and lengths of plain digits within the
+ * limits, at most 1024 arguments), parsed in one pass straight into argv,
+ * without the offsets and saved progress that resuming needs. Returns false
+ * for anything else (incomplete, unusual, invalid): parse_multibulk() then
+ * parses it from its first byte with every rule and error, so this path
+ * only ever accepts what that one accepts, with the same arguments. */
+static inline bool parse_multibulk_whole(struct resp_parser *p, const char *data, size_t len,
+                                         const struct request_limits *lim)
+{
+    long long count, blen;
+    long long cr = scan_count(data, len, 1, &count);
+    if (cr < 0 || count <= 0 || count > 1024 ||
+        (count > RESP_UNAUTH_MAX_ARGS && lim->auth_required))
+        return false;
+    ensure_arg_cap(p, (int)count);
+    const char **argv = p->argv;
+    size_t *argv_len = p->argv_len;
+    size_t pos = (size_t)cr + 2; /* scan_count() saw both bytes: pos <= len */
+    for (int i = 0; i < (int)count; i++) {
+        if (len - pos < 4 || data[pos] != '$') return false;
+        cr = scan_count(data, len, pos + 1, &blen);
+        if (cr < 0 || blen < 0 || blen > lim->proto_max_bulk_len ||
+            (blen > RESP_UNAUTH_MAX_BULK && lim->auth_required))
+            return false;
+        pos = (size_t)cr + 2;
+        if (len - pos < (size_t)blen + 2) return false;
+        argv[i] = data + pos;
+        argv_len[i] = (size_t)blen;
+        pos += (size_t)blen + 2;
+    }
+    p->argc = (int)count;
+    p->consumed = pos;
+    return true;
+}
+
 enum resp_status resp_parse(struct resp_parser *p, const char *data, size_t len,
                             const struct request_limits *limits)
 {
@@ -361,6 +397,7 @@ enum resp_status resp_parse(struct resp_parser *p, const char *data, size_t len,
         /* A new command: the previous one's argc is no longer needed. */
         p->argc = 0;
         p->is_inline = data[0] != '*';
+        if (!p->is_inline && parse_multibulk_whole(p, data, len, limits)) return RESP_COMMAND;
     }
     if (p->is_inline) return parse_inline(p, data, len);
     return parse_multibulk(p, data, len, limits);

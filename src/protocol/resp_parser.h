@@ -3,10 +3,13 @@
  *
  * The parser reads a connection's input buffer in place: arguments of a
  * multibulk command are slices of that buffer (no copy); inline commands are
- * unquoted into a scratch buffer owned by the parser. Parsing resumes where
- * it stopped, so a command split at any byte costs no rescanning of complete
- * arguments. Positions are kept relative to the start of the current
- * command, so the caller may move (compact, grow) the buffer between calls.
+ * unquoted into a scratch buffer owned by the parser. A multibulk command
+ * that has arrived whole in the common shape is parsed in one pass straight
+ * into argv; otherwise parsing resumes where it stopped, so a command split
+ * at any byte is scanned at most twice (the first call's whole-command
+ * attempt, then once). Positions are kept relative to the start of the
+ * current command, so the caller may move (compact, grow) the buffer
+ * between calls.
  *
  * Acceptance and error texts follow Redis 7 exactly, including its
  * leniency: the two bytes after a count line or a bulk payload are skipped,
