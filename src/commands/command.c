@@ -38,20 +38,54 @@ static struct command *const families[] = {
     function_commands,      slowlog_commands, monitor_commands, latency_commands,
 };
 
-/* Open-addressing index of top-level commands by lowercase name. */
-static struct command **index_slots;
+/* Open-addressing index of top-level commands by name, the hash folding
+ * case. Each slot holds the name's word (name_word()) and which of its
+ * bits must match exactly beside the command, so a probe settles a name
+ * of up to 8 bytes (nearly every command) without touching the command
+ * but for its length. */
+struct index_slot {
+    uint64_t word;       /* name_word() of the lowercase name; the hash for longer names */
+    uint64_t exact_bits; /* all but bit 5 of each letter (all for longer names) */
+    struct command *cmd;
+};
+static struct index_slot *index_slots;
 static size_t index_mask;
 static size_t total_commands;
 
-/* FNV-1a over bytes with bit 5 set, so "GET", "get" and "Get" hash alike
- * without a lowercase copy; other bytes folded together only collide, and
- * every hit is confirmed by a case-insensitive compare. Names are short
- * and trusted by the table, so a keyed hash buys nothing here. */
-static inline uint64_t name_hash(const char *s, size_t len)
+#define CASE_FOLD 0x2020202020202020ULL
+
+/* A name of 1 to 8 bytes as a zero-padded little-endian word, read with
+ * two overlapping loads. Two names of equal length are equal ignoring
+ * case when their words differ only in the case bits of the letters. */
+static inline uint64_t name_word(const char *s, size_t len)
+{
+    if (len >= 4) {
+        uint32_t lo, hi;
+        memcpy(&lo, s, 4);
+        memcpy(&hi, s + len - 4, 4);
+        return lo | (uint64_t)hi << ((len - 4) * 8);
+    }
+    return (uint64_t)(uint8_t)s[0] | (uint64_t)(uint8_t)s[len / 2] << (len / 2 * 8) |
+           (uint64_t)(uint8_t)s[len - 1] << ((len - 1) * 8);
+}
+
+/* Longer names: FNV-1a over bytes with bit 5 set, so "GEOADD", "geoadd"
+ * and "GeoAdd" hash alike without a lowercase copy; other bytes folded
+ * together only collide, and every hit is confirmed by a case-insensitive
+ * compare. Names are short and trusted by the table, so a keyed hash buys
+ * nothing here. */
+static uint64_t name_hash_long(const char *s, size_t len)
 {
     uint64_t h = 0xcbf29ce484222325ULL ^ len;
     for (size_t i = 0; i < len; i++) h = (h ^ (uint8_t)(s[i] | 0x20)) * 0x100000001b3ULL;
-    return h ^ (h >> 32);
+    return h;
+}
+
+/* The slot to probe first for a name's word (or long hash), its case bits set. */
+static inline size_t fold_slot(uint64_t folded, size_t len)
+{
+    uint64_t h = (folded ^ len) * 0x9e3779b97f4a7c15ULL;
+    return (size_t)(h >> 32) & index_mask;
 }
 
 /* Compares input bytes against a lowercase table name, ignoring the input's case. */
@@ -105,9 +139,17 @@ static void typed_table_init(void)
 static void index_insert(struct command *cmd)
 {
     size_t len = strlen(cmd->name);
-    size_t slot = name_hash(cmd->name, len) & index_mask;
-    while (index_slots[slot]) slot = (slot + 1) & index_mask;
-    index_slots[slot] = cmd;
+    struct index_slot e = {.exact_bits = ~0ULL, .cmd = cmd};
+    if (len > 8) {
+        e.word = name_hash_long(cmd->name, len);
+    } else {
+        e.word = name_word(cmd->name, len);
+        for (size_t i = 0; i < len; i++)
+            if (islower((unsigned char)cmd->name[i])) e.exact_bits &= ~(0x20ULL << (i * 8));
+    }
+    size_t slot = fold_slot(e.word | CASE_FOLD, len);
+    while (index_slots[slot].cmd) slot = (slot + 1) & index_mask;
+    index_slots[slot] = e;
 }
 
 static void init_names(struct command *cmd, const struct command *parent)
@@ -146,13 +188,30 @@ void command_table_init(void)
     function_register_persistence();
 }
 
-struct command *command_lookup(const char *name, size_t len)
+/* Names longer than 8 bytes (and the empty name): apart from the short
+ * names' lookup, which is kept free of the compare loop and its registers. */
+static __attribute__((noinline)) struct command *command_lookup_long(const char *name, size_t len)
 {
     if (len == 0 || len > COMMAND_NAME_MAX) return NULL;
-    size_t slot = name_hash(name, len) & index_mask;
-    for (struct command *c; (c = index_slots[slot]); slot = (slot + 1) & index_mask)
-        if (c->name_len == len && name_equals(c->name, name, len)) return c;
-    return NULL;
+    uint64_t hash = name_hash_long(name, len);
+    for (size_t slot = fold_slot(hash | CASE_FOLD, len);; slot = (slot + 1) & index_mask) {
+        const struct index_slot *e = &index_slots[slot];
+        struct command *c = e->cmd;
+        if (!c) return NULL;
+        if (e->word == hash && c->name_len == len && name_equals(c->name, name, len)) return c;
+    }
+}
+
+struct command *command_lookup(const char *name, size_t len)
+{
+    if (len - 1 >= 8) return command_lookup_long(name, len);
+    uint64_t word = name_word(name, len);
+    for (size_t slot = fold_slot(word | CASE_FOLD, len);; slot = (slot + 1) & index_mask) {
+        const struct index_slot *e = &index_slots[slot];
+        struct command *c = e->cmd;
+        if (!c) return NULL;
+        if (((word ^ e->word) & e->exact_bits) == 0 && c->name_len == len) return c;
+    }
 }
 
 struct command *command_lookup_sub(const struct command *parent, const char *name, size_t len)
