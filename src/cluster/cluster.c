@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cluster/cluster_bus.h"
+#include "commands/command_hooks.h"
 #include "server/config.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -462,6 +463,7 @@ int cluster_load_config(const char *path)
 bool cluster_start(void)
 {
     cluster_enabled = config.cluster_enabled;
+    command_hook_set(HOOK_CLUSTER, cluster_enabled);
     if (!cluster_enabled) return true;
     crc16_init();
     /* As Redis: only when the bus port is derived from the port. */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "commands/command_hooks.h"
 #include "commands/multi.h"
 #include "commands/propagate.h"
 #include "persist/aof.h"
@@ -286,6 +287,18 @@ void command_block_on_keys(struct cmd_ctx *ctx, enum obj_type type, int first, i
                           deadline_ms);
 }
 
+/* After a command ran, while a hooked feature is on (command_hooks.h). */
+static void command_run_hooks(struct cmd_ctx *ctx)
+{
+    const struct command *cmd = ctx->cmd;
+    monitor_consider(ctx);
+    /* CLIENT TRACKING: the keys a read-only command read (a read-only
+     * script's own commands, not the script). */
+    if (session_tracking_clients && (cmd->flags & CMD_READONLY) && !cmd->subcommands &&
+        strncmp(cmd->full_name, "eval", 4) != 0 && strcmp(cmd->full_name, "fcall_ro") != 0)
+        session_tracking_remember(ctx->conn, cmd, ctx->argc, ctx->argv, ctx->argv_len);
+}
+
 /* Runs a command that passed every check, with its accounting (the key
  * space's command clock, INFO commandstats, SLOWLOG, MONITOR, the
  * append-only file): `typed` calls its typed core when it has one, else
@@ -311,13 +324,10 @@ static inline __attribute__((always_inline)) void command_run(struct cmd_ctx *ct
     cmd->cycles += elapsed;
     if (ctx->conn) { /* not the append-only file's replay, which Redis runs uncounted */
         slowlog_consider(ctx, typed, elapsed);
-        monitor_consider(ctx);
         latency_consider_command(cmd->flags & CMD_FAST, elapsed);
-        /* CLIENT TRACKING: the keys a read-only command read (a read-only
-         * script's own commands, not the script). */
-        if (session_tracking_clients && (cmd->flags & CMD_READONLY) && !cmd->subcommands &&
-            strncmp(cmd->full_name, "eval", 4) != 0 && strcmp(cmd->full_name, "fcall_ro") != 0)
-            session_tracking_remember(ctx->conn, cmd, ctx->argc, ctx->argv, ctx->argv_len);
+        /* The word as the command left it (it may have started MONITOR or
+         * tracking). */
+        if (__builtin_expect(command_hooks != 0, 0)) command_run_hooks(ctx);
     }
     if (frame.active) propagate_end(&frame, ctx);
     cmd->calls++;
@@ -328,6 +338,70 @@ static inline __attribute__((always_inline)) void command_run(struct cmd_ctx *ct
 void command_call(struct cmd_ctx *ctx)
 {
     command_run(ctx, NULL);
+}
+
+/* RESP2's subscribed context: only the Pub/Sub commands, PING, QUIT and
+ * RESET (Redis's check, after the writes' and before a busy script's). */
+static bool refused_in_subscribed(const struct cmd_request *req, const struct command *cmd)
+{
+    if (!req->resp2_subscribed || (cmd->flags & CMD_PUBSUB_OK)) return false;
+    reply_error_fmt(req->reply,
+                    "ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / "
+                    "QUIT / RESET are allowed in this context",
+                    cmd->full_name);
+    return true;
+}
+
+/* command_check()'s checks after authentication while a hooked feature is
+ * on (command_hooks.h), each under its own condition, in Redis's order. */
+static __attribute__((noinline)) struct command *command_check_hooked(const struct cmd_request *req,
+                                                                      struct command *cmd)
+{
+    struct reply *r = req->reply;
+    /* Cluster redirection: after authentication, before maxmemory (Redis's
+     * order). */
+    if (cluster_enabled && !cluster_request_allowed(req, cmd)) {
+        cmd->rejected_calls++;
+        return NULL;
+    }
+    /* maxmemory, as Redis's processCommand(): past the limit, evict by the
+     * policy before any command runs (store/evict.h); when nothing more can
+     * be evicted (noeviction, or no key the policy may take), what may grow
+     * the data set is refused; reads and deletes run. Used memory is every
+     * allocation, connection buffers included, as Redis counts it (it
+     * excludes only replica and AOF buffers, which goblin-core has not). */
+    if (config.maxmemory && evict_perform((size_t)config.maxmemory) == EVICT_FAIL &&
+        (cmd->flags & CMD_DENYOOM)) {
+        reply_error(r, "OOM command not allowed when used memory > 'maxmemory'.");
+        cmd->rejected_calls++;
+        return NULL;
+    }
+    /* Redis's check order: after maxmemory, before the subscribed context. */
+    if (cmd->flags & (CMD_WRITE | CMD_MISCONF_REFUSED)) {
+        const char *aof_error;
+        if (persist_writes_refused()) {
+            reply_error(r, command_misconf_error);
+            cmd->rejected_calls++;
+            return NULL;
+        }
+        if ((aof_error = aof_write_error())) {
+            reply_error(r, aof_error);
+            cmd->rejected_calls++;
+            return NULL;
+        }
+    }
+    if (refused_in_subscribed(req, cmd)) return NULL;
+    /* A busy script serves the others from its hook: only the allow-busy
+     * commands run (Redis's check, after the subscribed context). */
+    if (script_busy_reply && !(cmd->flags & CMD_ALLOW_BUSY)) {
+        cmd->rejected_calls++;
+        if (strcmp(cmd->full_name, "exec") == 0)
+            multi_exec_rejected(req->multi, r, script_busy_reply);
+        else
+            reply_error(r, script_busy_reply);
+        return NULL;
+    }
+    return cmd;
 }
 
 /* Looks up (a typed call: typed_cmd, from the jump table) and checks a
@@ -385,55 +459,9 @@ admit:
         cmd->rejected_calls++;
         return NULL;
     }
-    /* Cluster redirection: after authentication, before maxmemory (Redis's
-     * order). */
-    if (cluster_enabled && !cluster_request_allowed(req, cmd)) {
-        cmd->rejected_calls++;
-        return NULL;
-    }
-    /* maxmemory, as Redis's processCommand(): past the limit, evict by the
-     * policy before any command runs (store/evict.h); when nothing more can
-     * be evicted (noeviction, or no key the policy may take), what may grow
-     * the data set is refused; reads and deletes run. Used memory is every
-     * allocation, connection buffers included, as Redis counts it (it
-     * excludes only replica and AOF buffers, which goblin-core has not). */
-    if (config.maxmemory && evict_perform((size_t)config.maxmemory) == EVICT_FAIL &&
-        (cmd->flags & CMD_DENYOOM)) {
-        reply_error(r, "OOM command not allowed when used memory > 'maxmemory'.");
-        cmd->rejected_calls++;
-        return NULL;
-    }
-    /* Redis's check order: after maxmemory, before the subscribed context. */
-    if (cmd->flags & (CMD_WRITE | CMD_MISCONF_REFUSED)) {
-        const char *aof_error;
-        if (persist_writes_refused()) {
-            reply_error(r, command_misconf_error);
-            cmd->rejected_calls++;
-            return NULL;
-        }
-        if ((aof_error = aof_write_error())) {
-            reply_error(r, aof_error);
-            cmd->rejected_calls++;
-            return NULL;
-        }
-    }
-    if (req->resp2_subscribed && !(cmd->flags & CMD_PUBSUB_OK)) {
-        reply_error_fmt(r,
-                        "ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / "
-                        "QUIT / RESET are allowed in this context",
-                        cmd->full_name);
-        return NULL;
-    }
-    /* A busy script serves the others from its hook: only the allow-busy
-     * commands run (Redis's check, after the subscribed context). */
-    if (script_busy_reply && !(cmd->flags & CMD_ALLOW_BUSY)) {
-        cmd->rejected_calls++;
-        if (strcmp(cmd->full_name, "exec") == 0)
-            multi_exec_rejected(req->multi, r, script_busy_reply);
-        else
-            reply_error(r, script_busy_reply);
-        return NULL;
-    }
+    /* The checks of features that are rarely on (command_hooks.h). */
+    if (__builtin_expect(command_hooks != 0, 0)) return command_check_hooked(req, cmd);
+    if (refused_in_subscribed(req, cmd)) return NULL;
     return cmd;
 }
 
@@ -458,9 +486,34 @@ static bool command_paused(const struct cmd_request *req, const struct command *
     return !(cmd->flags & CMD_MAY_REPLICATE) || script_request_writes(req, cmd);
 }
 
+#ifdef __SANITIZE_ADDRESS__
+/* The word's contract (command_hooks.h), checked on every request of the
+ * sanitizer build: no hooked feature is on while the word is zero. */
+static void command_hooks_verify(void)
+{
+    if (command_hooks) return;
+    if (cluster_enabled || config.maxmemory || persist_writes_refused() || aof_write_error() ||
+        propagate_on || script_busy_reply || session_pause_type || session_tracking_clients ||
+        conn_monitor_count) {
+        fprintf(stderr, "command_hooks is 0 while a hooked feature is on\n");
+        abort();
+    }
+}
+#else
+static inline void command_hooks_verify(void) {}
+#endif
+
+/* After a dispatched command ran, while a hooked feature is on. */
+static void command_dispatch_hooks(const struct cmd_request *req, struct command *cmd)
+{
+    if (session_tracking_clients && req->conn) session_tracking_after_command(req->conn, cmd);
+    if (cluster_enabled) cluster_after_command(req, cmd);
+}
+
 void command_dispatch(const struct cmd_request *req)
 {
     const struct typed_call *typed = req->typed;
+    command_hooks_verify();
     /* The jump table: a typed call's op is its command, its template's
      * shape its arity. */
     struct command *cmd = command_check(req, typed ? typed_commands[typed->op] : NULL);
@@ -500,8 +553,7 @@ void command_dispatch(const struct cmd_request *req)
     if (typed) stats.typed_calls++;
     if (session_tracking_clients) session_tracking_before_command();
     command_run(&ctx, typed);
-    if (session_tracking_clients && req->conn) session_tracking_after_command(req->conn, cmd);
-    if (cluster_enabled) cluster_after_command(req, cmd);
+    if (__builtin_expect(command_hooks != 0, 0)) command_dispatch_hooks(req, cmd);
 }
 
 static void reset_stats(struct command *cmd)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands/command.h"
+#include "commands/command_hooks.h"
 #include "persist/aof.h"
 #include "store/db.h"
 #include "store/hash.h"
@@ -102,6 +103,7 @@ void propagate_set(bool on)
         p.resolved = true;
     }
     propagate_on = on;
+    command_hook_set(HOOK_PROPAGATE, on);
     keyspace.on_expire = on ? propagate_expired_key : NULL;
     buf_truncate(&p.ops, 0);
     buf_truncate(&p.spans, 0);

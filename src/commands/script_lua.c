@@ -14,6 +14,7 @@
 
 #include "cluster/cluster.h"
 #include "commands/command.h"
+#include "commands/command_hooks.h"
 #include "commands/script_convert.h"
 #include "commands/script_libs.h"
 #include "connection/session.h"
@@ -71,6 +72,7 @@ static void busy_begin(struct script_state *st)
 {
     st->busy = true;
     script_busy_reply = st->run->function ? busy_function_error : busy_eval_error;
+    command_hook_set(HOOK_BUSY_SCRIPT, true);
     log_warning("Slow script detected: still in execution after %lld milliseconds. You can try "
                 "killing the script using the %s command. Script name is: %s.",
                 (long long)((clock_mono_us() - st->started_us) / 1000),
@@ -83,6 +85,7 @@ static void busy_end(struct script_state *st)
     if (!st->busy) return;
     st->busy = false;
     script_busy_reply = NULL;
+    command_hook_set(HOOK_BUSY_SCRIPT, false);
     session_protect(st->caller->conn, false);
 }
 

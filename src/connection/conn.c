@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "commands/command.h"
+#include "commands/command_hooks.h"
 #include "commands/multi.h"
 #include "commands/propagate.h"
 #include "persist/aof.h"
@@ -424,8 +425,8 @@ static void conn_run_commands(struct conn *c)
         /* Text where the command's argv is kept or shown as text: queued by
          * MULTI, written to the append-only file, fed to MONITOR (a typed
          * call's argv has no text for its numbers). */
-        limits.typed_as_text = (c->multi && multi_is_queuing(c->multi)) || propagate_on ||
-                               conn_monitor_count || session_pause_type; /* (postponed: copied) */
+        limits.typed_as_text = (command_hooks & (HOOK_PROPAGATE | HOOK_MONITOR | HOOK_PAUSE)) ||
+                               (c->multi && multi_is_queuing(c->multi)); /* (postponed: copied) */
         struct request req;
         enum wire_status st =
             c->wire->parse(&c->wire_state, buf_head(&c->in), buf_len(&c->in), &limits, &req);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands/command.h"
+#include "commands/command_hooks.h"
 #include "connection/conn.h"
 #include "store/db.h"
 #include "util/clock.h"
@@ -290,6 +291,7 @@ void session_pause(enum session_pause type, int64_t end_ms)
 {
     bool less_restrictive = type < session_pause_type;
     session_pause_type = type;
+    command_hook_set(HOOK_PAUSE, type != SESSION_PAUSE_OFF);
     if (end_ms > pause_end_ms) pause_end_ms = end_ms;
     keyspace.expire_paused = true;
     if (less_restrictive) release_paused();
@@ -298,6 +300,7 @@ void session_pause(enum session_pause type, int64_t end_ms)
 void session_unpause(void)
 {
     session_pause_type = SESSION_PAUSE_OFF;
+    command_hook_set(HOOK_PAUSE, false);
     pause_end_ms = 0;
     keyspace.expire_paused = false;
     release_paused();

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "connection/conn.h"
+#include "commands/command_hooks.h"
 #include "server/config.h"
 #include "util/stats.h"
 #include "util/log.h"
@@ -220,6 +221,7 @@ bool conn_monitor_start(struct conn *c)
         monitors = xrealloc(monitors, sizeof *monitors * monitors_cap);
     }
     monitors[conn_monitor_count++] = c;
+    command_hook_set(HOOK_MONITOR, true);
     c->flags |= CONN_MONITOR;
     return true;
 }
@@ -232,6 +234,7 @@ static void monitor_stop(struct conn *c)
         if (monitors[i] != c) continue;
         memmove(&monitors[i], &monitors[i + 1], sizeof *monitors * (conn_monitor_count - i - 1));
         conn_monitor_count--;
+        command_hook_set(HOOK_MONITOR, conn_monitor_count != 0);
         break;
     }
 }

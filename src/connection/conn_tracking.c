@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "commands/command.h"
+#include "commands/command_hooks.h"
 #include "connection/conn.h"
 #include "store/db.h"
 #include "util/hash.h"
@@ -431,6 +432,7 @@ static void disable(struct conn *c)
     xfree(t);
     c->tracking = NULL;
     session_tracking_clients--;
+    command_hook_set(HOOK_TRACKING, session_tracking_clients != 0);
     update_hook();
 }
 
@@ -495,6 +497,7 @@ char *session_tracking_set(struct conn *c, const struct session_tracking_request
     if (!t) {
         t = c->tracking = xcalloc(1, sizeof *t);
         session_tracking_clients++;
+        command_hook_set(HOOK_TRACKING, true);
     }
     t->flags = o & (SESSION_TRACKING_BCAST | SESSION_TRACKING_OPTIN | SESSION_TRACKING_OPTOUT |
                     SESSION_TRACKING_NOLOOP);

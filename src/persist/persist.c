@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "commands/command_hooks.h"
 #include "persist/aof.h"
 #include "persist/rdb.h"
 #include "server/config.h"
@@ -54,6 +55,13 @@ static struct {
     long long load_keys_expired;
     bool shutdown_done;
 } st = {.last_bgsave_ok = true, .last_bgsave_time_s = -1, .child_pipe = -1};
+
+/* The outcome of the last save, which may refuse writes (persist_writes_refused()). */
+static void set_bgsave_ok(bool ok)
+{
+    st.last_bgsave_ok = ok;
+    command_hook_set(HOOK_BGSAVE_FAILED, !ok);
+}
 
 /* --- configuration --------------------------------------------------- */
 
@@ -201,7 +209,7 @@ bool persist_save(char *err, size_t err_len)
     }
     log_notice("DB saved on disk");
     saved(dirty);
-    st.last_bgsave_ok = true; /* a good snapshot exists: writes may resume */
+    set_bgsave_ok(true); /* a good snapshot exists: writes may resume */
     return true;
 }
 
@@ -248,7 +256,7 @@ enum persist_bgsave_result persist_bgsave(void)
         log_warning("Can't save in background: fork: %s", strerror(errno));
         close(fds[0]);
         close(fds[1]);
-        st.last_bgsave_ok = false;
+        set_bgsave_ok(false);
         return PERSIST_BGSAVE_FAILED;
     }
     if (pid == 0) {
@@ -288,7 +296,7 @@ static void child_finished(int status)
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
         log_notice("Background saving terminated with success");
         saved(st.dirty_at_fork);
-        st.last_bgsave_ok = true;
+        set_bgsave_ok(true);
     } else {
         char path[4096], tmp[4096];
         rdb_paths(path, tmp, sizeof path, st.child);
@@ -297,7 +305,7 @@ static void child_finished(int status)
             log_warning("Background saving terminated by signal %d", WTERMSIG(status));
         else
             log_warning("Background saving error");
-        st.last_bgsave_ok = false;
+        set_bgsave_ok(false);
     }
     st.child = 0;
 }

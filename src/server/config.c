@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "commands/command_hooks.h"
 #include "connection/session.h"
 #include "server/auth.h"
 #include "server/event_loop.h"
@@ -712,6 +713,7 @@ static void apply_loglevel(void)
  * eviction starts now rather than at the next command. */
 static void apply_maxmemory(void)
 {
+    command_hook_set(HOOK_MAXMEMORY, config.maxmemory != 0);
     evict_perform((size_t)config.maxmemory);
 }
 

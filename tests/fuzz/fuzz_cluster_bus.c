@@ -5,7 +5,7 @@
  * (this node and three known peers).
  *
  * fuzz-sources: src/cluster/cluster_bus.c src/cluster/cluster.c
- * fuzz-sources: src/util/log.c src/util/rand.c src/util/xmalloc.c
+ * fuzz-sources: src/commands/command_hooks.c src/util/log.c src/util/rand.c src/util/xmalloc.c
  *
  * Input: messages, each a control byte, a 16-bit little-endian length and
  * that many bytes (fewer at the end of the input). Control bits: 0-1 the
