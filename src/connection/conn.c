@@ -94,7 +94,9 @@ struct conn *conn_find_by_id(uint64_t id)
 
 bool conn_is_local(const struct conn *c)
 {
-    if (c->fd < 0 || strcmp(c->transport->name, "unix") == 0) return true;
+    if (c->transport->is_local) return c->transport->is_local(c);
+    if (c->fd < 0) return false; /* fail closed: no address to judge */
+    if (strcmp(c->transport->name, "unix") == 0) return true;
     const char *port = strrchr(c->addr, ':');
     size_t host_len = port ? (size_t)(port - c->addr) : strlen(c->addr);
     return (host_len == 9 && memcmp(c->addr, "127.0.0.1", 9) == 0) ||
@@ -353,13 +355,17 @@ static bool conn_end_big_arg(struct conn *c)
 /* Chooses c's wire from its first bytes (protocol/wire.h: wire_detect);
  * false while they are still a prefix of the handshake. SBE from a peer
  * that is not local (Unix socket, ring, loopback TCP) needs
- * --sbe-allow-remote: such a peer gets an error and is closed. */
+ * --sbe-allow-remote, unless its transport is a trusted fabric
+ * (TRANSPORT_SBE_ANY_PEER: libfabric, docs/sbe.md): such a peer gets an
+ * error and is closed. */
 static bool conn_detect_wire(struct conn *c)
 {
     size_t handshake;
     const struct wire *w = wire_detect(buf_head(&c->in), buf_len(&c->in), &sbe_wire, &handshake);
     if (!w) return false;
-    if (w == &sbe_wire && !conn_is_local(c) && !config.sbe_allow_remote) {
+    if (w == &sbe_wire && !config.sbe_allow_remote &&
+        !(c->transport->owner && (c->transport->owner->flags & TRANSPORT_SBE_ANY_PEER)) &&
+        !conn_is_local(c)) {
         conn_set_wire(c, &resp_wire);
         buf_consume(&c->in, buf_len(&c->in));
         reply_error(&c->reply, "ERR SBE from a non-local peer needs --sbe-allow-remote");

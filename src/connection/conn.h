@@ -160,6 +160,10 @@ struct conn_transport {
      * the party that can open more conns, not the conn itself (so no port).
      * NULL: every peer of the transport is one source (its name). */
     void (*peer_source)(const struct conn *c, char *out, size_t cap);
+    /* Whether the peer is on this host, for conn_is_local(). NULL: a
+     * socket (the Unix socket, or TCP from 127.0.0.1 / ::1); a transport
+     * without a file descriptor must say, or its peers are never local. */
+    bool (*is_local)(const struct conn *c);
     /* The transport bounds unread input itself and its peer takes replies
      * while it waits for room (a ring: the SQ, and the client library
      * drains the CQ when the SQ is full): a backpressured conn then stops
@@ -367,8 +371,10 @@ struct conn *conn_find_by_id(uint64_t id);
 /* Closes conns idle longer than the `timeout` setting (housekeeping). */
 void conn_close_idle(void);
 
-/* The peer is on this host: a Unix socket, a ring, or a TCP peer at
- * 127.0.0.1 or ::1 (Redis's islocalClient). */
+/* The peer is on this host: a Unix socket or a TCP peer at 127.0.0.1 or
+ * ::1 (Redis's islocalClient), else what the transport's is_local says (a
+ * ring: always; libfabric: docs/libfabric.md "Locality"). A conn without
+ * a file descriptor whose transport does not say is never local. */
 bool conn_is_local(const struct conn *c);
 
 /* Authentication is required on this conn before ordinary commands. */

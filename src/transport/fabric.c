@@ -3,6 +3,7 @@
 #include "transport/fabric.h"
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -65,6 +66,7 @@ struct fabric_session {
     int64_t last_seen_ms;
     bool want_read, want_write;
     bool bye_received;      /* the client ended it: no BYE back */
+    bool local;             /* the peer is on this host (fabric_is_local) */
     const char *end_reason; /* the BYE's text when the transport ends it, else none */
 };
 
@@ -85,6 +87,11 @@ struct fabric_endpoint {
     char epname[GOBLIN_FABRIC_NAME_MAX];
     size_t epname_len;
     char epname_text[128];
+    /* Locality (docs/libfabric.md "Locality"): every peer of an intra-host
+     * provider is on this host; otherwise a peer is local only when this
+     * endpoint is at 127.0.0.1 / ::1 (unreachable from another host) and
+     * the peer's name is too. */
+    bool intra_host, loopback;
     int listen_fd;
     struct ev_handler listen_handler;
     struct fabric_session **sessions; /* live sessions, unordered */
@@ -282,6 +289,12 @@ static void fabric_release(struct conn *c)
     c->transport_data = NULL;
 }
 
+static bool fabric_is_local(const struct conn *c)
+{
+    const struct fabric_session *s = c->transport_data;
+    return s && s->local;
+}
+
 static void fabric_peer_source(const struct conn *c, char *out, size_t cap)
 {
     /* The client's endpoint address without the port: the host. */
@@ -303,7 +316,7 @@ static size_t fabric_lock_memory(size_t budget, size_t *total);
 
 const struct transport fabric_transport = {
     .name = "libfabric",
-    .flags = TRANSPORT_POLLED | TRANSPORT_CARRIES_SBE,
+    .flags = TRANSPORT_POLLED | TRANSPORT_CARRIES_SBE | TRANSPORT_SBE_ANY_PEER,
     .start = fabric_start,
     .endpoint_count = fabric_endpoint_count,
     .housekeeping = fabric_housekeeping,
@@ -322,6 +335,7 @@ static const struct conn_transport fabric_conn_io = {
     .release = fabric_release,
     .send_unit = fabric_send_unit,
     .peer_source = fabric_peer_source,
+    .is_local = fabric_is_local,
 };
 
 /* --- sessions ------------------------------------------------------- */
@@ -465,6 +479,30 @@ static void fabric_peers_prune(struct fabric_endpoint *ep, bool all)
     }
 }
 
+/* Redis 7.0.15's loopback (socket_addr_is_loopback: 127.0.0.1 or ::1
+ * exactly) on an endpoint name in the provider's address format; a name
+ * that is not an IP socket address never is. */
+static bool fabric_name_is_loopback(const struct fabric_endpoint *ep, const void *name, size_t len)
+{
+    uint32_t format = ep->fep.info->addr_format;
+    if (format != FI_SOCKADDR && format != FI_SOCKADDR_IN && format != FI_SOCKADDR_IN6)
+        return false;
+    struct sockaddr_storage sa = {0};
+    if (len < sizeof sa.ss_family || len > sizeof sa) return false;
+    memcpy(&sa, name, len);
+    if (sa.ss_family == AF_INET && len < sizeof(struct sockaddr_in)) return false;
+    if (sa.ss_family == AF_INET6 && len < sizeof(struct sockaddr_in6)) return false;
+    return socket_addr_is_loopback(&sa);
+}
+
+/* Providers whose peers are processes of this host by construction. */
+static bool fabric_provider_is_intra_host(const char *prov_name)
+{
+    size_t core = strcspn(prov_name, ";"); /* "shm", or "tcp" of "tcp;ofi_rxm" */
+    return (core == 3 && memcmp(prov_name, "shm", 3) == 0) ||
+           (core == 3 && memcmp(prov_name, "sm2", 3) == 0);
+}
+
 static void session_open(struct fabric_endpoint *ep, const struct goblin_fabric_header *h,
                          const char *payload)
 {
@@ -527,6 +565,8 @@ static void session_open(struct fabric_endpoint *ep, const struct goblin_fabric_
         s->id = h->session;
         s->peer = peer;
         s->addr = addr;
+        s->local =
+            ep->intra_host || (ep->loopback && fabric_name_is_loopback(ep, name, hello.name_len));
         peer_hold(ep, peer);
         s->tx_next = 1;
         s->version = version;
@@ -712,6 +752,8 @@ static bool fabric_endpoint_open(struct fabric_endpoint *ep)
                     ps->port, fi_strerror(-rc), rc);
         return false;
     }
+    ep->intra_host = fabric_provider_is_intra_host(ep->fep.info->fabric_attr->prov_name);
+    ep->loopback = fabric_name_is_loopback(ep, ep->epname, ep->epname_len);
     size_t tlen = sizeof ep->epname_text;
     if (!fi_av_straddr(ep->fep.av, ep->epname, ep->epname_text, &tlen))
         snprintf(ep->epname_text, sizeof ep->epname_text, "%s", ps->path);
@@ -742,9 +784,12 @@ static bool fabric_start(void)
         ep->listen_fd = -1;
         snprintf(ep->name, sizeof ep->name, "libfabric:%s@%s:%d", ps->path, ps->address, ps->port);
         if (!fabric_endpoint_open(ep)) return false;
-        log_notice("serving %s (%s, endpoint %s, inject %zu bytes%s)", ep->name,
+        log_notice("serving %s (%s, endpoint %s, inject %zu bytes%s, local peers: %s)", ep->name,
                    ep->fep.info->fabric_attr->prov_name, ep->epname_text, ep->fep.inject_size,
-                   config.libfabric_force_send ? ", every frame by fi_send" : "");
+                   config.libfabric_force_send ? ", every frame by fi_send" : "",
+                   ep->intra_host ? "every one (intra-host provider)"
+                   : ep->loopback ? "those at 127.0.0.1 or ::1"
+                                  : "none (not a loopback endpoint)");
         struct poll_target pt = {.name = ep->name, .poll = fabric_endpoint_poll, .arg = ep};
         ev_add_polled(&pt, i);
     }

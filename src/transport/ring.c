@@ -214,6 +214,13 @@ const struct transport ring_transport = {
     .lock_memory = ring_lock_memory,
 };
 
+/* A ring is a file in this host's memory: its peer is on this host. */
+static bool ring_is_local(const struct conn *c)
+{
+    (void)c;
+    return true;
+}
+
 static const struct conn_transport ring_conn_io = {
     .name = "ring",
     .owner = &ring_transport,
@@ -227,6 +234,7 @@ static const struct conn_transport ring_conn_io = {
      * (measured 3x slower, docs/sbe.md). */
     /* No peer_source: all ring clients are one AUTH source ("ring"). Ring
      * files are local and permission-guarded; a ring peer has no address. */
+    .is_local = ring_is_local,
     .holds_input_under_backpressure = true, /* the SQ; clients drain the CQ when it is full */
 };
 

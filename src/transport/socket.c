@@ -230,8 +230,9 @@ static void reject_over_limit(int fd)
 /* Redis 7.0.15's clientAcceptHandler(): the peer is 127.0.0.1 or ::1
  * exactly. Other 127.0.0.0/8 sources are not loopback to it (7.2 widened
  * that; test_protected_mode compares with redis-server), and the same rule
- * makes a conn local for enable-debug-command (conn_is_local). */
-static bool peer_is_loopback(const struct sockaddr_storage *peer)
+ * makes a conn local for enable-debug-command (conn_is_local), over TCP and
+ * over libfabric (fabric.c). */
+bool socket_addr_is_loopback(const struct sockaddr_storage *peer)
 {
     if (peer->ss_family == AF_INET)
         return ntohl(((const struct sockaddr_in *)peer)->sin_addr.s_addr) == INADDR_LOOPBACK;
@@ -246,7 +247,7 @@ static bool peer_is_loopback(const struct sockaddr_storage *peer)
  * rejected_connections. */
 static bool protected_mode_refuses(int fd, const struct sockaddr_storage *peer)
 {
-    if (!config.protected_mode || auth_required() || peer_is_loopback(peer)) return false;
+    if (!config.protected_mode || auth_required() || socket_addr_is_loopback(peer)) return false;
     static const char msg[] =
         "-DENIED Redis is running in protected mode because protected mode is enabled and no "
         "password is set for the default user. In this mode connections are only accepted from "

@@ -46,4 +46,8 @@ void socket_conn_set_addresses(struct conn *c, const struct sockaddr_storage *pe
  * or IPv6 /64. */
 void socket_tcp_peer_source(const struct conn *c, char *out, size_t cap);
 
+/* Redis 7.0.15's loopback: 127.0.0.1 or ::1 exactly (protected mode,
+ * enable-debug-command local). */
+bool socket_addr_is_loopback(const struct sockaddr_storage *peer);
+
 #endif

@@ -31,6 +31,9 @@
 enum transport_flag {
     TRANSPORT_POLLED = 1u << 0,      /* has busy-polled targets (rings, fabrics) */
     TRANSPORT_CARRIES_SBE = 1u << 1, /* may carry the SBE wire (trusted fabric) */
+    /* SBE from every peer, local or not, without --sbe-allow-remote: the
+     * fabric itself is trusted (libfabric, DESIGN §3; docs/sbe.md). */
+    TRANSPORT_SBE_ANY_PEER = 1u << 2,
 };
 
 struct transport {

@@ -12,6 +12,8 @@
  * at most --libfabric-sessions-per-peer sessions on it (a raw endpoint
  * from goblin/fabric_ep.h opens several), entries removed when sessions
  * end, hello/bye cycles leaving INFO libfabric's tables where they were.
+ * Locality: --enable-debug-command local allows DEBUG from 127.0.0.1 and
+ * from shm, refuses it from 127.0.0.2 with Redis's error.
  *
  * A provider is skipped only when fi_info reports it absent (and the test
  * says so); with every provider absent the test fails. */
@@ -519,6 +521,29 @@ static void peers_bounded(const char *provider, int port, int tcp_port)
     CHECK(fabric_stat(tcp_port, NULL, "av_entries_removed") >= removed0 + 3);
 }
 
+/* --enable-debug-command local (a Redis protected action): allowed from a
+ * client endpoint at 127.0.0.1, and from every shm peer (intra-host); from
+ * 127.0.0.2 an IP provider's peer is not local (Redis 7.0.15 counts
+ * 127.0.0.1 and ::1 only) and gets Redis's error. The other side, a peer
+ * on another host, is test_fabric_netns.sh's. */
+static void debug_locality(const char *provider, int port)
+{
+    static const char refused[] =
+        "-ERR DEBUG command not allowed. If the enable-debug-command option is set to "
+        "\"local\", you can run it from a local connection, otherwise you need to set this "
+        "option in the configuration file, and then restart the server.\r\n";
+    bool intra_host = strcmp(provider, "shm") == 0;
+    struct goblin_fabric_options at = {.local_address = "127.0.0.1"};
+    struct goblin_fabric *f = open_client(provider, port, &at);
+    CALL(f, "+OK\r\n", "DEBUG", "SLEEP", "0");
+    goblin_fabric_close(f);
+    at.local_address = "127.0.0.2";
+    f = open_client(provider, port, &at);
+    CALL(f, intra_host ? "+OK\r\n" : refused, "DEBUG", "SLEEP", "0");
+    CALL(f, "+PONG\r\n", "PING"); /* only that command refused */
+    goblin_fabric_close(f);
+}
+
 /* INFO libfabric after commands(): frames both ways, by both send paths. */
 static void counters(int tcp_port)
 {
@@ -542,6 +567,8 @@ static void provider_run(const char *provider)
                           "--efa-heartbeat-timeout-ms",
                           "0",
                           "--enable-sbe",
+                          "--enable-debug-command",
+                          "local",
                           "--libfabric-sessions-per-peer",
                           "4",
                           NULL};
@@ -550,6 +577,7 @@ static void provider_run(const char *provider)
     struct goblin_fabric *pub = commands(provider, atoi(boot));
     counters(s.port);
     forced_send(provider, atoi(boot));
+    debug_locality(provider, atoi(boot));
     wrong_version(provider, atoi(boot));
     sbe_over_fabric(provider, atoi(boot), pub);
     goblin_fabric_close(pub);
