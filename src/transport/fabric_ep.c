@@ -45,7 +45,10 @@ static int pool_create(struct goblin_fabric_ep *ep, unsigned count, uint64_t acc
 static int ep_getinfo(struct goblin_fabric_ep *ep, const struct goblin_fabric_ep_options *o)
 {
     struct fi_info *hints = fi_allocinfo();
-    if (!hints) return -ENOMEM;
+    if (!hints) { /* out of memory, or no libfabric to load (fabric_load.c) */
+        snprintf(ep->error, sizeof ep->error, "fi_allocinfo: %s", fi_strerror(FI_ENOMEM));
+        return -ENOMEM;
+    }
     hints->ep_attr->type = FI_EP_RDM;
     hints->caps = FI_MSG | FI_SOURCE;
     hints->mode = FI_CONTEXT | FI_CONTEXT2;
