@@ -69,7 +69,19 @@ RING_SIZE=${RING_SIZE:-64k}
 SHARE_SERVER=${SHARE_SERVER:-0}
 PINGPONG_BYTES=${PINGPONG_BYTES:-64}
 
-for bin in "$BENCH" "$ECHO_FLOOR" "$CACHELINE_FLOOR" "$FABRIC_FLOOR"; do
+# Only the binaries the requested cells use: goblin-bench always, each
+# floor only when its transport is measured with FLOORS=1.
+needed=("$BENCH")
+if [ "$FLOORS" = 1 ]; then
+    for t in ${TRANSPORTS//,/ }; do
+        case $t in
+        tcp|unix) needed+=("$ECHO_FLOOR") ;;
+        ring) needed+=("$CACHELINE_FLOOR") ;;
+        fabric) [ -n "$PROVIDERS" ] && needed+=("$FABRIC_FLOOR") ;;
+        esac
+    done
+fi
+for bin in "${needed[@]}"; do
     [ -x "$bin" ] || { echo "matrix.sh: $bin not found; build first (make build)" >&2; exit 2; }
 done
 command -v gnuplot >/dev/null || { echo "matrix.sh: gnuplot is required (make deps)" >&2; exit 2; }
