@@ -23,6 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rx_buffer.h"
+
 #define CQ_BATCH 16
 
 struct goblin_fabric {
@@ -35,10 +37,7 @@ struct goblin_fabric {
     bool acked, refused, closed, heartbeat;
     int timeout_ms; /* bootstrap, hello, and waiting for TX room */
     long long last_sent_us;
-    /* In-order payload received, not yet handed to the caller. */
-    char *rx;
-    size_t rx_start, rx_end, rx_cap;
-    size_t reply_len;
+    struct rx_buffer rx; /* in-order payload received, not yet handed to the caller */
     struct goblin_fabric_stats stats;
     char error[256];
 };
@@ -58,41 +57,18 @@ static int fail(struct goblin_fabric *f, int err, const char *what, int rc)
 
 /* --- receive side ----------------------------------------------------- */
 
-static int rx_append(struct goblin_fabric *f, const void *data, size_t len)
-{
-    if (f->rx_start == f->rx_end) f->rx_start = f->rx_end = 0;
-    if (f->rx_cap - f->rx_end < len) {
-        if (f->rx_start > 0 && f->reply_len == 0) {
-            memmove(f->rx, f->rx + f->rx_start, f->rx_end - f->rx_start);
-            f->rx_end -= f->rx_start;
-            f->rx_start = 0;
-        }
-        size_t cap = f->rx_cap ? f->rx_cap : 65536;
-        while (cap - f->rx_end < len) cap *= 2;
-        if (cap != f->rx_cap) {
-            char *p = realloc(f->rx, cap);
-            if (!p) return -ENOMEM;
-            f->rx = p;
-            f->rx_cap = cap;
-        }
-    }
-    memcpy(f->rx + f->rx_end, data, len);
-    f->rx_end += len;
-    return 0;
-}
-
 static void on_data(struct goblin_fabric *f, const struct goblin_fabric_header *h,
                     const char *payload)
 {
     switch (goblin_reorder_offer(&f->window, h->sequence, payload, h->payload_len)) {
     case GOBLIN_REORDER_DELIVER:
         f->stats.last_correlation = h->correlation;
-        if (rx_append(f, payload, h->payload_len) != 0) goto nomem;
+        if (rx_buffer_append(&f->rx, payload, h->payload_len) != 0) goto nomem;
         for (;;) {
             size_t len;
             void *held = goblin_reorder_pop(&f->window, &len);
             if (!held) break;
-            int rc = rx_append(f, held, len);
+            int rc = rx_buffer_append(&f->rx, held, len);
             free(held);
             if (rc != 0) goto nomem;
         }
@@ -273,13 +249,14 @@ int goblin_fabric_send_command(struct goblin_fabric *f, int argc, const char *co
     return rc;
 }
 
-/* Waits until the buffer holds more than `have` bytes. 1, 0 on timeout,
- * -EPIPE. */
-static int wait_rx(struct goblin_fabric *f, size_t have, long long timeout_us)
+/* rx_wait_fn: progresses the endpoint until the buffer holds more than
+ * `have` bytes. 1, 0 on timeout, -EPIPE. */
+static int wait_rx(void *arg, size_t have, long long timeout_us)
 {
+    struct goblin_fabric *f = arg;
     long long deadline = timeout_us >= 0 ? now_us() + timeout_us : -1;
     unsigned spins = 0;
-    while (f->rx_end - f->rx_start <= have) {
+    while (rx_buffer_len(&f->rx) <= have) {
         if (f->closed) return -EPIPE;
         if (progress(f) == 0 && (++spins & 255) == 0 && deadline >= 0 && now_us() >= deadline)
             return 0;
@@ -289,34 +266,12 @@ static int wait_rx(struct goblin_fabric *f, size_t have, long long timeout_us)
 
 ssize_t goblin_fabric_recv(struct goblin_fabric *f, void *buf, size_t cap, long long timeout_us)
 {
-    f->rx_start += f->reply_len;
-    f->reply_len = 0;
-    if (f->rx_end == f->rx_start) {
-        int rc = wait_rx(f, 0, timeout_us);
-        if (rc <= 0) return rc;
-    }
-    size_t n = f->rx_end - f->rx_start;
-    if (n > cap) n = cap;
-    memcpy(buf, f->rx + f->rx_start, n);
-    f->rx_start += n;
-    return (ssize_t)n;
+    return rx_buffer_recv(&f->rx, wait_rx, f, buf, cap, timeout_us);
 }
 
 ssize_t goblin_fabric_read_reply(struct goblin_fabric *f, const char **reply, long long timeout_us)
 {
-    f->rx_start += f->reply_len;
-    f->reply_len = 0;
-    for (;;) {
-        long long n = resp_reply_length(f->rx + f->rx_start, f->rx_end - f->rx_start);
-        if (n < 0) return -EPROTO;
-        if (n > 0) {
-            *reply = f->rx + f->rx_start;
-            f->reply_len = (size_t)n;
-            return (ssize_t)n;
-        }
-        int rc = wait_rx(f, f->rx_end - f->rx_start, timeout_us);
-        if (rc <= 0) return rc;
-    }
+    return rx_buffer_read_reply(&f->rx, wait_rx, f, reply, timeout_us);
 }
 
 int goblin_fabric_poll(struct goblin_fabric *f)
@@ -482,6 +437,6 @@ void goblin_fabric_close(struct goblin_fabric *f)
     }
     goblin_fabric_ep_close(&f->fep);
     goblin_reorder_free(&f->window);
-    free(f->rx);
+    rx_buffer_free(&f->rx);
     free(f);
 }

@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rx_buffer.h"
+
 struct goblin_ring {
     char *path;
     struct goblin_ring_header *hdr;
@@ -25,11 +27,8 @@ struct goblin_ring {
     struct goblin_ring_queue sq;      /* we produce */
     struct goblin_ring_queue cq;      /* we consume */
     uint32_t pid;
-    bool closed; /* the server ended the session */
-    /* Bytes received but not yet handed to the caller. */
-    char *rx;
-    size_t rx_start, rx_end, rx_cap;
-    size_t reply_len; /* the reply last returned by read_reply, released by the next call */
+    bool closed;         /* the server ended the session */
+    struct rx_buffer rx; /* bytes received but not yet handed to the caller */
 };
 
 static long long now_us(void)
@@ -89,7 +88,7 @@ static void unmap_ring(struct goblin_ring *r)
 {
     munmap(r->hdr, r->map_bytes);
     free(r->path);
-    free(r->rx);
+    rx_buffer_free(&r->rx);
     free(r);
 }
 
@@ -131,7 +130,7 @@ int goblin_ring_reconnect(struct goblin_ring *r, int timeout_ms)
     goblin_ring_queue_init(&r->cq, base + r->layout.cq_offset, r->layout.cq_bytes, &h->cq_head,
                            epoch);
     r->closed = false;
-    r->rx_start = r->rx_end = r->reply_len = 0;
+    r->rx.start = r->rx.end = r->rx.reply_len = 0;
     return 0;
 }
 
@@ -191,25 +190,6 @@ const char *goblin_ring_path(const struct goblin_ring *r)
 
 /* --- receive side ----------------------------------------------------- */
 
-static int rx_reserve(struct goblin_ring *r, size_t extra)
-{
-    if (r->rx_start == r->rx_end) r->rx_start = r->rx_end = 0;
-    if (r->rx_cap - r->rx_end >= extra) return 0;
-    if (r->rx_start) {
-        memmove(r->rx, r->rx + r->rx_start, r->rx_end - r->rx_start);
-        r->rx_end -= r->rx_start;
-        r->rx_start = 0;
-        if (r->rx_cap - r->rx_end >= extra) return 0;
-    }
-    size_t cap = r->rx_cap ? r->rx_cap : 65536;
-    while (cap - r->rx_end < extra) cap *= 2;
-    char *p = realloc(r->rx, cap);
-    if (!p) return -ENOMEM;
-    r->rx = p;
-    r->rx_cap = cap;
-    return 0;
-}
-
 /* Moves every published CQ record into the receive buffer; returns bytes moved
  * or -EPIPE/-EPROTO. */
 static ssize_t drain_cq(struct goblin_ring *r)
@@ -223,23 +203,23 @@ static ssize_t drain_cq(struct goblin_ring *r)
             r->closed = true;
             return moved;
         }
-        if (rx_reserve(r, rec.len) != 0) return -ENOMEM;
-        memcpy(r->rx + r->rx_end, rec.payload, rec.len);
-        r->rx_end += rec.len;
+        if (rx_buffer_append(&r->rx, rec.payload, rec.len) != 0) return -ENOMEM;
         moved += rec.len;
         goblin_ring_consume(&r->cq, &rec);
     }
 }
 
-/* Waits until the receive buffer holds more than `have` bytes. */
-static int wait_rx(struct goblin_ring *r, size_t have, long long timeout_us)
+/* rx_wait_fn: drains the CQ until the receive buffer holds more than
+ * `have` bytes. */
+static int wait_rx(void *arg, size_t have, long long timeout_us)
 {
+    struct goblin_ring *r = arg;
     long long deadline = timeout_us < 0 ? -1 : now_us() + timeout_us;
     unsigned spins = 0;
     for (;;) {
         ssize_t n = drain_cq(r);
         if (n < 0) return (int)n;
-        if (r->rx_end - r->rx_start > have) return 1;
+        if (rx_buffer_len(&r->rx) > have) return 1;
         if (r->closed) return -EPIPE;
         if ((++spins & 1023) == 0) {
             if (!pid_alive(atomic_load_explicit(&r->hdr->server_pid, memory_order_relaxed)))
@@ -252,7 +232,8 @@ static int wait_rx(struct goblin_ring *r, size_t have, long long timeout_us)
 
 ssize_t goblin_ring_recv(struct goblin_ring *r, void *buf, size_t cap, long long timeout_us)
 {
-    if (r->rx_end == r->rx_start && !r->closed) {
+    rx_buffer_release(&r->rx);
+    if (rx_buffer_len(&r->rx) == 0 && !r->closed) {
         /* Fast path: nothing buffered, so copy the next record straight to
          * the caller (one copy, no look past it). */
         unsigned spins = 0;
@@ -281,32 +262,12 @@ ssize_t goblin_ring_recv(struct goblin_ring *r, void *buf, size_t cap, long long
             relax();
         }
     }
-    if (r->rx_end == r->rx_start) {
-        int rc = wait_rx(r, 0, timeout_us);
-        if (rc <= 0) return rc;
-    }
-    size_t n = r->rx_end - r->rx_start;
-    if (n > cap) n = cap;
-    memcpy(buf, r->rx + r->rx_start, n);
-    r->rx_start += n;
-    return (ssize_t)n;
+    return rx_buffer_recv(&r->rx, wait_rx, r, buf, cap, timeout_us);
 }
 
 ssize_t goblin_ring_read_reply(struct goblin_ring *r, const char **reply, long long timeout_us)
 {
-    r->rx_start += r->reply_len;
-    r->reply_len = 0;
-    for (;;) {
-        long long n = resp_reply_length(r->rx + r->rx_start, r->rx_end - r->rx_start);
-        if (n < 0) return -EPROTO;
-        if (n > 0) {
-            *reply = r->rx + r->rx_start;
-            r->reply_len = (size_t)n;
-            return (ssize_t)n;
-        }
-        int rc = wait_rx(r, r->rx_end - r->rx_start, timeout_us);
-        if (rc <= 0) return rc;
-    }
+    return rx_buffer_read_reply(&r->rx, wait_rx, r, reply, timeout_us);
 }
 
 /* --- send side -------------------------------------------------------- */
