@@ -58,7 +58,8 @@ bool session_auth_required(const struct conn *c);
 /* The peer's identity for AUTH failure budgets (conn_transport.peer_source). */
 void session_peer_source(const struct conn *c, char *out, size_t cap);
 
-/* The peer is on this host (Unix socket, ring, loopback TCP). */
+/* The peer is on this host (conn_is_local: Unix socket, ring, loopback TCP,
+ * libfabric over shm or between loopback endpoints). */
 bool session_is_local(const struct conn *c);
 
 /* QUIT, CLIENT KILL of oneself: c is closed once its pending replies
