@@ -11,7 +11,7 @@
  * fuzz-sources: src/protocol/reply_sbe.c src/protocol/reply.c src/util/buf.c
  * fuzz-sources: src/protocol/reply_resp2.c src/protocol/reply_resp3.c src/protocol/resp_encode.c
  * fuzz-sources: src/util/numparse.c src/util/strbuf.c src/util/xmalloc.c
- * fuzz-sources: client/sbe_client.c client/ring_client.c client/resp_reader.c
+ * fuzz-sources: client/sbe_client.c client/ring_client.c client/resp_reader.c client/rx_buffer.c
  * fuzz-sources: client/fabric_client.c src/transport/fabric_ep.c
  *
  * Input: 2 control bytes, then the bytes after the handshake.
