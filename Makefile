@@ -8,7 +8,7 @@ DEPS := build-essential cmake pkg-config libhiredis-dev libsodium-dev libxxhash-
         libnuma-dev libjemalloc-dev liblzf-dev redis-server redis-tools gnuplot-nox python3 python3-redis strace \
         clang-format nutcracker iproute2 libfabric-dev libfabric-bin libssl-dev openssl \
         clang libclang-rt-14-dev \
-        liblua5.1-0-dev lua-cjson-dev lua-bitop-dev
+        liblua5.1-0-dev lua-cjson-dev lua-bitop-dev tcl curl
 # Node.js and npm for tests/integration/test_node_clients.sh (Debian 12:
 # Node 18), installed only when no npm is on PATH: a NodeSource nodejs
 # carries its own npm and conflicts with Debian's npm package.

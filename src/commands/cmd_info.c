@@ -210,7 +210,7 @@ static void section_replication(struct buf *b)
     add(b, "# Replication");
     add(b, "role:master");
     add(b, "connected_slaves:0");
-    add(b, "master_replid:%s", server.run_id);
+    add(b, "master_replid:%s", server.repl_id);
     add(b, "master_repl_offset:0");
 }
 

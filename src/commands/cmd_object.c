@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands/command.h"
+#include "commands/debug.h"
 #include "server/config.h"
 #include "store/evict.h"
 #include "util/allocator.h"
@@ -29,10 +30,8 @@ static void cmd_object_encoding(struct cmd_ctx *ctx)
     if (kv) reply_bulk_cstr(ctx->reply, kv_encoding_name(kv));
 }
 
-static void cmd_object_refcount(struct cmd_ctx *ctx)
+long long object_refcount(const struct kv *kv)
 {
-    struct kv *kv = lookup_or_nil(ctx);
-    if (!kv) return;
     /* Redis does not share them under maxmemory with an LRU or LFU policy
      * (each key needs its own stamp). */
     bool lru_or_lfu = evict_settings.policy != EVICT_NOEVICTION &&
@@ -41,7 +40,13 @@ static void cmd_object_refcount(struct cmd_ctx *ctx)
                       evict_settings.policy != EVICT_VOLATILE_TTL;
     bool shared = kv->type == OBJ_STRING && kv->encoding == ENC_INT && kv->v.integer >= 0 &&
                   kv->v.integer < SHARED_INTEGERS && !(config.maxmemory && lru_or_lfu);
-    reply_int(ctx->reply, shared ? SHARED_REFCOUNT : 1);
+    return shared ? SHARED_REFCOUNT : 1;
+}
+
+static void cmd_object_refcount(struct cmd_ctx *ctx)
+{
+    struct kv *kv = lookup_or_nil(ctx);
+    if (kv) reply_int(ctx->reply, object_refcount(kv));
 }
 
 static void cmd_object_idletime(struct cmd_ctx *ctx)

@@ -1,6 +1,6 @@
 /* cmd_server.c — commands about the server: DBSIZE, FLUSHALL, FLUSHDB, SWAPDB,
- * TIME, CONFIG, SHUTDOWN, ROLE, DEBUG. (INFO, COMMAND and the persistence
- * commands have their own files.) */
+ * TIME, CONFIG, SHUTDOWN, ROLE, DEBUG (whose subcommands are in cmd_debug.c).
+ * (INFO, COMMAND and the persistence commands have their own files.) */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +10,7 @@
 
 #include "cluster/cluster.h"
 #include "commands/command.h"
+#include "commands/debug.h"
 #include "commands/script_lua.h"
 #include "connection/session.h"
 #include "persist/persist.h"
@@ -132,51 +133,6 @@ static void cmd_shutdown(struct cmd_ctx *ctx)
     }
     /* Stop the loop; clients see the connection close. */
     ev_stop();
-}
-
-/* DEBUG SLEEP seconds: blocks the server thread (tests use it to hold the
- * loop still while clients queue work). The argument is read as Redis reads
- * it (strtod, no validation: text, a negative or a non-finite value sleeps
- * not at all); a shutdown signal ends the sleep early. Other DEBUG
- * subcommands are not provided. Off unless --enable-debug-command allows. */
-static void debug_sleep(double seconds)
-{
-    if (!(seconds > 0) || !isfinite(seconds)) return;
-    if (seconds > 1e9) seconds = 1e9; /* time_t-safe; still "forever" for a client */
-    struct timespec left = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
-    /* SIGINT/SIGTERM interrupt nanosleep (no SA_RESTART) and set the stop flag. */
-    while (nanosleep(&left, &left) != 0 && errno == EINTR && !ev_stopping()) {
-    }
-}
-
-static void cmd_debug(struct cmd_ctx *ctx)
-{
-    if (arg_equals(ctx, 1, "sleep") && ctx->argc == 3) {
-        char text[64];
-        size_t n = ctx->argv_len[2] < sizeof text - 1 ? ctx->argv_len[2] : sizeof text - 1;
-        memcpy(text, ctx->argv[2], n);
-        text[n] = '\0';
-        debug_sleep(strtod(text, NULL));
-        reply_ok(ctx->reply);
-        return;
-    }
-    if (arg_equals(ctx, 1, "reload") && ctx->argc == 2) {
-        char err[1024];
-        if (persist_debug_reload(err, sizeof err))
-            reply_ok(ctx->reply);
-        else
-            reply_error(ctx->reply, "ERR Error trying to load the RDB dump, check server logs.");
-        return;
-    }
-    if (arg_equals(ctx, 1, "help")) {
-        reply_array_len(ctx->reply, 3);
-        reply_status(ctx->reply, "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
-        reply_status(ctx->reply, "RELOAD");
-        reply_status(ctx->reply, "SLEEP <seconds>");
-        return;
-    }
-    reply_error_fmt(ctx->reply, "ERR unknown subcommand '%.*s'. Try DEBUG HELP.",
-                    (int)ctx->argv_len[1], ctx->argv[1]);
 }
 
 /* --- CONFIG ---------------------------------------------------------- */

@@ -134,6 +134,15 @@ void reply_big_number(struct reply *r, const char *digits, size_t n)
     buf_append(r->out, "\r\n", 2);
 }
 
+bool reply_attribute_len(struct reply *r, long long n)
+{
+    if (reply_protocol(r) != PROTO_RESP3) return false;
+    char head[32];
+    int len = snprintf(head, sizeof head, "|%lld\r\n", n);
+    buf_append(r->out, head, (size_t)len);
+    return true;
+}
+
 void reply_error_wrongtype(struct reply *r)
 {
     reply_error(r, "WRONGTYPE Operation against a key holding the wrong kind of value");

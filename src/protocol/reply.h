@@ -257,6 +257,11 @@ static inline void reply_defer_set(struct reply *r, reply_mark m, long long n)
  * scripts' {big_number=...}; no command answers with one). */
 void reply_big_number(struct reply *r, const char *digits, size_t n);
 
+/* A RESP3 attribute header (|<n>, n key/value pairs follow, then the real
+ * reply); returns false and writes nothing on other wires, where the
+ * caller leaves the attribute out (DEBUG PROTOCOL ATTRIB, as Redis). */
+bool reply_attribute_len(struct reply *r, long long n);
+
 /* Common Redis errors, texts exactly as redis-server sends them. */
 void reply_error_wrongtype(struct reply *r);
 void reply_error_not_integer(struct reply *r);

@@ -36,11 +36,22 @@ static void on_signal(int sig)
     ev_stop();
 }
 
-static void make_run_id(void)
+static void make_random_id(char id[41])
 {
     unsigned char raw[20];
     if (getrandom(raw, sizeof raw, 0) != sizeof raw) memset(raw, 0x5a, sizeof raw);
-    for (int i = 0; i < 20; i++) snprintf(server.run_id + 2 * i, 3, "%02x", raw[i]);
+    for (int i = 0; i < 20; i++) snprintf(id + 2 * i, 3, "%02x", raw[i]);
+}
+
+static void make_run_id(void)
+{
+    make_random_id(server.run_id);
+    memcpy(server.repl_id, server.run_id, sizeof server.repl_id);
+}
+
+void server_change_repl_id(void)
+{
+    make_random_id(server.repl_id);
 }
 
 /* Every client holds a descriptor: raise the soft RLIMIT_NOFILE to
@@ -148,7 +159,8 @@ void server_housekeeping(void)
     keyspace_begin_command();
     long long budget_us = config.active_expire_effort * 1000;
     int64_t deadline = clock_mono_us() + budget_us;
-    for (int i = 0; i < keyspace.count && !keyspace.expire_paused; i++) {
+    for (int i = 0;
+         i < keyspace.count && !keyspace.expire_paused && !keyspace.active_expire_disabled; i++) {
         int64_t left = deadline - clock_mono_us();
         if (left <= 0) break;
         db_active_expire(keyspace_db(i), left);

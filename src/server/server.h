@@ -13,6 +13,7 @@ struct server {
     int64_t start_ms;      /* wall clock at start */
     int64_t start_mono_us; /* monotonic at start (uptime) */
     char run_id[41];
+    char repl_id[41];           /* INFO's master_replid: run_id until DEBUG CHANGE-REPL-ID */
     int tcp_port;               /* first TCP port actually bound (INFO) */
     int64_t ops_sample_us;      /* when commands_processed was last sampled */
     long long ops_sample_count; /* its value then */
@@ -32,5 +33,8 @@ void server_stop(void);
 
 /* Periodic work: LRU clock, active expiry, incremental rehash, idle clients. */
 void server_housekeeping(void);
+
+/* DEBUG CHANGE-REPL-ID: a new random replication id (INFO master_replid). */
+void server_change_repl_id(void);
 
 #endif

@@ -55,6 +55,9 @@ struct keyspace {
      * missing but is not deleted (db_expire_kv does nothing), and neither
      * active expiry nor eviction runs, as Redis 7.0. */
     bool expire_paused;
+    /* DEBUG SET-ACTIVE-EXPIRE 0: the active expiry cycle does not run
+     * (lazy expiry still does), as Redis's active_expire_enabled. */
+    bool active_expire_disabled;
 };
 
 extern struct keyspace keyspace;

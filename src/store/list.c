@@ -8,7 +8,18 @@
 #include "util/numparse.h"
 #include "util/xmalloc.h"
 
-struct list_limits list_limits = {.fill = -2, .compress_depth = 0};
+#define LIST_PACKED_THRESHOLD_DEFAULT (1ULL << 30)
+
+struct list_limits list_limits = {
+    .fill = -2, .compress_depth = 0, .packed_threshold = LIST_PACKED_THRESHOLD_DEFAULT};
+
+bool list_set_packed_threshold(unsigned long long size)
+{
+    if (size == 0) size = LIST_PACKED_THRESHOLD_DEFAULT;
+    if (size > (1ULL << 32) - (1ULL << 20)) return false;
+    list_limits.packed_threshold = size;
+    return true;
+}
 
 /* Positive fills are also capped at this many bytes (Redis's SIZE_SAFETY_LIMIT). */
 #define LIST_SAFETY_BYTES 8192
@@ -320,6 +331,9 @@ static void list_settle(struct list *l)
 static bool node_allows(const struct list_node *n, size_t entry_bytes)
 {
     if (n->count == 0) return true;
+    /* A large element, or a node holding one, stays alone. */
+    if (entry_bytes >= list_limits.packed_threshold) return false;
+    if (n->count == 1 && n->used >= list_limits.packed_threshold) return false;
     if (list_limits.fill >= 0 && n->count >= (unsigned long long)list_limits.fill) return false;
     return n->used + entry_bytes <= node_limit_bytes();
 }

@@ -57,9 +57,18 @@
 struct list_limits {
     long long fill;           /* list-max-listpack-size (-2) */
     long long compress_depth; /* list-compress-depth (0: no compression) */
+    /* An element at least this large gets a node of its own, which no other
+     * element joins (Redis's "plain" node); 1 GB unless DEBUG
+     * QUICKLIST-PACKED-THRESHOLD lowers it. */
+    unsigned long long packed_threshold;
 };
 
 extern struct list_limits list_limits;
+
+/* DEBUG QUICKLIST-PACKED-THRESHOLD: sets packed_threshold (0 restores
+ * the default); false, leaving it, for 4 GB - 1 MB and more (Redis's
+ * limit). */
+bool list_set_packed_threshold(unsigned long long size);
 
 enum list_end { LIST_HEAD = 0, LIST_TAIL = 1 };
 
