@@ -93,9 +93,9 @@ static void cmd_setbit(struct cmd_ctx *ctx)
     unsigned mask = 1u << (7 - (offset & 7));
     int old = (*byte & mask) != 0;
     *byte = (unsigned char)(on ? *byte | mask : *byte & ~mask);
-    /* An unchanged bit is no change (Redis 7.0: no signal, no dirty). */
-    db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], old != on);
-    /* Redis's event: the bit changed, or the string was created or grown. */
+    /* A change (signal, dirty, event) when the bit changed or the string
+     * was created or grown (Redis 7.0); an unchanged bit is none. */
+    db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], old != on || grown);
     if (old != on || grown) cmd_notify(ctx, NOTIFY_STRING, "setbit", 1);
     reply_int(ctx->reply, old);
 }
@@ -461,6 +461,7 @@ static void bitfield_generic(struct cmd_ctx *ctx, bool ro)
     struct strview view = {.ptr = "", .len = 0};
     unsigned char *p;
     size_t len;
+    bool grown = false;
     if (!writes) {
         bool found;
         if (!string_for_read(ctx, &view, &found)) goto out;
@@ -471,7 +472,6 @@ static void bitfield_generic(struct cmd_ctx *ctx, bool ro)
             reply_error(ctx->reply, "ERR BITFIELD_RO only supports the GET subcommand");
             goto out;
         }
-        bool grown;
         struct strbuf *sb = string_for_bit_write(ctx, highest, &grown);
         if (!sb) goto out;
         p = (unsigned char *)sb->data;
@@ -497,11 +497,15 @@ static void bitfield_generic(struct cmd_ctx *ctx, bool ro)
             continue;
         }
         bf_write(p, op->offset, op->bits, (uint64_t)fitted);
-        db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], 1);
-        changes++;
+        /* Redis 7.0 counts a write that changed the field, or any write to
+         * a string it created or grew. */
+        if (grown || bf_read(p, len, op->offset, op->bits) != raw) changes++;
         reply_int(ctx->reply, op->opcode == BF_INCRBY ? fitted : old);
     }
-    if (changes) cmd_notify(ctx, NOTIFY_STRING, "setbit", 1);
+    if (changes) {
+        db_note_key_changes(ctx->db, ctx->argv[1], ctx->argv_len[1], changes);
+        cmd_notify(ctx, NOTIFY_STRING, "setbit", 1);
+    }
 out:
     xfree(ops);
 }

@@ -227,7 +227,10 @@ static void sort_generic(struct cmd_ctx *ctx, bool readonly)
         by = NULL;
     }
     long long vlen = (long long)len;
-    long long start = limit_start < 0 ? 0 : limit_start;
+    /* Redis's clamps: both within the length first, so a huge LIMIT
+     * cannot overflow start + count. */
+    long long start = limit_start < 0 ? 0 : limit_start < vlen ? limit_start : vlen;
+    if (limit_count > vlen) limit_count = vlen;
     long long end = limit_count < 0 ? vlen - 1 : start + limit_count - 1;
     if (start >= vlen) {
         start = vlen - 1;

@@ -275,6 +275,56 @@ done:
     dict_shrink_if_sparse(d);
 }
 
+/* Redis's dictGetSomeKeys: up to count nodes from consecutive buckets of
+ * both tables, starting at a random index, jumping elsewhere after a run of
+ * empty buckets; at most count * 10 steps. */
+static size_t dict_some_nodes(struct dict *d, struct dict_node **out, size_t count,
+                              uint64_t (*rnd)(void))
+{
+    if (dict_size(d) < count) count = dict_size(d);
+    bool rehashing = dict_is_rehashing(d);
+    int tables = rehashing ? 2 : 1;
+    size_t maxmask = d->t[0].mask;
+    if (rehashing && d->t[1].mask > maxmask) maxmask = d->t[1].mask;
+    size_t i = rnd() & maxmask, empty = 0, stored = 0, steps = count * 10;
+    while (stored < count && steps--) {
+        for (int j = 0; j < tables; j++) {
+            /* t[0] below rehash_index is empty (moved to t[1]). */
+            if (tables == 2 && j == 0 && i < (size_t)d->rehash_index) {
+                if (i > d->t[1].mask)
+                    i = (size_t)d->rehash_index;
+                else
+                    continue;
+            }
+            if (!d->t[j].buckets || i > d->t[j].mask) continue;
+            struct dict_node *n = d->t[j].buckets[i];
+            if (!n) {
+                if (++empty >= 5 && empty > count) {
+                    i = rnd() & maxmask;
+                    empty = 0;
+                }
+                continue;
+            }
+            empty = 0;
+            for (; n; n = n->next) {
+                out[stored++] = n;
+                if (stored == count) return stored;
+            }
+        }
+        i = (i + 1) & maxmask;
+    }
+    return stored;
+}
+
+struct dict_node *dict_fair_random_node(struct dict *d, uint64_t (*rnd)(void))
+{
+    if (dict_size(d) == 0) return NULL;
+    struct dict_node *picked[DICT_FAIR_SAMPLE];
+    size_t n = dict_some_nodes(d, picked, DICT_FAIR_SAMPLE, rnd);
+    if (n == 0) return dict_random_node(d, rnd);
+    return picked[rnd() % n];
+}
+
 struct dict_node *dict_random_node(struct dict *d, uint64_t (*rnd)(void))
 {
     if (dict_size(d) == 0) return NULL;

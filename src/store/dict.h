@@ -112,4 +112,12 @@ void dict_foreach(struct dict *d, bool (*fn)(struct dict_node *node, void *arg),
 /* A uniformly chosen bucket's random node; NULL when empty. rnd supplies randomness. */
 struct dict_node *dict_random_node(struct dict *d, uint64_t (*rnd)(void));
 
+/* Redis's dictGetFairRandomKey: one node drawn uniformly from a run of up
+ * to DICT_FAIR_SAMPLE nodes collected from consecutive buckets (from a
+ * random one), which evens out the bias dict_random_node has towards nodes
+ * in short chains; NULL when empty. SRANDMEMBER, SPOP and HRANDFIELD
+ * draw with it, as Redis's do (their distribution tests need it). */
+#define DICT_FAIR_SAMPLE 15
+struct dict_node *dict_fair_random_node(struct dict *d, uint64_t (*rnd)(void));
+
 #endif

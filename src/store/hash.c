@@ -308,7 +308,7 @@ void hash_random_with_repeats(struct hash *h, size_t count, hash_visit_fn *fn, v
     }
     struct visit_bridge b = {fn, arg, false, 0};
     for (size_t i = 0; i < count && !b.stopped; i++)
-        visit_node(dict_random_node(h->table, rand_source), &b);
+        visit_node(dict_fair_random_node(h->table, rand_source), &b);
 }
 
 void hash_random_distinct(struct hash *h, size_t count, hash_visit_fn *fn, void *arg)

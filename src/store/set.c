@@ -411,7 +411,7 @@ void set_random_member(struct set *s, struct strview *out)
         return;
     }
     struct visit_bridge b = {copy_member, out, false, 0};
-    visit_node(dict_random_node(s->table, rand_source), &b);
+    visit_node(dict_fair_random_node(s->table, rand_source), &b);
 }
 
 void set_random_with_repeats(struct set *s, size_t count, set_visit_fn *fn, void *arg)

@@ -165,7 +165,7 @@ bool num_parse_memory(const char *s, size_t len, unsigned long long *out)
     unsigned long long mul;
     size_t slen = len - digits;
     const char *suffix = s + digits;
-    if (slen == 0)
+    if (slen == 0 || (slen == 1 && tolower((unsigned char)suffix[0]) == 'b'))
         mul = 1;
     else if (slen == 1 && tolower((unsigned char)suffix[0]) == 'k')
         mul = 1000ULL;

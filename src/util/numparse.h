@@ -43,7 +43,7 @@ size_t num_format_double(char *dst, size_t cap, double v);
  * zeros and a trailing dot removed. Returns 0 when not representable. */
 size_t num_format_long_double_human(char *dst, size_t cap, long double v);
 
-/* A memory size as Redis's config files write it: "123", "1k" (1000),
+/* A memory size as Redis's config files write it: "123", "123b", "1k" (1000),
  * "1kb" (1024), "m", "mb", "g", "gb", case-insensitive. Returns false on a
  * bad number, unknown suffix or overflow. */
 bool num_parse_memory(const char *s, size_t len, unsigned long long *out);
