@@ -43,7 +43,7 @@ void dict_sample_distinct(struct dict *d, size_t count,
     struct ptr_set seen;
     ptr_set_init(&seen, count);
     for (size_t got = 0; got < count;) {
-        struct dict_node *n = dict_random_node(d, rand_source);
+        struct dict_node *n = dict_fair_random_node(d, rand_source);
         if (!ptr_set_add(&seen, n)) continue;
         got++;
         if (!visit(n, arg)) break;

@@ -47,7 +47,8 @@ struct dict;
 struct dict_node;
 
 /* Visits `count` distinct random nodes of d (count < dict_size(d)): a large
- * share by shuffling all nodes, a small one by redrawing repeats. visit
+ * share by shuffling all nodes, a small one by redrawing repeats (each draw
+ * dict_fair_random_node, as Redis's setTypeRandomElement). visit
  * returns false to stop. Shared by the hash and set types. */
 void dict_sample_distinct(struct dict *d, size_t count,
                           bool (*visit)(struct dict_node *n, void *arg), void *arg);

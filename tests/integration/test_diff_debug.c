@@ -280,16 +280,10 @@ static void sort_limits(void)
     }
 }
 
-/* Pearson's chi-square of a draw over `n` equally likely members. */
-static double chi_square(const struct rv *v, size_t step)
+/* Pearson's chi-square of draws (sorted in place) against equally likely
+ * members. */
+static double chi_square(struct bytes *u, size_t m)
 {
-    struct bytes *u = malloc(v->count * sizeof *u);
-    size_t m = 0;
-    if (v->count && v->elems[0].type == '*') step = 1; /* RESP3: (field, value) pairs */
-    for (size_t i = 0; i < v->count; i += step) {
-        const struct rv *e = v->elems[i].type == '*' ? &v->elems[i].elems[0] : &v->elems[i];
-        u[m++] = (struct bytes){e->str, e->len};
-    }
     qsort(u, m, sizeof *u, bytes_cmp);
     size_t distinct = 0;
     for (size_t i = 0; i < m; i++)
@@ -301,28 +295,46 @@ static double chi_square(const struct rv *v, size_t step)
             run = 0;
         }
     }
-    free(u);
     return x2;
 }
 
-/* HRANDFIELD/SRANDMEMBER -1000 over 10 members of a hashtable: the suite's
- * bound (40 for 9 degrees of freedom, p = 0.00001). */
-static void distribution(const char *const *argv, int argc, size_t step)
+/* Draws of HRANDFIELD/SRANDMEMBER over the 10 members of a hashtable,
+ * `calls` times: the suite's bound (40 for 9 degrees of freedom, p =
+ * 0.00001). Fields only (WITHVALUES: every other element, or the first of
+ * each RESP3 pair). */
+static void distribution(const char *const *argv, int argc, int calls, size_t step)
 {
-    char *g, *r;
-    size_t gl, rl;
-    diff_exchange(&d, argc, argv, NULL, &g, &gl, &r, &rl);
-    struct rv v;
-    rv_parse(g, &v);
-    double x2 = chi_square(&v, step);
+    size_t cap = 4096, m = 0;
+    struct bytes *u = malloc(cap * sizeof *u);
+    char **replies = malloc((size_t)calls * sizeof *replies);
+    struct rv *vs = malloc((size_t)calls * sizeof *vs);
+    for (int c = 0; c < calls; c++) {
+        char *r;
+        size_t gl, rl;
+        diff_exchange(&d, argc, argv, NULL, &replies[c], &gl, &r, &rl);
+        free(r);
+        rv_parse(replies[c], &vs[c]);
+        const struct rv *v = &vs[c];
+        size_t st = v->count && v->elems[0].type == '*' ? 1 : step; /* RESP3 pairs */
+        for (size_t i = 0; i < v->count; i += st) {
+            const struct rv *e = v->elems[i].type == '*' ? &v->elems[i].elems[0] : &v->elems[i];
+            if (m == cap) u = realloc(u, (cap *= 2) * sizeof *u);
+            u[m++] = (struct bytes){e->str, e->len};
+        }
+    }
+    double x2 = chi_square(u, m);
     if (!(x2 < 40)) {
-        fprintf(stderr, "diff_debug: %s over a hashtable is not uniform (chi-square %.1f)\n",
-                argv[0], x2);
+        fprintf(stderr, "diff_debug: %s %s over a hashtable is not uniform (chi-square %.1f)\n",
+                argv[0], argv[2], x2);
         exit(1);
     }
-    rv_free(&v);
-    free(g);
-    free(r);
+    for (int c = 0; c < calls; c++) {
+        rv_free(&vs[c]);
+        free(replies[c]);
+    }
+    free(vs);
+    free(replies);
+    free(u);
 }
 
 static void randomness(void)
@@ -336,11 +348,17 @@ static void randomness(void)
     static const char *const h[] = {"HRANDFIELD", "rh", "-1000"};
     static const char *const hv[] = {"HRANDFIELD", "rh", "-1000", "WITHVALUES"};
     static const char *const s[] = {"SRANDMEMBER", "rs", "-1000"};
-    for (int i = 0; i < 3; i++) {
-        distribution(h, 3, 1);
-        distribution(hv, 4, 2);
-        distribution(s, 3, 1);
-    }
+    static const char *const h2[] = {"HRANDFIELD", "rh", "2"};
+    static const char *const hv8[] = {"HRANDFIELD", "rh", "8", "WITHVALUES"};
+    static const char *const s2[] = {"SRANDMEMBER", "rs", "2"};
+    static const char *const s8[] = {"SRANDMEMBER", "rs", "8"};
+    distribution(h, 3, 1, 1);
+    distribution(hv, 4, 1, 2);
+    distribution(s, 3, 1, 1);
+    distribution(h2, 3, 500, 1);
+    distribution(hv8, 4, 125, 2);
+    distribution(s2, 3, 500, 1);
+    distribution(s8, 3, 125, 1);
 }
 
 static void run_all(bool resp3)
