@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <limits.h>
+#include <math.h>
 #include <string.h>
 
 #include "util/clock.h"
@@ -135,9 +136,10 @@ bool arg_to_block_deadline(struct cmd_ctx *ctx, int i, int64_t *deadline_ms)
         reply_error(ctx->reply, "ERR timeout is not a float or out of range");
         return false;
     }
-    t *= 1000.0L;
-    /* Redis truncates to whole ms ("0.0001" is 0: forever), and converts
-     * out-of-range values as x86 does, to LLONG_MIN: "timeout is negative". */
+    t = ceill(t * 1000.0L);
+    /* Redis 7.0.15 rounds up to whole ms ("0.0001" is 1 ms, "-0.0001" is 0:
+     * forever), and converts out-of-range values as x86 does, to
+     * LLONG_MIN: "timeout is negative". */
     long long ms =
         t >= -9223372036854775808.0L && t < 9223372036854775808.0L ? (long long)t : LLONG_MIN;
     if (ms < 0) {

@@ -16,7 +16,8 @@
  *  - regressions: SETBIT/BITFIELD count a write (rdb_changes_since_last_save)
  *    exactly when Redis does; SORT with a huge LIMIT (it crashed the
  *    server); HRANDFIELD/SRANDMEMBER with a negative count draw a hashtable's
- *    members uniformly (the suite's chi-square bound).
+ *    members uniformly (the suite's chi-square bound); blocking timeouts
+ *    under a millisecond round up (they blocked forever).
  */
 #include <math.h>
 #include <stdio.h>
@@ -361,8 +362,23 @@ static void randomness(void)
     distribution(s8, 3, 125, 1);
 }
 
+/* A timeout under a millisecond rounds up to 1 ms (Redis 7.0.15's ceill),
+ * not down to 0, which blocks forever. */
+static void short_timeouts(void)
+{
+    C("DEL", "nothing");
+    C("BLPOP", "nothing", "0.001");
+    C("BRPOP", "nothing", "0.0001");
+    C("BLMPOP", "0.0009", "1", "nothing", "LEFT");
+    C("BZPOPMIN", "nothing", "0.0000001");
+    C("BLMOVE", "nothing", "x", "LEFT", "RIGHT", "0.0005");
+    C("BLPOP", "nothing", "-0.0001x");
+    C("BLPOP", "nothing", "-1.5");
+}
+
 static void run_all(bool resp3)
 {
+    short_timeouts();
     digests();
     objects();
     others(resp3);
