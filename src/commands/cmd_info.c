@@ -186,6 +186,8 @@ static void section_stats(struct buf *b)
     add(b, "pubsub_channels:%zu", pubsub_channel_count(PUBSUB_CHANNEL));
     add(b, "pubsub_patterns:%zu", pubsub_pattern_count());
     add(b, "pubsubshard_channels:%zu", pubsub_channel_count(PUBSUB_SHARD));
+    /* MIGRATE opens a connection per call and caches none (cmd_migrate.c). */
+    add(b, "migrate_cached_sockets:0");
     add(b, "tracking_total_keys:%zu", session_tracking_keys());
     add(b, "tracking_total_items:%zu", session_tracking_items());
     add(b, "tracking_total_prefixes:%zu", session_tracking_prefixes());
