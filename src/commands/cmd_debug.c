@@ -327,6 +327,7 @@ static void debug_populate(struct cmd_ctx *ctx)
     if (ctx->argc == 5 && !arg_positive(ctx, 4, &size)) return;
     const char *prefix = ctx->argc >= 4 ? ctx->argv[3] : "key";
     size_t prefix_len = ctx->argc >= 4 ? ctx->argv_len[3] : 3;
+    long long dirty = keyspace.stats.dirty; /* Redis's populate counts no change */
     struct buf key, val;
     buf_init(&key, prefix_len + 24);
     buf_init(&val, size > 32 ? (size_t)size : 32);
@@ -353,6 +354,7 @@ static void debug_populate(struct cmd_ctx *ctx)
     }
     buf_free(&key);
     buf_free(&val);
+    keyspace.stats.dirty = dirty;
     reply_ok(ctx->reply);
 }
 

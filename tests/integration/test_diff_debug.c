@@ -237,6 +237,8 @@ static void dirty_check(int argc, const char *const *argv)
 
 static void dirty(void)
 {
+    static const char *const populate[] = {"DEBUG", "POPULATE", "20", "dirty"};
+    dirty_check(4, populate);
     C("DEL", "b1", "b2");
     static const char *const cmds[][8] = {
         {"SETBIT", "b1", "0", "0"},                                /* created: a change */
