@@ -93,12 +93,14 @@ static struct fn_library **library_slot(struct fn_library **list, const char *na
     return NULL;
 }
 
+/* Function names are case-insensitive across libraries (Redis's function
+ * dictionary compares them ignoring case); inside one library they are not. */
 static struct fn_function *function_in(struct fn_library *list, const char *name, size_t len)
 {
     for (; list; list = list->next)
         for (int i = 0; i < list->count; i++)
             if (strlen(list->functions[i].name) == len &&
-                memcmp(list->functions[i].name, name, len) == 0)
+                strncasecmp(list->functions[i].name, name, len) == 0)
                 return &list->functions[i];
     return NULL;
 }

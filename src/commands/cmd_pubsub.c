@@ -35,6 +35,7 @@ static size_t ack_count(const struct cmd_ctx *ctx, enum pubsub_kind kind)
 
 static void subscribe_each(struct cmd_ctx *ctx, enum pubsub_kind kind, const char *ack)
 {
+    session_reply_is_push(ctx->conn);
     for (int i = 1; i < ctx->argc; i++) {
         session_subscribe(ctx->conn, kind, ctx->argv[i], ctx->argv_len[i]);
         reply_subscription_ack(ctx->reply, ack, ctx->argv[i], ctx->argv_len[i],
@@ -75,6 +76,7 @@ static void unsubscribe_all_ack(const char *name, size_t len, void *arg)
 static void unsubscribe_each(struct cmd_ctx *ctx, enum pubsub_kind kind, const char *ack)
 {
     struct pubsub_subscriber *s = session_subscriber(ctx->conn);
+    session_reply_is_push(ctx->conn);
     if (ctx->argc == 1) {
         struct unsubscribe_all_state st = {ctx, kind, ack};
         if (pubsub_unsubscribe_all(s, kind, unsubscribe_all_ack, &st) == 0)

@@ -299,17 +299,15 @@ static void command_run_hooks(struct cmd_ctx *ctx)
         session_tracking_remember(ctx->conn, cmd, ctx->argc, ctx->argv, ctx->argv_len);
 }
 
-/* Runs a command that passed every check, with its accounting (the key
- * space's command clock, INFO commandstats, SLOWLOG, MONITOR, the
- * append-only file): `typed` calls its typed core when it has one, else
- * its handler. Inlined into its two callers: it runs once per request, and
- * its call frame (saving and restoring six registers) cost about 17 instructions of
- * a pipelined request's ~900 (bench/instructions_per_request.sh). */
+/* Runs a command that passed every check, with its accounting (INFO commandstats, SLOWLOG, MONITOR,
+ * the append-only file): `typed` calls its typed core when it has one, else its handler. Inlined
+ * into its two callers: it runs once per request, and its call frame (saving and restoring six
+ * registers) cost about 17 instructions of a pipelined request's ~900
+ * (bench/instructions_per_request.sh). */
 static inline __attribute__((always_inline)) void command_run(struct cmd_ctx *ctx,
                                                               const struct typed_call *typed)
 {
     struct command *cmd = (struct command *)ctx->cmd;
-    keyspace_begin_command();
     long long errors_before = reply_error_count;
     struct propagate_frame frame;
     frame.active = false;
@@ -335,6 +333,10 @@ static inline __attribute__((always_inline)) void command_run(struct cmd_ctx *ct
     stats.commands_processed++;
 }
 
+/* A command run from inside another (EXEC, a script) keeps the key space's
+ * clock of the command that runs it: a transaction or a script sees one
+ * instant, as Redis 7.0 (keys do not expire half-way); the AOF replay
+ * starts the clock itself. */
 void command_call(struct cmd_ctx *ctx)
 {
     command_run(ctx, NULL);
@@ -552,6 +554,7 @@ void command_dispatch(const struct cmd_request *req)
     *req->last_command = cmd->full_name;
     if (typed) stats.typed_calls++;
     if (session_tracking_clients) session_tracking_before_command();
+    keyspace_begin_command();
     command_run(&ctx, typed);
     if (__builtin_expect(command_hooks != 0, 0)) command_dispatch_hooks(req, cmd);
 }

@@ -150,7 +150,8 @@ void string_incrby_typed(struct cmd_ctx *ctx, const struct typed_call *t);
 void zset_zadd_typed(struct cmd_ctx *ctx, const struct typed_call *t);
 
 /* Runs ctx->cmd's handler with ctx as it is, counting its statistics (the
- * checks are the caller's): dispatch, and EXEC for each queued command. */
+ * checks are the caller's): EXEC for each queued command, scripts. It does
+ * not restart the key space's clock (keyspace_begin_command). */
 void command_call(struct cmd_ctx *ctx);
 
 /* Visits every top-level command (COMMAND, COMMAND COUNT, INFO commandstats). */

@@ -399,8 +399,9 @@ static void conn_reply_wire_error(struct conn *c, const struct request *req)
  * resetClient() does. */
 void conn_apply_reply_mode(struct conn *c, size_t out_before)
 {
-    if (c->flags & (CONN_REPLY_OFF | CONN_REPLY_SKIP)) buf_truncate(&c->out, out_before);
-    c->flags &= ~CONN_REPLY_SKIP;
+    if ((c->flags & (CONN_REPLY_OFF | CONN_REPLY_SKIP)) && !(c->flags & CONN_REPLY_PUSHED))
+        buf_truncate(&c->out, out_before);
+    c->flags &= ~(CONN_REPLY_SKIP | CONN_REPLY_PUSHED);
     if (c->flags & CONN_REPLY_SKIP_NEXT) {
         c->flags &= ~CONN_REPLY_SKIP_NEXT;
         c->flags |= CONN_REPLY_SKIP;
@@ -484,6 +485,7 @@ static void conn_run_commands(struct conn *c)
             if ((c->flags & (CONN_REPLY_OFF | CONN_REPLY_SKIP | CONN_REPLY_SKIP_NEXT)) &&
                 !(c->flags & CONN_PAUSED))
                 conn_apply_reply_mode(c, out_before);
+            c->flags &= ~CONN_REPLY_PUSHED;
             if (c->framed) conn_unit_close(c);
             conn_executing = NULL;
             if (req.owned && req.owned->count) c->wire->request_done(&c->wire_state);

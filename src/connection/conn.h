@@ -185,6 +185,7 @@ enum conn_flag {
     CONN_REPLY_OFF = 1u << 7,
     CONN_REPLY_SKIP_NEXT = 1u << 8,
     CONN_REPLY_SKIP = 1u << 9,
+    CONN_REPLY_PUSHED = 1u << 13, /* the command answered with pushes: kept under OFF/SKIP */
     CONN_ASKING = 1u << 20,  /* cluster: ASKING sent; the next command may use an importing slot */
     CONN_MONITOR = 1u << 10, /* MONITOR: gets every command as a line in push_fifo */
     /* Its command runs long and serves other clients meanwhile (a busy

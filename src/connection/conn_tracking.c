@@ -78,7 +78,7 @@ static size_t table_items; /* client ids over all keys (INFO tracking_total_item
 struct pending_key {
     char *key;
     size_t len;
-    uint64_t modifier; /* first client that modified it in this batch (NOLOOP) */
+    uint64_t modifier; /* last client that modified it in this batch (NOLOOP); 0: none */
 };
 
 struct bcast_prefix {
@@ -179,6 +179,12 @@ static void send_invalidation(struct conn *c, const char *const *keys, const siz
 
 /* --- default mode ---------------------------------------------------------- */
 
+/* The client whose command changes the key (NOLOOP): none for an expiry. */
+static struct conn *modifier_conn(void)
+{
+    return keyspace.expiring ? NULL : conn_executing;
+}
+
 /* Takes key out of the table and invalidates it for the clients that read
  * it (Redis's trackingInvalidateKey). */
 static void invalidate_tracked(const char *key, size_t len)
@@ -190,7 +196,7 @@ static void invalidate_tracked(const char *key, size_t len)
         struct conn *target = conn_find_by_id(tk->ids[i]);
         if (!target || !target->tracking || (target->tracking->flags & SESSION_TRACKING_BCAST))
             continue;
-        if ((target->tracking->flags & SESSION_TRACKING_NOLOOP) && target == conn_executing)
+        if ((target->tracking->flags & SESSION_TRACKING_NOLOOP) && target == modifier_conn())
             continue;
         const char *k = tk->key;
         send_invalidation(target, &k, &tk->len, 1);
@@ -202,12 +208,16 @@ static void invalidate_tracked(const char *key, size_t len)
 
 static void bcast_remember(const char *key, size_t len)
 {
+    struct conn *modifier = modifier_conn();
+    uint64_t modifier_id = modifier ? modifier->id : 0;
     for (size_t i = 0; i < nprefixes; i++) {
         struct bcast_prefix *p = &prefixes[i];
         if (len < p->len || memcmp(key, p->prefix, p->len) != 0) continue;
         bool seen = false;
-        for (size_t k = 0; k < p->nkeys && !seen; k++)
+        for (size_t k = 0; k < p->nkeys && !seen; k++) {
             seen = p->keys[k].len == len && memcmp(p->keys[k].key, key, len) == 0;
+            if (seen) p->keys[k].modifier = modifier_id; /* the last change counts */
+        }
         if (seen) continue;
         if (p->nkeys == p->keys_cap) {
             p->keys_cap = p->keys_cap ? p->keys_cap * 2 : 8;
@@ -215,8 +225,7 @@ static void bcast_remember(const char *key, size_t len)
         }
         char *copy = xmalloc(len ? len : 1);
         memcpy(copy, key, len);
-        p->keys[p->nkeys++] =
-            (struct pending_key){copy, len, conn_executing ? conn_executing->id : 0};
+        p->keys[p->nkeys++] = (struct pending_key){copy, len, modifier_id};
         bcast_pending = true;
     }
 }

@@ -34,6 +34,11 @@ void session_set_reply_mode(struct conn *c, enum session_reply_mode mode)
     }
 }
 
+void session_reply_is_push(struct conn *c)
+{
+    if (c) c->flags |= CONN_REPLY_PUSHED;
+}
+
 struct multi_state *session_multi(const struct conn *c)
 {
     return c->multi;

@@ -173,6 +173,9 @@ size_t session_tracking_prefixes(void);
  * answered themselves; SKIP drops the next command's reply; ON answers). */
 enum session_reply_mode { SESSION_REPLY_ON, SESSION_REPLY_OFF, SESSION_REPLY_SKIP };
 void session_set_reply_mode(struct conn *c, enum session_reply_mode mode);
+/* The running command's reply is made of pushes (Pub/Sub acknowledgements):
+ * CLIENT REPLY OFF/SKIP does not drop it, as Redis's CLIENT_PUSHING. */
+void session_reply_is_push(struct conn *c);
 
 /* --- transactions (the state is commands/multi.c's) ------------------- */
 

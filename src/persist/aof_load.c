@@ -70,6 +70,7 @@ static bool run_command(struct replay *r, const struct aof_command *c, size_t of
         .cmd = cmd,
         .deny_blocking = true,
     };
+    keyspace_begin_command();
     command_call(&ctx);
     buf_truncate(&r->scratch, 0);
     return true;

@@ -138,7 +138,9 @@ void db_expire_kv(struct db *db, struct kv *kv)
     if (keyspace.expire_paused) return;
     notify_keyspace_event(NOTIFY_EXPIRED, "expired", kv->key, kv->key_len, db->id);
     if (keyspace.on_expire) keyspace.on_expire(db, kv->key, kv->key_len);
+    keyspace.expiring = true;
     db_delete_kv(db, kv);
+    keyspace.expiring = false;
     keyspace.stats.expired_keys++;
 }
 

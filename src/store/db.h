@@ -58,6 +58,9 @@ struct keyspace {
     /* DEBUG SET-ACTIVE-EXPIRE 0: the active expiry cycle does not run
      * (lazy expiry still does), as Redis's active_expire_enabled. */
     bool active_expire_disabled;
+    /* True while db_expire_kv deletes a key: the change is no client's
+     * (CLIENT TRACKING NOLOOP still invalidates it, as Redis). */
+    bool expiring;
 };
 
 extern struct keyspace keyspace;

@@ -358,6 +358,29 @@ static void watch_expiry(void)
     A("EXEC");
 }
 
+/* A transaction and a script see one instant (Redis 7.0): a key whose TTL
+ * passes while they run still reads as there. The script waits on TIME
+ * until 5 ms went by, so the key (PX 1) is past its TTL by wall clock. */
+#define WAIT_5MS                                                                                   \
+    "local t = redis.call('TIME') local s = t[1] * 1000000 + t[2] "                                \
+    "repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] - s >= 5000 "
+
+static void one_instant(void)
+{
+    A("FLUSHALL");
+    A("EVAL",
+      "redis.call('SET', KEYS[1], 'v', 'PX', 1) " WAIT_5MS "return redis.call('GET', KEYS[1])", "1",
+      "s");
+    A("MULTI");
+    A("SET", "m", "v", "PX", "1");
+    A("EVAL", WAIT_5MS "return 1", "0");
+    A("GET", "m");
+    A("EXEC");
+    usleep(20 * 1000);
+    A("GET", "m");
+    A("GET", "s");
+}
+
 /* goblin-core only: the queue is bounded by client-query-buffer-limit. */
 static void queue_limit(void)
 {
@@ -398,6 +421,7 @@ static void run_all(void)
     watch_invalidation();
     watch_lifecycle();
     watch_expiry();
+    one_instant();
 }
 
 int main(void)

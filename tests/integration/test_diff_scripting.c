@@ -381,6 +381,11 @@ static void dump_restore(void)
     A("SET", "kk", "vv");
     A("FCALL", "f1", "0", "arg");
     A("FCALL_RO", "f2", "1", "kk");
+    /* Function names are case-insensitive (library names are not). */
+    A("FCALL", "F1", "0", "arg");
+    A("FCALL_RO", "F2", "1", "kk");
+    A("FUNCTION", "LOAD",
+      "#!lua name=other\nredis.register_function('F1', function() return 1 end)");
     A("FUNCTION", "LIST", "LIBRARYNAME", "two", "WITHCODE");
     A("FUNCTION", "STATS");
     /* (FUNCTION DUMP of two libraries is not compared: Redis orders them

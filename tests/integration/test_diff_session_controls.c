@@ -45,6 +45,17 @@ static void client_reply(void)
     A("CLIENT", "REPLY", "MAYBE");
     A("CLIENT", "REPLY");
     A("CLIENT", "REPLY", "ON", "x");
+    /* Pub/Sub acknowledgements are pushes: OFF and SKIP do not drop them
+     * (Redis's CLIENT_PUSHING), in RESP2 as in RESP3. */
+    SILENT("CLIENT", "REPLY", "OFF");
+    A("SUBSCRIBE", "rc1"); /* one ack per command: A() reads one reply */
+    SILENT("CLIENT", "REPLY", "SKIP");
+    A("PSUBSCRIBE", "rc*");
+    A("UNSUBSCRIBE");
+    A("PUNSUBSCRIBE", "rc*");
+    A("PUNSUBSCRIBE");
+    A("CLIENT", "REPLY", "ON");
+    A("PING");
     /* Inside a transaction the queued reply mode applies from EXEC on. */
     A("MULTI");
     A("CLIENT", "REPLY", "ON");

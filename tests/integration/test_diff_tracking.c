@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "diff.h"
 
@@ -242,6 +243,23 @@ static void bcast_mode(void)
     A("PING");
     B("SET", "theirs", "1");
     PUSH_A(">2\r\n$10\r\ninvalidate\r\n*1\r\n$6\r\ntheirs\r\n");
+    /* An expiry is no client's change: NOLOOP still announces it, also
+     * when this client's own read deletes the key (or active expiry did). */
+    A("SET", "short", "1", "PX", "1");
+    A("PING");
+    usleep(20 * 1000);
+    struct rconn *sides[] = {&d.g, &d.r};
+    for (int i = 0; i < 2; i++) {
+        rconn_send(sides[i], "GET", "short", NULL);
+        /* The push comes before the reply when active expiry was first. */
+        char *first = rconn_read_reply(sides[i], NULL);
+        char *second = rconn_read_reply(sides[i], NULL);
+        bool pushed_first = first && first[0] == '>';
+        CHECK_STR(pushed_first ? first : second, INV("5\r\nshort"));
+        CHECK_STR(pushed_first ? second : first, "_\r\n");
+        free(first);
+        free(second);
+    }
     A("CLIENT", "TRACKING", "off");
 }
 
