@@ -328,6 +328,7 @@ struct run {
     struct bench_conn *sub;  /* the subscriber, once PUBSUB needs it */
     struct bench_fixture_state state;
     bool seeded[BENCH_FIXTURE_COUNT];
+    bool script_loaded;   /* EVALSHA's script */
     uint64_t *samples_ns; /* o->samples entries, reused by every op */
     FILE *csv;
     bool progress;
@@ -346,6 +347,10 @@ static int run_prepare(struct run *r, enum bench_op_id op)
             return -1;
         }
         r->seeded[fixture] = true;
+    }
+    if (op == BENCH_OP_EVALSHA && !r->script_loaded) {
+        if (bench_script_load(r->conn, r->wire) != 0) return -1;
+        r->script_loaded = true;
     }
     if (bench_op_needs_subscriber(op) && !r->sub) {
         r->sub = open_conn(r->transport, &r->o->target, r->wire, "subscriber");

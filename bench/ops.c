@@ -276,9 +276,13 @@ static int seed_string(struct bench_conn *conn, const struct bench_wire *wire)
     char expected[BENCH_STEP_CAP];
     int n = wire->encode_status(expected, sizeof expected, "OK");
     const char *set[] = {"SET", BENCH_KEY_STRING, values[0]};
-    if (bench_call(conn, wire, "fixture SET", 3, set, expected, (size_t)n) < 0) return -1;
-    /* EVALSHA's script, so that op reads the same fixture. */
-    n = wire->encode_bulk(expected, sizeof expected, BENCH_SCRIPT_SHA, 40);
+    return bench_call(conn, wire, "fixture SET", 3, set, expected, (size_t)n);
+}
+
+int bench_script_load(struct bench_conn *conn, const struct bench_wire *wire)
+{
+    char expected[BENCH_STEP_CAP];
+    int n = wire->encode_bulk(expected, sizeof expected, BENCH_SCRIPT_SHA, 40);
     const char *load[] = {"SCRIPT", "LOAD", BENCH_SCRIPT};
     return bench_call(conn, wire, "fixture SCRIPT LOAD", 3, load, expected, (size_t)n);
 }

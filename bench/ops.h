@@ -21,7 +21,7 @@
  *           pipeline does -> +OK +QUEUED +QUEUED *2 +OK <value> (RESP)
  * and a script
  *   EVALSHA EVALSHA of "return redis.call('GET', KEYS[1])" (loaded with
- *           SCRIPT LOAD when the string fixture is seeded) with the string
+ *           SCRIPT LOAD before the first EVALSHA) with the string
  *           key as KEYS[1]     -> the current value, as GET
  * and the floor operation
  *   ECHO    a RESP PING's bytes sent to a plain echo server (echo_floor.c),
@@ -129,6 +129,10 @@ int bench_plan_build(enum bench_op_id op, const struct bench_wire *wire,
 /* Updates the fixture model after `total` operations of op's distribution. */
 void bench_fixture_advance(enum bench_op_id op, const struct bench_plan *plan, uint64_t total,
                            struct bench_fixture_state *state);
+
+/* SCRIPT LOAD of EVALSHA's script (only for that op: a server without
+ * scripting still measures the others). */
+int bench_script_load(struct bench_conn *conn, const struct bench_wire *wire);
 
 /*
  * (Re)creates one fixture on the server through conn (outside any timed
