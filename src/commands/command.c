@@ -354,6 +354,30 @@ static bool refused_in_subscribed(const struct cmd_request *req, const struct co
     return true;
 }
 
+static void or_queued_flags(const struct command *cmd, int argc, const char **argv,
+                            const size_t *argv_len, void *arg)
+{
+    (void)argc, (void)argv, (void)argv_len;
+    *(uint32_t *)arg |= cmd->flags;
+}
+
+/* What Redis's processCommand() refuses past maxmemory when nothing more
+ * can be evicted: a command that may grow the data set, EXEC of a
+ * transaction holding one, and inside MULTI anything but EXEC, DISCARD,
+ * QUIT and RESET (queuing itself takes memory). */
+static bool refused_on_oom(const struct cmd_request *req, const struct command *cmd)
+{
+    if (cmd->flags & CMD_DENYOOM) return true;
+    if (!req->multi || !multi_is_queuing(req->multi)) return false;
+    const char *name = cmd->full_name;
+    if (strcmp(name, "exec") == 0) {
+        uint32_t flags = 0;
+        multi_foreach_queued(req->multi, or_queued_flags, &flags);
+        return flags & CMD_DENYOOM;
+    }
+    return strcmp(name, "discard") != 0 && strcmp(name, "quit") != 0 && strcmp(name, "reset") != 0;
+}
+
 /* command_check()'s checks after authentication while a hooked feature is
  * on (command_hooks.h), each under its own condition, in Redis's order. */
 static __attribute__((noinline)) struct command *command_check_hooked(const struct cmd_request *req,
@@ -373,9 +397,13 @@ static __attribute__((noinline)) struct command *command_check_hooked(const stru
      * allocation, connection buffers included, as Redis counts it (it
      * excludes only replica and AOF buffers, which goblin-core has not). */
     if (config.maxmemory && evict_perform((size_t)config.maxmemory) == EVICT_FAIL &&
-        (cmd->flags & CMD_DENYOOM)) {
-        reply_error(r, "OOM command not allowed when used memory > 'maxmemory'.");
+        refused_on_oom(req, cmd)) {
+        static const char oom[] = "OOM command not allowed when used memory > 'maxmemory'.";
         cmd->rejected_calls++;
+        if (strcmp(cmd->full_name, "exec") == 0)
+            multi_exec_rejected(req->multi, r, oom);
+        else
+            reply_error(r, oom);
         return NULL;
     }
     /* Redis's check order: after maxmemory, before the subscribed context. */
@@ -465,13 +493,6 @@ admit:
     if (__builtin_expect(command_hooks != 0, 0)) return command_check_hooked(req, cmd);
     if (refused_in_subscribed(req, cmd)) return NULL;
     return cmd;
-}
-
-static void or_queued_flags(const struct command *cmd, int argc, const char **argv,
-                            const size_t *argv_len, void *arg)
-{
-    (void)argc, (void)argv, (void)argv_len;
-    *(uint32_t *)arg |= cmd->flags;
 }
 
 /* Whether the pause in force holds this request (Redis 7.0's processCommand:

@@ -8,7 +8,8 @@
  * SWAPDB, MOVE, RENAME) — including the changes that must NOT invalidate
  * (no-op writes, another database, a key absent on FLUSHDB). A third client
  * shows every watcher of a key is invalidated and a watcher that disconnects
- * leaves nothing behind (the ASan variant of this test checks the latter).
+ * leaves nothing behind (the ASan variant of this test checks the latter);
+ * transactions past maxmemory.
  * Goblin-only: the queued transaction is bounded by
  * client-query-buffer-limit.
  */
@@ -414,6 +415,34 @@ static void queue_limit(void)
     free(r);
 }
 
+/* Past maxmemory (noeviction, nothing to evict) Redis refuses EXEC of a
+ * transaction holding a command that may grow the data set (EXECABORT
+ * naming the OOM error), and inside MULTI refuses queuing anything but
+ * EXEC, DISCARD, QUIT and RESET; EXEC of reads alone still runs. */
+static void oom_in_transaction(void)
+{
+    A("FLUSHALL");
+    A("SET", "x", "1");
+    A("MULTI");
+    A("SET", "x", "2");
+    A("GET", "x");
+    B("CONFIG", "SET", "maxmemory", "1");
+    A("EXEC");
+    A("GET", "x");
+    A("MULTI");
+    A("GET", "x");
+    A("DISCARD");
+    B("CONFIG", "SET", "maxmemory", "0");
+    A("MULTI");
+    A("GET", "x");
+    B("CONFIG", "SET", "maxmemory", "1");
+    A("EXEC");
+    A("MULTI");
+    A("GET", "x");
+    B("CONFIG", "SET", "maxmemory", "0");
+    A("EXEC");
+}
+
 static void run_all(void)
 {
     queue_errors();
@@ -422,6 +451,7 @@ static void run_all(void)
     watch_lifecycle();
     watch_expiry();
     one_instant();
+    oom_in_transaction();
 }
 
 int main(void)
