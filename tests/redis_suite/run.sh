@@ -39,6 +39,9 @@ UNITS=(
     unit/bitops
     unit/bitfield
     unit/dump
+    unit/protocol
+    unit/info-command
+    unit/quit
 )
 
 # Tests left out, one per line with the reason (runtest --skiptest: a
