@@ -247,6 +247,14 @@ shared_stop() {
     return 0
 }
 
+# cell_label SERVER TP WIRE MODE: a cell's label (the send mode only when
+# the transport has one).
+cell_label() {
+    local label=$1-$2-$3
+    [ "$4" != - ] && label=$label-$4
+    echo "$label"
+}
+
 # run_cell LABEL SERVER TRANSPORT PROVIDER WIRE SEND_MODE OPS
 run_cell() {
     local label=$1 server=$2 transport=$3 provider=$4 wire=$5 mode=$6 ops=$7
@@ -334,9 +342,8 @@ for transport in $(split "$TRANSPORTS"); do
                     [ "$mode" != - ] && name=$name-$mode
                     shared_start "$server" "$transport" "$provider" "$mode" "$name" "$sbe"
                     for wire in "${wires[@]}"; do
-                        label=$server-$tp-$wire
-                        [ "$mode" != - ] && label=$label-$mode
-                        run_cell "$label" "$server" "$transport" "$provider" "$wire" "$mode" "$OPS"
+                        run_cell "$(cell_label "$server" "$tp" "$wire" "$mode")" "$server" \
+                            "$transport" "$provider" "$wire" "$mode" "$OPS"
                     done
                     shared_stop
                 done
@@ -345,9 +352,8 @@ for transport in $(split "$TRANSPORTS"); do
             for wire in $(split "$WIRES"); do
                 applicable "$server" "$transport" "$wire" || continue
                 for mode in $(transport_send_modes "$transport"); do
-                    label=$server-$tp-$wire
-                    [ "$mode" != - ] && label=$label-$mode
-                    run_cell "$label" "$server" "$transport" "$provider" "$wire" "$mode" "$OPS"
+                    run_cell "$(cell_label "$server" "$tp" "$wire" "$mode")" "$server" \
+                        "$transport" "$provider" "$wire" "$mode" "$OPS"
                 done
             done
         done
