@@ -345,7 +345,9 @@ static int ring_endpoint_poll(struct ring_endpoint *ep)
         if (ep->has_partial) {
             conn_on_readable(c);
             work++;
-        } else if (ep->sq.corrupt) {
+        } else if (!ep->sq.corrupt) {
+            goblin_ring_prefetch_next(&ep->sq);
+        } else {
             log_warning_limited(&ep->warnings,
                                 "%s: malformed SQ record at position %llu: session ended", ep->path,
                                 (unsigned long long)ep->sq.pos);
