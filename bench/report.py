@@ -314,10 +314,13 @@ def main():
         rows = []
         # fabric: goblin-fabric-floor rows here; fi_pingpong (no rows) below
         for f in (f for f in floors if f.transport != "fabric" or "ECHO" in f.ops):
-            r = f.ops.get("ECHO")
-            rows.append([f.label, f.transport, f.provider, f.status] + (
-                [fmt(r["min_us"]), fmt(r["p50_us"]), fmt(r["p99_us"]), fmt(r["p9999_us"]),
-                 fmt(r["max_us"]), fmt(r["mean_us"])] if r else ["—"] * 6))
+            # The ring floor's RECORD: its protocol's records echoed (no server).
+            for op in ("ECHO", "RECORD") if "RECORD" in f.ops else ("ECHO",):
+                r = f.ops.get(op)
+                label = f.label if op == "ECHO" else f"{f.label} ({op})"
+                rows.append([label, f.transport, f.provider, f.status] + (
+                    [fmt(r["min_us"]), fmt(r["p50_us"]), fmt(r["p99_us"]), fmt(r["p9999_us"]),
+                     fmt(r["max_us"]), fmt(r["mean_us"])] if r else ["—"] * 6))
         out.append(table(["floor", "transport", "provider", "status", "min µs", "p50 µs",
                           "p99 µs", "p99.99 µs", "max µs", "mean µs"], rows) + "\n")
 
@@ -448,6 +451,13 @@ def main():
                        and floor_ratio is not None and floor_ratio <= SBE_RING_FLOOR_GOAL)
                 line += (f"; SBE PING p50 {fmt(ping)} µs, ÷ floor {fmt(fp)} µs = "
                          f"{fmt_ratio(floor_ratio)}: {'met' if met else 'missed'}.")
+                record = next((f.ops["RECORD"]["p50_us"] for f in floors
+                               if f.transport == "ring" and "RECORD" in f.ops), None)
+                resp_avg = resp.average("p50_us", common)
+                if record is not None and resp_avg is not None:
+                    line += (f" The speed-up needs SBE's average p50 at or below "
+                             f"{fmt(resp_avg / SBE_RING_SPEEDUP_GOAL)} µs; the ring protocol's own "
+                             f"round trip with no server (RECORD floor) is {fmt(record)} µs.")
             else:
                 slower = [f"{op} {label} ({fmt(sbe.ops[op][col])} vs {fmt(resp.ops[op][col])})"
                           for op in common for col, label in (("p50_us", "p50"),

@@ -70,3 +70,14 @@ for png in average_p50 percentiles_PING percentiles_SET percentiles_GET percenti
     grep -qF "(plots/$png.png)" "$R" || fail "report.md does not reference $png.png"
 done
 echo "matrix.sh: OK"
+
+# The ring floor (matrix.sh runs it for ring cells): its three modes, each
+# with every round trip checked (RECORD compares each echoed record with
+# what it sent and exits 1 on a difference).
+"$GOBLIN_BUILD_DIR/goblin-cacheline-floor" --samples 300 --warmup 30 --csv "$TMP/ring-floor.csv" \
+    >"$TMP/ring-floor.txt" || fail "goblin-cacheline-floor exited $?"
+for op in LINE ECHO RECORD; do
+    grep -q "^floor-ring,floor,ring,resp,na,$op,300,30," "$TMP/ring-floor.csv" \
+        || fail "ring floor CSV lacks $op: $(cat "$TMP/ring-floor.csv")"
+done
+echo "goblin-cacheline-floor: OK"
