@@ -118,8 +118,12 @@ FAILED=0
 TOTAL=0
 
 # The ring floor: two threads bouncing cache lines, pinned like the cells.
+# Run before the ring cells and again after every cell (floor-ring-after):
+# the host may move the vCPUs meanwhile, which changes every ring figure
+# (docs/benchmarks.md), and report.py says so when the two differ.
 run_ring_floor() {
-    local label=floor-ring dir=$OUT/cells/floor-ring status=ok rc=0 message=
+    local label=${1:-floor-ring} status=ok rc=0 message=
+    local dir=$OUT/cells/$label
     TOTAL=$((TOTAL + 1))
     mkdir -p "$dir"
     printf '[%s] %-28s ' "$(date -u +%H:%M:%S)" "$label" >&2
@@ -359,6 +363,8 @@ for transport in $(split "$TRANSPORTS"); do
         done
     done
 done
+
+if [ "$FLOORS" = 1 ] && [[ ",$TRANSPORTS," == *,ring,* ]]; then run_ring_floor floor-ring-after; fi
 
 # Aggregate CSV: the one header, then every cell's rows in run order.
 first=1

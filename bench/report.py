@@ -142,6 +142,26 @@ def gnuplot_quote(text):
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def placement_warnings(floors):
+    """Sentences for floors measured before and after the cells (the ring's)
+    whose ECHO p50 differ by more than a quarter: the host moved the vCPUs
+    during the run."""
+    by_label = {f.label: f for f in floors}
+    out = []
+    for after in (f for f in floors if f.label.endswith("-after")):
+        before = by_label.get(after.label[:-len("-after")])
+        if not before or "ECHO" not in before.ops or "ECHO" not in after.ops:
+            continue
+        a, b = before.ops["ECHO"]["p50_us"], after.ops["ECHO"]["p50_us"]
+        if max(a, b) > 1.25 * min(a, b):
+            out.append(f"**{before.label} moved during the run**: ECHO p50 {fmt(a)} µs before "
+                       f"the cells, {fmt(b)} µs after. The host placed the vCPUs differently "
+                       "between the two (docs/benchmarks.md, Floors), so this run's "
+                       f"{before.transport} figures may mix two placements; compare them only "
+                       "with a run whose floors agree.")
+    return out
+
+
 def write_plots(results, ranked, incomplete, floors, ops, requested, render):
     """Percentile curves per op and the average-p50 bar chart (PNG)."""
     plots = os.path.join(results, "plots")
@@ -227,7 +247,10 @@ def main():
 
     floors = [c for c in configs if c.server == "floor"]
     servers = [c for c in configs if c.server != "floor"]
-    floor_of = {f.path: f for f in floors if "ECHO" in f.ops}
+    # A floor measured again after the cells (floor-ring-after) is shown and
+    # compared, never used as a divisor.
+    floor_of = {f.path: f for f in floors if "ECHO" in f.ops and not f.label.endswith("-after")}
+    placement_moved = placement_warnings(floors)
     pingpong = load_pingpong(results)
     redis_of = {c.path: c for c in servers if c.server == "redis" and c.wire == "resp"}
 
@@ -323,6 +346,7 @@ def main():
                      fmt(r["max_us"]), fmt(r["mean_us"])] if r else ["—"] * 6))
         out.append(table(["floor", "transport", "provider", "status", "min µs", "p50 µs",
                           "p99 µs", "p99.99 µs", "max µs", "mean µs"], rows) + "\n")
+        out += [w + "\n" for w in placement_moved]
 
     raw_floors = [f for f in floors if f.transport == "fabric" and "ECHO" in f.ops]
     if raw_floors:
@@ -449,6 +473,8 @@ def main():
                 floor_ratio = ratio(ping, fp) if fp else None
                 met = (speedup is not None and speedup >= SBE_RING_SPEEDUP_GOAL
                        and floor_ratio is not None and floor_ratio <= SBE_RING_FLOOR_GOAL)
+                if placement_moved:
+                    line += " (the ring floor moved during this run: see Transport floors)"
                 line += (f"; SBE PING p50 {fmt(ping)} µs, ÷ floor {fmt(fp)} µs = "
                          f"{fmt_ratio(floor_ratio)}: {'met' if met else 'missed'}.")
                 record = next((f.ops["RECORD"]["p50_us"] for f in floors

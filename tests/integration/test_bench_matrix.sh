@@ -81,3 +81,30 @@ for op in LINE ECHO RECORD; do
         || fail "ring floor CSV lacks $op: $(cat "$TMP/ring-floor.csv")"
 done
 echo "goblin-cacheline-floor: OK"
+
+# A ring cell: the ring floor runs before the cells and again after them,
+# and the report says when the two disagree (the host moved the vCPUs).
+SERVERS=goblin TRANSPORTS=ring WIRES=resp OPS=PING SAMPLES=200 WARMUP=20 SERVER_CPU= CLIENT_CPU= \
+    RESULTS_ROOT=$TMP/ring BUILD_DIR=$GOBLIN_BUILD_DIR bash "$ROOT/bench/matrix.sh" \
+    || fail "ring matrix.sh exited $?"
+RING=$(echo "$TMP"/ring/*/)
+[ "$(cut -f1,7 "$RING/cells.tsv" | tail -n +2 | paste -sd' ')" = \
+    "floor-ring	ok goblin-ring-resp	ok floor-ring-after	ok" ] || fail "ring cells: $(cat "$RING/cells.tsv")"
+grep -q '^| floor-ring-after | ring |' "$RING/report.md" || fail "report lacks the after floor"
+# Same placement in this run's two floors unless the host moved the vCPUs:
+# double the after floor's ECHO p50 and the report must flag it.
+python3 - "$RING/aggregate.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for r in rows:
+    if r["label"] == "floor-ring-after" and r["op"] == "ECHO":
+        r["p50_us"] = str(float(r["p50_us"]) * 2)
+with open(sys.argv[1], "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=list(rows[0]))
+    w.writeheader()
+    w.writerows(rows)
+PY
+python3 "$ROOT/bench/report.py" "$RING" >/dev/null || fail "report.py on the edited ring run"
+grep -q '^\*\*floor-ring moved during the run\*\*: ECHO p50 ' "$RING/report.md" \
+    || fail "report does not flag a floor that moved"
+echo "matrix.sh ring floors: OK"
