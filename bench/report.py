@@ -481,9 +481,13 @@ def main():
                                if f.transport == "ring" and "RECORD" in f.ops), None)
                 resp_avg = resp.average("p50_us", common)
                 if record is not None and resp_avg is not None:
+                    sbe_avg = sbe.average("p50_us", common)
                     line += (f" The speed-up needs SBE's average p50 at or below "
                              f"{fmt(resp_avg / SBE_RING_SPEEDUP_GOAL)} µs; the ring protocol's own "
-                             f"round trip with no server (RECORD floor) is {fmt(record)} µs.")
+                             f"round trip with no server (RECORD floor) is {fmt(record)} µs. Above "
+                             f"that floor: SBE {fmt(sbe_avg - record)} µs, RESP "
+                             f"{fmt(resp_avg - record)} µs (SBE ÷ RESP "
+                             f"{fmt_ratio(ratio(sbe_avg - record, resp_avg - record))}).")
             else:
                 slower = [f"{op} {label} ({fmt(sbe.ops[op][col])} vs {fmt(resp.ops[op][col])})"
                           for op in common for col, label in (("p50_us", "p50"),
