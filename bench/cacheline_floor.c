@@ -15,8 +15,8 @@
  *         PING as an SQ record, the server thread takes it (peek, copy aside,
  *         consume; prefetching while it waits, as the server does) and writes
  *         it back as a CQ record, the client copies it out and checks it.
- *         What a server on a ring answering with no work at all would take:
- *         a ring configuration's p50 minus this is the server's own cost.
+ *         What a ring server answering at once, with no work at all, would
+ *         take (one that works first pays more than its work: docs/sbe.md).
  *
  *   goblin-cacheline-floor --client-cpu A --server-cpu B [--samples N] [--warmup N]
  *                          [--label L] [--csv FILE]
@@ -46,7 +46,6 @@ struct lines {
 };
 
 static struct lines shared;
-
 static int server_cpu = -1;
 
 static void pin(int cpu)
@@ -73,10 +72,11 @@ static inline void relax(void)
 #define RECORD_QUEUE_BYTES 65536u
 static const char record_message[] = "*1\r\n$4\r\nPING\r\n";
 static struct goblin_ring_queue server_sq, server_cq, client_sq, client_cq;
+static unsigned char *record_memory;
 
 static void records_init(void)
 {
-    unsigned char *mem = aligned_alloc(4096, 2 * RECORD_QUEUE_BYTES);
+    unsigned char *mem = record_memory = aligned_alloc(4096, 2 * RECORD_QUEUE_BYTES);
     if (!mem) {
         perror("goblin-cacheline-floor: queues");
         exit(1);
@@ -246,6 +246,7 @@ int main(int argc, char **argv)
     atomic_store_explicit(&shared.mode, 0, memory_order_release);
     pthread_join(t, NULL);
     if (csv) fclose(csv);
+    free(record_memory);
     free(buf);
     return 0;
 }
