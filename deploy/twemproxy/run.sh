@@ -18,7 +18,8 @@
 #                 this one by a veth pair, listening on 10.SUBNET.I.2:6379, so
 #                 proxy-to-node traffic crosses a real interface (root needed);
 #                 0 = nodes on 127.0.0.1:NODE_PORT+I-1 [0]
-#   SUBNET        second octet of the 10.SUBNET.I.0/30 links [from the PID]
+#   SUBNET        second octet of the 10.SUBNET.I.0/30 links [the first one free
+#                 from one picked by the PID]
 #   NODE_PORT     first node port without NETNS [7001]
 #   PROXY_ADDR    [127.0.0.1]   PROXY_PORT [22121]   STATS_PORT [22222]
 #   NUTCRACKER    proxy binary [nutcracker]
@@ -100,11 +101,24 @@ make_link() {
     echo "$ns"
 }
 
+# free_subnet: X of a 10.X.0.0/16 no interface here has an address in,
+# from 100..249 starting at one picked from the pid (a stale deployment
+# left by a killed run, or another namespace test, keeps its subnet).
+free_subnet() {
+    local start=$(($$ % 150)) used k
+    used=$(ip -4 -o addr show 2>/dev/null | awk '{ print $4 }')
+    for k in $(seq 0 149); do
+        local s=$((100 + (start + k) % 150))
+        grep -q "^10\.$s\." <<<"$used" || { echo "$s"; return; }
+    done
+    echo $((100 + start))
+}
+
 cmd_start() {
     local dir=$1 nodes=${2:-3}
     mkdir -p "$dir"
     : >"$dir/env"
-    SUBNET=${SUBNET:-$((100 + $$ % 150))}
+    SUBNET=${SUBNET:-$(free_subnet)}
     echo "NODES=$nodes" >>"$dir/env"
     [ "$NETNS" = 1 ] && sysctl -qw net.ipv4.ip_forward=1
     local servers=""
