@@ -378,6 +378,17 @@ static bool refused_on_oom(const struct cmd_request *req, const struct command *
     return strcmp(name, "discard") != 0 && strcmp(name, "quit") != 0 && strcmp(name, "reset") != 0;
 }
 
+/* Refuses cmd with `why`, counted; EXEC's refusal also discards its
+ * transaction (EXECABORT, as Redis's rejectCommand()). */
+static void reject_with_abort(const struct cmd_request *req, struct command *cmd, const char *why)
+{
+    cmd->rejected_calls++;
+    if (strcmp(cmd->full_name, "exec") == 0)
+        multi_exec_rejected(req->multi, req->reply, why);
+    else
+        reply_error(req->reply, why);
+}
+
 /* command_check()'s checks after authentication while a hooked feature is
  * on (command_hooks.h), each under its own condition, in Redis's order. */
 static __attribute__((noinline)) struct command *command_check_hooked(const struct cmd_request *req,
@@ -398,12 +409,7 @@ static __attribute__((noinline)) struct command *command_check_hooked(const stru
      * excludes only replica and AOF buffers, which goblin-core has not). */
     if (config.maxmemory && evict_perform((size_t)config.maxmemory) == EVICT_FAIL &&
         refused_on_oom(req, cmd)) {
-        static const char oom[] = "OOM command not allowed when used memory > 'maxmemory'.";
-        cmd->rejected_calls++;
-        if (strcmp(cmd->full_name, "exec") == 0)
-            multi_exec_rejected(req->multi, r, oom);
-        else
-            reply_error(r, oom);
+        reject_with_abort(req, cmd, "OOM command not allowed when used memory > 'maxmemory'.");
         return NULL;
     }
     /* Redis's check order: after maxmemory, before the subscribed context. */
@@ -424,11 +430,7 @@ static __attribute__((noinline)) struct command *command_check_hooked(const stru
     /* A busy script serves the others from its hook: only the allow-busy
      * commands run (Redis's check, after the subscribed context). */
     if (script_busy_reply && !(cmd->flags & CMD_ALLOW_BUSY)) {
-        cmd->rejected_calls++;
-        if (strcmp(cmd->full_name, "exec") == 0)
-            multi_exec_rejected(req->multi, r, script_busy_reply);
-        else
-            reply_error(r, script_busy_reply);
+        reject_with_abort(req, cmd, script_busy_reply);
         return NULL;
     }
     return cmd;
