@@ -24,6 +24,7 @@
 
 #include "commands/command.h"
 #include "commands/script_lua.h"
+#include "commands/script_sandbox.h"
 #include "persist/rdb.h"
 #include "persist/rdb_io.h"
 #include "server/config.h"
@@ -369,7 +370,9 @@ static struct fn_library *library_create(const char *code, size_t len, struct fn
     script_lua_set_loading(L, true);
     load_started_us = clock_mono_us();
     lua_sethook(L, load_timeout_hook, LUA_MASKCOUNT, 100000);
+    script_sandbox_enforce(L, true);
     int rc = lua_pcall(L, 0, 0, 0);
+    script_sandbox_enforce(L, false);
     lua_sethook(L, NULL, 0, 0);
     script_lua_set_loading(L, false);
     loading = NULL;
