@@ -93,6 +93,7 @@ static void busy_end(struct script_state *st)
 static void run_hook(lua_State *L, lua_Debug *ar)
 {
     (void)ar;
+    script_sandbox_hook_period(L, BUSY_HOOK_INSTRUCTIONS);
     struct script_state *st = current;
     if (!st) return;
     if (!st->busy && !st->killed) {
@@ -759,5 +760,5 @@ void script_lua_run(lua_State *L, struct cmd_ctx *ctx, const struct script_run *
         script_reply_value(L, ctx->reply, st.resp);
     }
     lua_settop(L, handler - 1);
-    script_sandbox_gc_step(L);
+    script_sandbox_after_run(L);
 }

@@ -25,6 +25,7 @@
 /* --- the heap --------------------------------------------------------------- */
 
 struct sandbox_heap {
+    lua_State *L;
     size_t used;
     bool enforce;    /* a script is running: lua-memory-limit applies */
     int gc_step_ref; /* registry refs of the protected GC functions */
@@ -43,8 +44,15 @@ static void *heap_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         return NULL;
     }
     if (h->enforce && nsize > osize && config.lua_memory_limit > 0 &&
-        h->used - osize + nsize > (unsigned long long)config.lua_memory_limit)
+        h->used - osize + nsize > (unsigned long long)config.lua_memory_limit) {
+        /* The run's count hook fires at the next instruction, so that a
+         * script failing allocation after allocation (pcall in a loop)
+         * still sees SCRIPT KILL: its C calls run few instructions. Only
+         * fields are set: lua_sethook may be called anywhere. */
+        lua_Hook hook = lua_gethook(h->L);
+        if (hook) lua_sethook(h->L, hook, lua_gethookmask(h->L), 1);
         return NULL;
+    }
     void *p = realloc(ptr, nsize);
     if (p) h->used = h->used - osize + nsize;
     return p;
@@ -85,6 +93,7 @@ lua_State *script_sandbox_newstate(void)
         log_warning("cannot create a Lua state: out of memory");
         abort();
     }
+    h->L = L;
     lua_atpanic(L, sandbox_panic);
     /* Kept in the registry so that each run's step pushes no new closure. */
     lua_pushcfunction(L, gc_step);
@@ -99,16 +108,29 @@ void script_sandbox_enforce(lua_State *L, bool on)
     heap_of(L)->enforce = on;
 }
 
+void script_sandbox_hook_period(lua_State *L, int count)
+{
+    int mask = lua_gethookmask(L);
+    if ((mask & LUA_MASKCOUNT) && lua_gethookcount(L) != count)
+        lua_sethook(L, lua_gethook(L), mask, count);
+}
+
 size_t script_sandbox_heap_bytes(lua_State *L)
 {
     return heap_of(L)->used;
 }
 
 /* Finalizers only come from C libraries here (newproxy is gone), but a
- * step still runs them: in a protected call, so none reaches the panic. */
-void script_sandbox_gc_step(lua_State *L)
+ * collection still runs them: in a protected call, so none reaches the
+ * panic. A full one when the heap holds more than half the limit: a
+ * script that ended at the limit leaves that much garbage, and Lua 5.1
+ * collects nothing before failing the next script's allocation. */
+void script_sandbox_after_run(lua_State *L)
 {
-    lua_rawgeti(L, LUA_REGISTRYINDEX, heap_of(L)->gc_step_ref);
+    struct sandbox_heap *h = heap_of(L);
+    bool full =
+        config.lua_memory_limit > 0 && h->used > (unsigned long long)config.lua_memory_limit / 2;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, full ? h->gc_collect_ref : h->gc_step_ref);
     if (lua_pcall(L, 0, 0, 0) != 0) lua_pop(L, 1);
 }
 
@@ -339,7 +361,11 @@ static int sandbox_pcall(lua_State *L)
     luaL_checkany(L, 1);
     lua_pushboolean(L, 1);
     lua_insert(L, 1);
-    if (lua_pcall(L, argc - 1, LUA_MULTRET, 0)) {
+    int status = lua_pcall(L, argc - 1, LUA_MULTRET, 0);
+    /* Lua 5.1 collects nothing before failing an allocation: what the
+     * failed call built is garbage the script could not allocate past. */
+    if (status == LUA_ERRMEM) lua_gc(L, LUA_GCCOLLECT, 0);
+    if (status != 0) {
         lua_remove(L, 1);
         if (lua_istable(L, -1)) {
             lua_getfield(L, -1, "err");
@@ -538,7 +564,8 @@ static int sandbox_bit_tohex(lua_State *L)
 #define JSON_MAX_BYTES (1u << 30)
 
 struct json_budget {
-    double total; /* worst-case output bytes so far */
+    double total;     /* worst-case output bytes so far */
+    long long visits; /* values walked: a table shared many times over is walked each time */
     int max_depth;
     bool sparse_convert;
     double sparse_ratio, sparse_safe;
@@ -608,8 +635,14 @@ static enum json_walk json_estimate_table(lua_State *L, int index, int depth, st
     return JSON_FITS;
 }
 
+/* The walk runs in C, out of SCRIPT KILL's reach: past this many values
+ * (16M: a table shared at every level, t = {t, t} forty times, stands
+ * for 2^40) it refuses rather than run for seconds. */
+#define JSON_MAX_VISITS (1LL << 24)
+
 static enum json_walk json_estimate(lua_State *L, int index, int depth, struct json_budget *b)
 {
+    if (++b->visits > JSON_MAX_VISITS) return JSON_TOO_LARGE;
     switch (lua_type(L, index)) {
     case LUA_TSTRING:
         b->total += 6.0 * (double)lua_objlen(L, index) + 2;

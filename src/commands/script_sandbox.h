@@ -57,6 +57,10 @@ struct lua_State *script_sandbox_newstate(void);
  * state, which must never fail half-way). */
 void script_sandbox_enforce(struct lua_State *L, bool on);
 
+/* A refused allocation makes the run's count hook fire at the next
+ * instruction; each count hook calls this first to put its period back. */
+void script_sandbox_hook_period(struct lua_State *L, int count);
+
 /* Bytes the state's Lua heap holds. */
 size_t script_sandbox_heap_bytes(struct lua_State *L);
 
@@ -86,8 +90,10 @@ void script_sandbox_set_globals(struct lua_State *L);
  * Returns lua_load's status with the function or the message pushed. */
 int script_sandbox_load(struct lua_State *L, const char *code, size_t len, const char *chunkname);
 
-/* One incremental GC step in a protected call (after each run). */
-void script_sandbox_gc_step(struct lua_State *L);
+/* After each run (and FUNCTION LOAD's top-level code): one incremental
+ * GC step, or a full collection when the heap holds more than half of
+ * lua-memory-limit, in a protected call. */
+void script_sandbox_after_run(struct lua_State *L);
 
 /* Closes a state: a full collection in a protected call first (Redis's
  * CVE-2024-46981 fix), then lua_close and the allocator's bookkeeping. */
