@@ -45,6 +45,12 @@ static struct rconn bg, br; /* client B */
 #define A(...) diff_check(&d, __VA_ARGS__, NULL)
 #define B(...) diff_check_on(&d, &bg, &br, __VA_ARGS__, NULL)
 
+/* EVAL of each script of a NULL-terminated list, compared. */
+static void eval_each(const char *const *scripts)
+{
+    for (int i = 0; scripts[i]; i++) A("EVAL", scripts[i], "0");
+}
+
 /* Lists a table's keys with their types, sorted: pairs() order is the hash
  * table's, which differs. */
 #define LUA_KEYS_OF                                                                                \
@@ -161,7 +167,7 @@ static void bytecode(void)
         "if i == 2 then collectgarbage() return 'return +' end end, '=named') return e",
         NULL,
     };
-    for (int i = 0; scripts[i]; i++) A("EVAL", scripts[i], "0");
+    eval_each(scripts);
 }
 
 static void read_only(void)
@@ -205,7 +211,7 @@ static void read_only(void)
         "return table.setn(string, 1)",
         NULL,
     };
-    for (int i = 0; writes[i]; i++) A("EVAL", writes[i], "0");
+    eval_each(writes);
     static const char *const reads[] = {
         "return rawget(_G, 'string') == string",
         "return rawget(string, 'upper') == string.upper",
@@ -241,7 +247,7 @@ static void read_only(void)
         "KEYS[1] = 'mine' return KEYS[1]",
         NULL,
     };
-    for (int i = 0; reads[i]; i++) A("EVAL", reads[i], "0");
+    eval_each(reads);
 
     /* The published hijack: client A tries to wrap every string method so
      * that any script's string calls feed its list; client B's script then
@@ -317,7 +323,7 @@ static void crashes(void)
         "return {pcall(collectgarbage, 'bogus')}",
         NULL,
     };
-    for (int i = 0; scripts[i]; i++) A("EVAL", scripts[i], "0");
+    eval_each(scripts);
     A("FUNCTION", "LOAD", "REPLACE",
       "#!lua name=gc\nredis.register_function('gc', function() for i = 1, 1000 do "
       "local p = newproxy(true); getmetatable(p).__gc = function() error('boom') end end "
@@ -370,7 +376,7 @@ static void extreme_arguments(void)
         "return #coroutine.wrap(function() coroutine.yield(string.rep('y', 10)) end)()",
         NULL,
     };
-    for (int i = 0; scripts[i]; i++) A("EVAL", scripts[i], "0");
+    eval_each(scripts);
 }
 
 /* cjson, cmsgpack and struct with the inputs of their CVEs. */
@@ -432,7 +438,7 @@ static void libraries(void)
         "return select('#', struct.unpack(table.concat(t), string.rep('x', 10000)))",
         NULL,
     };
-    for (int i = 0; scripts[i]; i++) A("EVAL", scripts[i], "0");
+    eval_each(scripts);
 }
 
 /* The length of the complete reply at the start of buf, 0 while
@@ -512,8 +518,8 @@ static void deep_replies(void)
     A("EVAL", "local t = {} for i = 1, 100000 do t = {t} end return #cjson.encode(t)", "0");
     A("DEL", "deep");
     A("EVAL",
-      "local t = {} for i = 1, 100000 do t[i] = i end "
-      "for i = 1, 100000, 5000 do redis.call('rpush', 'deep', unpack(t, i, i + 4999)) end "
+      "local t = {} for i = 1, 20000 do t[i] = i end "
+      "for i = 1, 20000, 5000 do redis.call('rpush', 'deep', unpack(t, i, i + 4999)) end "
       "return #redis.call('lrange', 'deep', 0, -1)",
       "0");
     A("EVAL", "redis.setresp(3) return #redis.call('lrange', 'deep', 0, -1)", "0");
@@ -550,7 +556,7 @@ static void crlf(void)
         NULL,
     };
     A("CONFIG", "RESETSTAT");
-    for (int i = 0; scripts[i]; i++) A("EVAL", scripts[i], "0");
+    eval_each(scripts);
     A("INFO", "errorstats");
 }
 
