@@ -56,7 +56,8 @@ static void usage(FILE *f)
         "  --send-mode MODE    send policy, for transports that have them\n"
         "  --ops LIST          comma-separated, default %s;\n"
         "                      ECHO measures an echo server (goblin-echo-floor);\n"
-        "                      MULTI: MULTI, SET, GET, EXEC in one write\n"
+        "                      MULTI: MULTI, SET, GET, EXEC in one write;\n"
+        "                      EVALSHA, EVAL, FCALL: a one-call script / function doing GET\n"
         "  --samples N         measured operations per op (default 200000)\n"
         "  --warmup N          unmeasured operations before them (default 20000)\n"
         "  --label TEXT        configuration name in the output (default server-transport-wire)\n"
@@ -328,7 +329,8 @@ struct run {
     struct bench_conn *sub;  /* the subscriber, once PUBSUB needs it */
     struct bench_fixture_state state;
     bool seeded[BENCH_FIXTURE_COUNT];
-    bool script_loaded;   /* EVALSHA's script */
+    bool script_loaded;   /* EVALSHA's and EVAL's script */
+    bool library_loaded;  /* FCALL's library */
     uint64_t *samples_ns; /* o->samples entries, reused by every op */
     FILE *csv;
     bool progress;
@@ -348,9 +350,13 @@ static int run_prepare(struct run *r, enum bench_op_id op)
         }
         r->seeded[fixture] = true;
     }
-    if (op == BENCH_OP_EVALSHA && !r->script_loaded) {
-        if (bench_script_load(r->conn, r->wire) != 0) return -1;
+    if ((op == BENCH_OP_EVALSHA || op == BENCH_OP_EVAL) && !r->script_loaded) {
+        if (bench_script_load(r->conn, r->wire, op) != 0) return -1;
         r->script_loaded = true;
+    }
+    if (op == BENCH_OP_FCALL && !r->library_loaded) {
+        if (bench_script_load(r->conn, r->wire, op) != 0) return -1;
+        r->library_loaded = true;
     }
     if (bench_op_needs_subscriber(op) && !r->sub) {
         r->sub = open_conn(r->transport, &r->o->target, r->wire, "subscriber");

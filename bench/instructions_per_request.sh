@@ -9,6 +9,11 @@
 #   CLIENTS=1 PIPELINE=1   redis-benchmark's -c and -P (e.g. 50 and 16 for
 #                          the pipelined throughput runs of redis_benchmark.sh)
 #   TESTS=ping_mbulk,set,get  redis-benchmark's -t (the count is per test)
+#   COMMAND='...'          instead of TESTS, one command of your own for
+#                          redis-benchmark, in shell words (quotes kept), e.g.
+#                          COMMAND="EVALSHA d3c21d0c2b9ca22f82737626a27bcaf5d288f99f 1 k"
+#   SETUP='...'            a redis-cli command run once before (same form), e.g.
+#                          SETUP="SCRIPT LOAD \"return redis.call('GET', KEYS[1])\""
 #   EXCLUDE_STARTUP=0      1: also count a run that serves one SET only and
 #                          report the per-request figure without startup and
 #                          shutdown (otherwise included; the same for two
@@ -24,6 +29,11 @@ PIPELINE=${PIPELINE:-1}
 TESTS=${TESTS:-ping_mbulk,set,get}
 IFS=, read -r -a test_list <<<"$TESTS"
 tests=${#test_list[@]}
+COMMAND=${COMMAND:-}
+SETUP=${SETUP:-}
+command_words=() setup_words=()
+[ -n "$COMMAND" ] && { eval "command_words=($COMMAND)"; tests=1; }
+[ -n "$SETUP" ] && eval "setup_words=($SETUP)"
 EXCLUDE_STARTUP=${EXCLUDE_STARTUP:-0}
 command -v valgrind >/dev/null || { echo "valgrind is required" >&2; exit 2; }
 out=$(mktemp -d)
@@ -41,7 +51,11 @@ count() {
     pid=$!
     for _ in $(seq 150); do redis-cli -p "$port" PING >/dev/null 2>&1 && break; sleep 0.2; done
     redis-cli -p "$port" SET key:__rand_int__ xxxxxxxxxxxxxxxx >/dev/null
-    if [ "$1" -gt 0 ]; then
+    if [ ${#setup_words[@]} -gt 0 ]; then redis-cli -p "$port" "${setup_words[@]}" >/dev/null; fi
+    if [ "$1" -gt 0 ] && [ ${#command_words[@]} -gt 0 ]; then
+        redis-benchmark -p "$port" -c "$CLIENTS" -P "$PIPELINE" -n "$1" -q \
+            "${command_words[@]}" >/dev/null
+    elif [ "$1" -gt 0 ]; then
         redis-benchmark -p "$port" -c "$CLIENTS" -P "$PIPELINE" -n "$1" -t "$TESTS" \
             -q >/dev/null
     fi

@@ -25,12 +25,20 @@ static const double scores[2] = {1, 2};
 static const char echo_message[] = "*1\r\n$4\r\nPING\r\n";
 
 static const char *const op_names[BENCH_OP_COUNT] = {
-    "PING", "SET", "GET", "HSET", "HGET", "ZADD", "ZSCORE", "PUBSUB", "ECHO", "MULTI", "EVALSHA",
+    "PING",   "SET",  "GET",   "HSET",    "HGET", "ZADD",  "ZSCORE",
+    "PUBSUB", "ECHO", "MULTI", "EVALSHA", "EVAL", "FCALL",
 };
 
 /* EVALSHA's one-call script and its SHA1 (what SCRIPT LOAD answers). */
 #define BENCH_SCRIPT "return redis.call('GET', KEYS[1])"
 #define BENCH_SCRIPT_SHA "d3c21d0c2b9ca22f82737626a27bcaf5d288f99f"
+
+/* FCALL's library: one function doing the script's GET. */
+#define BENCH_LIBRARY "goblinbench"
+#define BENCH_FUNCTION "goblin_bench_get"
+#define BENCH_LIBRARY_CODE                                                                         \
+    "#!lua name=" BENCH_LIBRARY "\nredis.register_function('" BENCH_FUNCTION                       \
+    "', function(keys) return redis.call('GET', keys[1]) end)"
 
 const char *bench_op_name(enum bench_op_id op)
 {
@@ -47,7 +55,8 @@ int bench_ops_parse(const char *list, enum bench_op_id *ops, char *err, size_t e
         for (int i = 0; i < BENCH_OP_COUNT; i++)
             if (strlen(op_names[i]) == len && strncasecmp(op_names[i], p, len) == 0) found = i;
         if (found < 0) {
-            snprintf(err, err_cap, "--ops: unknown operation '%.*s' (known: %s,ECHO,MULTI,EVALSHA)",
+            snprintf(err, err_cap,
+                     "--ops: unknown operation '%.*s' (known: %s,ECHO,MULTI,EVALSHA,EVAL,FCALL)",
                      (int)len, p, BENCH_OPS_DEFAULT);
             return -1;
         }
@@ -75,6 +84,8 @@ enum bench_fixture bench_op_fixture(enum bench_op_id op)
     case BENCH_OP_GET:
     case BENCH_OP_MULTI:
     case BENCH_OP_EVALSHA:
+    case BENCH_OP_EVAL:
+    case BENCH_OP_FCALL:
         return BENCH_FIXTURE_STRING;
     case BENCH_OP_HSET:
     case BENCH_OP_HGET:
@@ -210,8 +221,16 @@ static int step_build(enum bench_op_id op, const struct bench_wire *wire, unsign
         return 0;
     case BENCH_OP_MULTI:
         return step_transaction(wire, v, step);
-    case BENCH_OP_EVALSHA: {
-        const char *argv[] = {"EVALSHA", BENCH_SCRIPT_SHA, "1", BENCH_KEY_STRING};
+    case BENCH_OP_EVALSHA:
+    case BENCH_OP_EVAL:
+    case BENCH_OP_FCALL: {
+        const char *argv[] = {op == BENCH_OP_EVALSHA ? "EVALSHA"
+                              : op == BENCH_OP_EVAL  ? "EVAL"
+                                                     : "FCALL",
+                              op == BENCH_OP_EVALSHA ? BENCH_SCRIPT_SHA
+                              : op == BENCH_OP_EVAL  ? BENCH_SCRIPT
+                                                     : BENCH_FUNCTION,
+                              "1", BENCH_KEY_STRING};
         if (step_request(step, wire, 4, argv) < 0) return -1;
         return step_reply(step, wire->encode_bulk(reply, cap, values[v], VALUE_LEN));
     }
@@ -279,9 +298,14 @@ static int seed_string(struct bench_conn *conn, const struct bench_wire *wire)
     return bench_call(conn, wire, "fixture SET", 3, set, expected, (size_t)n);
 }
 
-int bench_script_load(struct bench_conn *conn, const struct bench_wire *wire)
+int bench_script_load(struct bench_conn *conn, const struct bench_wire *wire, enum bench_op_id op)
 {
     char expected[BENCH_STEP_CAP];
+    if (op == BENCH_OP_FCALL) {
+        int n = wire->encode_bulk(expected, sizeof expected, BENCH_LIBRARY, strlen(BENCH_LIBRARY));
+        const char *load[] = {"FUNCTION", "LOAD", "REPLACE", BENCH_LIBRARY_CODE};
+        return bench_call(conn, wire, "fixture FUNCTION LOAD", 4, load, expected, (size_t)n);
+    }
     int n = wire->encode_bulk(expected, sizeof expected, BENCH_SCRIPT_SHA, 40);
     const char *load[] = {"SCRIPT", "LOAD", BENCH_SCRIPT};
     return bench_call(conn, wire, "fixture SCRIPT LOAD", 3, load, expected, (size_t)n);

@@ -23,6 +23,11 @@
  *   EVALSHA EVALSHA of "return redis.call('GET', KEYS[1])" (loaded with
  *           SCRIPT LOAD before the first EVALSHA) with the string
  *           key as KEYS[1]     -> the current value, as GET
+ *   EVAL    EVAL of that script's body (the server hashes it to find the
+ *           cached function)   -> the current value
+ *   FCALL   FCALL of goblin_bench_get, a function doing the same GET
+ *           (library goblinbench, FUNCTION LOAD REPLACE before the first
+ *           FCALL)             -> the current value
  * and the floor operation
  *   ECHO    a RESP PING's bytes sent to a plain echo server (echo_floor.c),
  *           which must come back unchanged
@@ -59,6 +64,8 @@ enum bench_op_id {
     BENCH_OP_ECHO,
     BENCH_OP_MULTI,
     BENCH_OP_EVALSHA,
+    BENCH_OP_EVAL,
+    BENCH_OP_FCALL,
     BENCH_OP_COUNT
 };
 
@@ -130,9 +137,11 @@ int bench_plan_build(enum bench_op_id op, const struct bench_wire *wire,
 void bench_fixture_advance(enum bench_op_id op, const struct bench_plan *plan, uint64_t total,
                            struct bench_fixture_state *state);
 
-/* SCRIPT LOAD of EVALSHA's script (only for that op: a server without
- * scripting still measures the others). */
-int bench_script_load(struct bench_conn *conn, const struct bench_wire *wire);
+/* What a script op needs loaded first: SCRIPT LOAD of EVALSHA's script
+ * (EVALSHA, EVAL: EVAL finds it cached from then on) or FUNCTION LOAD
+ * REPLACE of FCALL's library; only for those ops, so a server without
+ * scripting still measures the others. */
+int bench_script_load(struct bench_conn *conn, const struct bench_wire *wire, enum bench_op_id op);
 
 /*
  * (Re)creates one fixture on the server through conn (outside any timed

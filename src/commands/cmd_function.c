@@ -24,6 +24,7 @@
 
 #include "commands/command.h"
 #include "commands/script_lua.h"
+#include "commands/script_sandbox.h"
 #include "persist/rdb.h"
 #include "persist/rdb_io.h"
 #include "server/config.h"
@@ -327,8 +328,12 @@ static bool parse_metadata(const char *code, size_t len, char **name, size_t *bo
 #define LOAD_TIMEOUT_US (500 * 1000)
 static int64_t load_started_us;
 
+#define LOAD_HOOK_INSTRUCTIONS 100000
+
 static void load_timeout_hook(lua_State *L, lua_Debug *ar)
 {
+    (void)ar;
+    script_sandbox_hook_period(L, LOAD_HOOK_INSTRUCTIONS);
     if (clock_mono_us() - load_started_us <= LOAD_TIMEOUT_US) return;
     /* Every line from now on, so a pcall in the code cannot swallow it. */
     lua_sethook(L, load_timeout_hook, LUA_MASKLINE, 0);
@@ -368,9 +373,12 @@ static struct fn_library *library_create(const char *code, size_t len, struct fn
     loading = lib;
     script_lua_set_loading(L, true);
     load_started_us = clock_mono_us();
-    lua_sethook(L, load_timeout_hook, LUA_MASKCOUNT, 100000);
+    lua_sethook(L, load_timeout_hook, LUA_MASKCOUNT, LOAD_HOOK_INSTRUCTIONS);
+    script_sandbox_enforce(L, true);
     int rc = lua_pcall(L, 0, 0, 0);
+    script_sandbox_enforce(L, false);
     lua_sethook(L, NULL, 0, 0);
+    script_sandbox_after_run(L);
     script_lua_set_loading(L, false);
     loading = NULL;
     if (rc != 0) {

@@ -283,6 +283,8 @@ static void reply_table(lua_State *L, struct reply *r, int resp)
     size_t len;
     const char *s;
     if ((s = string_field(L, "err", &len))) {
+        /* Redis trims trailing CR/LF (the encoder maps the others). */
+        while (len > 0 && (s[len - 1] == '\r' || s[len - 1] == '\n')) len--;
         struct buf b;
         buf_init(&b, len + 1);
         buf_append(&b, s, len);

@@ -17,6 +17,7 @@
 #include "commands/command_hooks.h"
 #include "commands/script_convert.h"
 #include "commands/script_libs.h"
+#include "commands/script_sandbox.h"
 #include "connection/session.h"
 #include "persist/persist.h"
 #include "server/config.h"
@@ -27,11 +28,8 @@
 #include "util/xmalloc.h"
 
 /* Registry keys. */
-#define REG_RUN "goblin.run"           /* light userdata: struct script_state */
-#define REG_READONLY "goblin.readonly" /* set of proxies (weak keys) */
-#define REG_GLOBALS "goblin.globals"   /* the real globals table */
-#define REG_INDEX "goblin.index"       /* what the globals proxy reads */
-#define REG_LOAD_API "goblin.load_api" /* FUNCTION LOAD's globals */
+#define REG_LOAD_API "goblin.load_api"     /* FUNCTION LOAD's globals */
+#define REG_ERROR_HANDLER "goblin.handler" /* error_handler, pushed without a new closure */
 
 /* The run in progress (one at a time: scripts do not nest). */
 struct script_state {
@@ -95,6 +93,7 @@ static void busy_end(struct script_state *st)
 static void run_hook(lua_State *L, lua_Debug *ar)
 {
     (void)ar;
+    script_sandbox_hook_period(L, BUSY_HOOK_INSTRUCTIONS);
     struct script_state *st = current;
     if (!st) return;
     if (!st->busy && !st->killed) {
@@ -184,144 +183,6 @@ void script_sha1hex(const char *data, size_t len, char out[41])
         out[2 * i + 1] = hex[md[i] & 15];
     }
     out[40] = '\0';
-}
-
-/* --- sandbox ------------------------------------------------------------- */
-
-/* __newindex of every proxy, and rawset on one. Level 1: the script that
- * assigned (the metamethod is level 0). */
-static int readonly_error(lua_State *L)
-{
-    return luaL_error(L, "Attempt to modify a readonly table");
-}
-
-/* __index of the globals proxy: Redis 7.0's error for a missing global. */
-static int globals_index(lua_State *L)
-{
-    lua_getfield(L, LUA_REGISTRYINDEX, REG_INDEX);
-    lua_pushvalue(L, 2);
-    lua_rawget(L, -2);
-    if (!lua_isnil(L, -1)) return 1;
-    const char *name = lua_tostring(L, 2);
-    return luaL_error(L, "Script attempted to access nonexistent global variable '%s'",
-                      name ? name : "?");
-}
-
-static bool is_readonly(lua_State *L, int index)
-{
-    lua_getfield(L, LUA_REGISTRYINDEX, REG_READONLY);
-    lua_pushvalue(L, index);
-    lua_rawget(L, -2);
-    bool ro = lua_toboolean(L, -1);
-    lua_pop(L, 2);
-    return ro;
-}
-
-/* __index of the load-time redis table: its fields, or the same error as
- * a missing global (Redis's luaSetErrorMetatable). */
-static int load_api_index(lua_State *L)
-{
-    lua_getmetatable(L, 1);
-    lua_getfield(L, -1, "goblin.real");
-    lua_pushvalue(L, 2);
-    lua_rawget(L, -2);
-    if (!lua_isnil(L, -1)) return 1;
-    const char *name = lua_tostring(L, 2);
-    return luaL_error(L, "Script attempted to access nonexistent global variable '%s'",
-                      name ? name : "?");
-}
-
-/* rawset that refuses proxies (stock Lua has no read-only tables). */
-static int sandbox_rawset(lua_State *L)
-{
-    luaL_checktype(L, 1, LUA_TTABLE);
-    luaL_checkany(L, 2);
-    luaL_checkany(L, 3);
-    if (is_readonly(L, 1)) {
-        lua_pushstring(L, "Attempt to modify a readonly table");
-        return lua_error(L);
-    }
-    lua_settop(L, 3);
-    lua_rawset(L, 1);
-    return 1;
-}
-
-/* setmetatable that refuses proxies, with Redis's words. */
-static int sandbox_setmetatable(lua_State *L)
-{
-    if (lua_istable(L, 1) && is_readonly(L, 1)) {
-        lua_pushstring(L, "Attempt to modify a readonly table");
-        return lua_error(L);
-    }
-    lua_getfield(L, LUA_REGISTRYINDEX, "goblin.setmetatable");
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-    return lua_gettop(L);
-}
-
-/* Redis 7.0's pcall: an error table is returned as its err string, as
- * older versions (whose errors were strings) did. */
-static int sandbox_pcall(lua_State *L)
-{
-    int argc = lua_gettop(L);
-    luaL_checkany(L, 1);
-    lua_pushboolean(L, 1);
-    lua_insert(L, 1);
-    if (lua_pcall(L, argc - 1, LUA_MULTRET, 0)) {
-        lua_remove(L, 1);
-        if (lua_istable(L, -1)) {
-            lua_getfield(L, -1, "err");
-            if (lua_isstring(L, -1))
-                lua_replace(L, -2);
-            else
-                lua_pop(L, 1);
-        }
-        lua_pushboolean(L, 0);
-        lua_insert(L, 1);
-    }
-    return lua_gettop(L);
-}
-
-/* Pushes a proxy of the table at `index` (absolute): empty, reads through
- * to it, refuses writes. `index_fn` NULL: __index is the table itself. */
-static void push_proxy(lua_State *L, int index, lua_CFunction index_fn)
-{
-    lua_newtable(L); /* proxy */
-    lua_newtable(L); /* its metatable */
-    if (index_fn)
-        lua_pushcfunction(L, index_fn);
-    else
-        lua_pushvalue(L, index);
-    lua_setfield(L, -2, "__index");
-    lua_pushvalue(L, index);
-    lua_setfield(L, -2, "goblin.real");
-    lua_pushcfunction(L, readonly_error);
-    lua_setfield(L, -2, "__newindex");
-    lua_newtable(L); /* what getmetatable() answers: the real one stays out of reach */
-    lua_setfield(L, -2, "__metatable");
-    lua_setmetatable(L, -2);
-    lua_getfield(L, LUA_REGISTRYINDEX, REG_READONLY);
-    lua_pushvalue(L, -2);
-    lua_pushboolean(L, 1);
-    lua_rawset(L, -3);
-    lua_pop(L, 1);
-}
-
-/* Replaces every library table in the real globals with its proxy. */
-static void protect_libraries(lua_State *L, int globals)
-{
-    static const char *const libs[] = {"string", "table",    "math",   "coroutine", "cjson",
-                                       "bit",    "cmsgpack", "struct", "redis",     NULL};
-    for (int i = 0; libs[i]; i++) {
-        lua_getfield(L, globals, libs[i]);
-        if (!lua_istable(L, -1)) {
-            lua_pop(L, 1);
-            continue;
-        }
-        push_proxy(L, lua_gettop(L), NULL);
-        lua_setfield(L, globals, libs[i]);
-        lua_pop(L, 1);
-    }
 }
 
 /* --- math.random: Redis's deterministic PRNG (rand.c: the 48-bit LCG of
@@ -459,8 +320,12 @@ static int redis_call_generic(lua_State *L, bool raise)
         return call_error(L, err, raise);
     }
 
-    struct buf out;
-    buf_init(&out, 256);
+    /* One scratch buffer for every call's reply: no allocation per call,
+     * and nothing to free when converting the reply raises (a reply too
+     * deep for the Lua stack, or lua-memory-limit). */
+    static struct buf out;
+    if (!out.data) buf_init(&out, 256);
+    buf_reset(&out, 64 * 1024);
     struct reply r;
     reply_init(&r, &out, st->resp == 3 ? PROTO_RESP3 : PROTO_RESP2);
     struct conn *conn = st->caller->conn;
@@ -486,7 +351,6 @@ static int redis_call_generic(lua_State *L, bool raise)
     }
     lua_settop(L, 0);
     bool is_error = script_push_reply(L, buf_head(&out), buf_len(&out));
-    buf_free(&out);
     if (is_error && raise) return lua_error(L);
     return 1;
 }
@@ -512,14 +376,15 @@ static int redis_error_reply(lua_State *L)
     const char *s = lua_tolstring(L, 1, &len);
     if (len > 0 && s[0] == '-') {
         script_push_error_table(L, s, len);
-    } else {
-        struct buf b;
-        buf_init(&b, len + 2);
-        buf_append_char(&b, '-');
-        buf_append(&b, s, len);
-        script_push_error_table(L, buf_head(&b), buf_len(&b));
-        buf_free(&b);
+        return 1;
     }
+    /* Built in Lua, so that an allocation failure leaks nothing. */
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    luaL_addchar(&b, '-');
+    luaL_addlstring(&b, s, len);
+    luaL_pushresult(&b);
+    script_push_error_table(L, lua_tostring(L, -1), len + 1);
     return 1;
 }
 
@@ -556,17 +421,20 @@ static int redis_log(lua_State *L)
     int level = (int)lua_tonumber(L, 1);
     if (level < LOG_DEBUG || level > LOG_WARNING)
         return call_error(L, "Invalid debug level.", true);
-    struct buf b;
-    buf_init(&b, 128);
+    /* Built in Lua, so that an allocation failure leaks nothing. */
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
     for (int i = 2; i <= argc; i++) {
         size_t len;
         const char *s = lua_tolstring(L, i, &len);
         if (!s) continue;
-        if (i > 2) buf_append_char(&b, ' ');
-        buf_append(&b, s, len);
+        if (i > 2) luaL_addchar(&b, ' ');
+        luaL_addlstring(&b, s, len);
     }
-    log_msg((enum log_level)level, "%.*s", (int)buf_len(&b), buf_head(&b));
-    buf_free(&b);
+    luaL_pushresult(&b);
+    size_t len;
+    const char *text = lua_tolstring(L, -1, &len);
+    log_msg((enum log_level)level, "%.*s", (int)len, text);
     return 0;
 }
 
@@ -607,13 +475,49 @@ static int redis_debug(lua_State *L)
     return 0;
 }
 
+/* redis.acl_check_cmd: whether the caller may run the command. Users
+ * here differ only by password (no ACL rules), so every known command is
+ * allowed; arguments are checked as redis.call checks them. */
+static int redis_acl_check_cmd(lua_State *L)
+{
+    if (!current)
+        return call_error(L, "redis.acl_check_cmd can only be called inside a script invocation",
+                          true);
+    int argc = lua_gettop(L);
+    if (argc == 0)
+        return call_error(L, "Please specify at least one argument for this redis lib call", true);
+    char num[2][32];
+    const char *name[2] = {NULL, NULL};
+    size_t len[2] = {0, 0};
+    for (int i = 0; i < argc; i++) {
+        int t = lua_type(L, i + 1);
+        if (t != LUA_TNUMBER && t != LUA_TSTRING)
+            return call_error(L, "Lua redis lib command arguments must be strings or integers",
+                              true);
+        if (i >= 2) continue;
+        if (t == LUA_TNUMBER) {
+            len[i] = number_to_text(lua_tonumber(L, i + 1), num[i], sizeof num[i]);
+            name[i] = num[i];
+        } else {
+            name[i] = lua_tolstring(L, i + 1, &len[i]);
+        }
+    }
+    struct command *cmd = command_lookup(name[0], len[0]);
+    if (cmd && cmd->subcommands && argc >= 2) cmd = command_lookup_sub(cmd, name[1], len[1]);
+    if (!cmd) return call_error(L, "Invalid command passed to redis.acl_check_cmd()", true);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
 static void set_int_field(lua_State *L, const char *name, lua_Number v)
 {
     lua_pushnumber(L, v);
     lua_setfield(L, -2, name);
 }
 
-static void open_redis_library(lua_State *L)
+/* The `redis` global: Redis 7.0's, whose FUNCTION engine has no
+ * breakpoint, debug or replicate_commands. */
+static void open_redis_library(lua_State *L, bool eval)
 {
     static const luaL_Reg fns[] = {
         {"call", redis_call},
@@ -624,6 +528,10 @@ static void open_redis_library(lua_State *L)
         {"log", redis_log},
         {"setresp", redis_setresp},
         {"set_repl", redis_set_repl},
+        {"acl_check_cmd", redis_acl_check_cmd},
+        {NULL, NULL},
+    };
+    static const luaL_Reg eval_fns[] = {
         {"replicate_commands", redis_replicate_commands},
         {"breakpoint", redis_breakpoint},
         {"debug", redis_debug},
@@ -631,6 +539,7 @@ static void open_redis_library(lua_State *L)
     };
     lua_newtable(L);
     luaL_register(L, NULL, fns);
+    if (eval) luaL_register(L, NULL, eval_fns);
     set_int_field(L, "LOG_DEBUG", LOG_DEBUG);
     set_int_field(L, "LOG_VERBOSE", LOG_VERBOSE);
     set_int_field(L, "LOG_NOTICE", LOG_NOTICE);
@@ -674,18 +583,20 @@ static void open_cjson(lua_State *L)
     lua_setglobal(L, "cjson");
 }
 
-/* FUNCTION LOAD's globals: only `redis`, with register_function, log,
- * the LOG_* constants and the versions; a missing field is an error, as a
- * missing global is. */
+/* FUNCTION LOAD's globals (read-only, as the others): only `redis`, with
+ * register_function, log, the LOG_* constants and the versions; a missing
+ * name or field is the missing-global error. Called after the sandbox is
+ * installed, so `redis` here is the run-time library's proxy. */
 static void open_load_api(lua_State *L, lua_CFunction register_function)
 {
     lua_newtable(L); /* the load-time globals */
+    int load_globals = lua_gettop(L);
     lua_newtable(L); /* its redis */
     int redis_real = lua_gettop(L);
     lua_pushcfunction(L, register_function);
-    lua_setfield(L, -2, "register_function");
+    lua_setfield(L, redis_real, "register_function");
     lua_pushcfunction(L, redis_log);
-    lua_setfield(L, -2, "log");
+    lua_setfield(L, redis_real, "log");
     lua_getglobal(L, "redis");
     static const char *const copied[] = {"LOG_DEBUG",   "LOG_VERBOSE",   "LOG_NOTICE",
                                          "LOG_WARNING", "REDIS_VERSION", "REDIS_VERSION_NUM",
@@ -695,29 +606,25 @@ static void open_load_api(lua_State *L, lua_CFunction register_function)
         lua_setfield(L, redis_real, copied[i]);
     }
     lua_pop(L, 1);
-    push_proxy(L, redis_real, NULL);
-    lua_getmetatable(L, -1);
-    lua_pushcfunction(L, load_api_index);
-    lua_setfield(L, -2, "__index");
-    lua_pop(L, 1);
-    lua_setfield(L, -3, "redis");
-    lua_pop(L, 1);
+    script_sandbox_missing_is_error(L, redis_real);
+    script_sandbox_push_proxy(L, redis_real);
+    lua_setfield(L, load_globals, "redis");
+    lua_settop(L, load_globals);
+    script_sandbox_missing_is_error(L, load_globals);
     lua_setfield(L, LUA_REGISTRYINDEX, REG_LOAD_API);
 }
 
 void script_lua_set_loading(lua_State *L, bool loading)
 {
-    lua_getfield(L, LUA_REGISTRYINDEX, loading ? REG_LOAD_API : REG_GLOBALS);
-    lua_setfield(L, LUA_REGISTRYINDEX, REG_INDEX);
+    lua_getfield(L, LUA_REGISTRYINDEX, loading ? REG_LOAD_API : REG_SANDBOX_GLOBALS);
+    script_sandbox_set_globals(L);
 }
+
+static int error_handler(lua_State *L);
 
 lua_State *script_lua_new(lua_CFunction register_function)
 {
-    lua_State *L = luaL_newstate();
-    if (!L) {
-        log_warning("cannot create a Lua state: out of memory");
-        abort();
-    }
+    lua_State *L = script_sandbox_newstate();
     open_library(L, "", luaopen_base);
     open_library(L, LUA_TABLIBNAME, luaopen_table);
     open_library(L, LUA_STRLIBNAME, luaopen_string);
@@ -729,60 +636,35 @@ lua_State *script_lua_new(lua_CFunction register_function)
     script_open_struct(L);
     lua_setglobal(L, "struct");
     lua_settop(L, 0);
-    /* Redis 7.0's deny list, and what stock Lua has that Redis does not. */
-    static const char *const removed[] = {"dofile", "loadfile", "print", NULL};
-    for (int i = 0; removed[i]; i++) {
-        lua_pushnil(L);
-        lua_setglobal(L, removed[i]);
-    }
     lua_getglobal(L, "math");
     lua_pushcfunction(L, redis_math_random);
     lua_setfield(L, -2, "random");
     lua_pushcfunction(L, redis_math_randomseed);
     lua_setfield(L, -2, "randomseed");
     lua_pop(L, 1);
-    lua_pushcfunction(L, sandbox_rawset);
-    lua_setglobal(L, "rawset");
-    lua_pushcfunction(L, sandbox_pcall);
-    lua_setglobal(L, "pcall");
-    lua_getglobal(L, "setmetatable");
-    lua_setfield(L, LUA_REGISTRYINDEX, "goblin.setmetatable");
-    lua_pushcfunction(L, sandbox_setmetatable);
-    lua_setglobal(L, "setmetatable");
-    open_redis_library(L);
-
-    lua_newtable(L);
-    lua_newtable(L);
-    lua_pushstring(L, "k");
-    lua_setfield(L, -2, "__mode");
-    lua_setmetatable(L, -2);
-    lua_setfield(L, LUA_REGISTRYINDEX, REG_READONLY);
-
-    lua_pushvalue(L, LUA_GLOBALSINDEX);
-    int globals = lua_gettop(L);
-    lua_pushvalue(L, globals);
-    lua_setfield(L, LUA_REGISTRYINDEX, REG_GLOBALS);
-    if (register_function) open_load_api(L, register_function);
-    script_lua_set_loading(L, false);
-    protect_libraries(L, globals);
-    /* The proxy scripts see as their globals (and as _G). */
-    push_proxy(L, globals, globals_index);
+    bool eval = register_function == NULL;
+    open_redis_library(L, eval);
+    lua_pushcfunction(L, error_handler);
     lua_pushvalue(L, -1);
-    lua_setfield(L, globals, "_G");
-    lua_replace(L, LUA_GLOBALSINDEX); /* functions compiled from now on see the proxy */
-    lua_settop(L, 0);
+    lua_setfield(L, LUA_REGISTRYINDEX, REG_ERROR_HANDLER);
+    if (eval)
+        lua_setglobal(L, "__redis__err__handler"); /* a global of Redis's EVAL engine */
+    else
+        lua_pop(L, 1);
+    script_sandbox_install(L);
+    if (register_function) open_load_api(L, register_function);
     return L;
 }
 
 void script_lua_free(lua_State *L)
 {
-    if (L) lua_close(L);
+    script_sandbox_close(L);
 }
 
 bool script_lua_compile(lua_State *L, const char *code, size_t len, const char *chunkname,
                         char *err, size_t cap)
 {
-    if (luaL_loadbuffer(L, code, len, chunkname) == 0) return true;
+    if (script_sandbox_load(L, code, len, chunkname) == 0) return true;
     snprintf(err, cap, "%s", lua_tostring(L, -1));
     lua_pop(L, 1);
     return false;
@@ -832,14 +714,14 @@ void script_lua_run(lua_State *L, struct cmd_ctx *ctx, const struct script_run *
                     long long nkeys, bool keys_as_globals)
 {
     int fn = lua_gettop(L);
-    lua_pushcfunction(L, error_handler);
+    lua_getfield(L, LUA_REGISTRYINDEX, REG_ERROR_HANDLER);
     lua_insert(L, fn); /* handler below the function */
     int handler = fn;
     fn++;
     long long nargs = ctx->argc - first_key - nkeys;
     int call_args = 0;
     if (keys_as_globals) {
-        lua_getfield(L, LUA_REGISTRYINDEX, REG_GLOBALS);
+        lua_getfield(L, LUA_REGISTRYINDEX, REG_SANDBOX_GLOBALS);
         push_string_array(L, ctx, first_key, nkeys);
         lua_setfield(L, -2, "KEYS");
         push_string_array(L, ctx, first_key + (int)nkeys, nargs);
@@ -866,7 +748,9 @@ void script_lua_run(lua_State *L, struct cmd_ctx *ctx, const struct script_run *
     rand48_seed();
     current = &st;
     lua_sethook(L, run_hook, LUA_MASKCOUNT, BUSY_HOOK_INSTRUCTIONS);
+    script_sandbox_enforce(L, true);
     int rc = lua_pcall(L, call_args, 1, handler);
+    script_sandbox_enforce(L, false);
     lua_sethook(L, NULL, 0, 0);
     busy_end(&st);
     current = NULL;
@@ -876,5 +760,5 @@ void script_lua_run(lua_State *L, struct cmd_ctx *ctx, const struct script_run *
         script_reply_value(L, ctx->reply, st.resp);
     }
     lua_settop(L, handler - 1);
-    lua_gc(L, LUA_GCSTEP, 1);
+    script_sandbox_after_run(L);
 }

@@ -8,13 +8,11 @@
  * REPL_* constants, REDIS_VERSION, REDIS_VERSION_NUM). EVAL uses one engine,
  * FUNCTION another (FUNCTION FLUSH and SCRIPT FLUSH each drop only theirs).
  *
- * Sandbox. Stock Lua 5.1 has no read-only tables, so scripts never see the
- * real globals or library tables: they see empty proxies whose __index
- * reads the real table (a missing global is Redis's "Script attempted to
- * access nonexistent global variable" error) and whose __newindex is
- * Redis's "Attempt to modify a readonly table"; rawset refuses proxies. So
- * no script can leave anything behind for the next one, as in Redis 7.0.
- * No os, io, package, loadfile, dofile, print, debug.
+ * Sandbox (script_sandbox.h): Redis 7.0.15's globals exactly, every shared
+ * table read-only, no bytecode through any load path, the library
+ * functions behind Redis's Lua CVEs replaced, and a heap bounded by
+ * lua-memory-limit while a script runs. No script can leave anything
+ * behind for the next one, as in Redis 7.0.
  *
  * redis.call runs a command through the same checks Redis applies to a
  * script's command (unknown command, arity, noscript, read-only script,

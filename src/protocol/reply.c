@@ -46,9 +46,13 @@ static int error_code_count;
 /* The error path only: a linear scan of a few distinct codes. */
 static void count_error_code(const char *text, size_t len)
 {
-    const char *space = memchr(text, ' ', len < 32 ? len : 32);
-    const char *code = space ? text : "ERR";
-    size_t code_len = space ? (size_t)(space - text) : 3;
+    /* The code ends at the first space the client sees: the encoders turn
+     * CR and LF into spaces, so a code never carries them into INFO. */
+    size_t n = 0, scan = len < 32 ? len : 32;
+    while (n < scan && text[n] != ' ' && text[n] != '\r' && text[n] != '\n') n++;
+    bool found = n < scan;
+    const char *code = found ? text : "ERR";
+    size_t code_len = found ? n : 3;
     for (int i = 0; i < error_code_count; i++) {
         if (strlen(error_codes[i].code) == code_len &&
             memcmp(error_codes[i].code, code, code_len) == 0) {

@@ -306,6 +306,12 @@ static const struct config_param params[] = {
      "a script running longer serves other clients with BUSY until it ends or SCRIPT KILL / "
      "FUNCTION KILL (default 5000)",
      NULL, NULL},
+    {"lua-memory-limit", NULL, CFG_MEMORY, &config.lua_memory_limit, 0, LLONG_MAX, 0, "BYTES",
+     "the most memory the Lua heap of EVAL's engine, and of FUNCTION's, may hold while a script "
+     "or a library's loading runs: an allocation past it fails the script with 'not enough "
+     "memory', so no single library call can take the server's memory (default 1gb; 0 = no "
+     "limit; docs/scripting.md)",
+     NULL, NULL},
     {"cluster-enabled", NULL, CFG_BOOL, &config.cluster_enabled, 0, 0, CFG_IMMUTABLE, "yes|no",
      "Redis Cluster mode: 16384 hash slots, MOVED/CROSSSLOT redirections, the cluster bus on "
      "port+10000, database 0 only (default no; docs/scale-out.md)",
@@ -464,6 +470,7 @@ void config_init_defaults(void)
     config.notify_keyspace_events = xstrdup("");
     config.slowlog_log_slower_than = 10000;
     config.busy_reply_threshold = 5000;
+    config.lua_memory_limit = 1024LL * 1024 * 1024;
     config.slowlog_max_len = 128;
 }
 

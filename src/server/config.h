@@ -150,6 +150,8 @@ struct config {
     char *notify_keyspace_events;      /* canonical flag string (store/notify.h) */
     long long slowlog_log_slower_than; /* microseconds; < 0: off (commands/slowlog.h) */
     long long busy_reply_threshold;    /* ms a script runs before others get BUSY (script_lua.h) */
+    long long lua_memory_limit;        /* bytes a scripting engine's Lua heap may grow to while a
+                                          script runs; 0 = none (script_sandbox.h) */
     long long slowlog_max_len;
     long long latency_monitor_threshold; /* milliseconds; 0: off (server/latency.h) */
 };

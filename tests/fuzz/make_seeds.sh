@@ -143,6 +143,28 @@ seed $h dense-zero "\x1c$H0$(printf '\\x00%.0s' $(seq 12288))"
 seed $h dense-63 "\x1c$H0$(printf '\\xff%.0s' $(seq 12288))"
 seed $h bad-encoding '\x00HYLL\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00'
 seed $h not-hyll '\x00hello world, not an hll'
+# fuzz_script_loader: 1 control byte (bits 0-1 the path: 0 EVAL's compile,
+# 1 loadstring, 2 load with a reader, 3 string.dump's header then the rest;
+# bits 2-7 the reader's piece length, 0 = an empty first piece), then the chunk.
+h=fuzz_script_loader
+seed $h eval-return '\x00return redis.call("get", KEYS[1])'
+seed $h eval-syntax-error '\x00return ('
+seed $h eval-binary '\x00\x1bLuaQ\x00\x01\x04\x08\x04\x08\x00'
+seed $h eval-long-brackets '\x00return [==[ a ]] ]=] ]==] .. [[x]] --[=[ c ]=]'
+seed $h eval-unfinished-long '\x00return [===[ never closed'
+seed $h eval-bad-delimiter '\x00return [=== x'
+seed $h eval-escapes '\x00return "\\65\\066\\0067\\n\\\n" .. '"'"'\\999'"'"''
+seed $h eval-numbers '\x00return 0x10, 1e308, 1e309, .5, 3., 0x'
+seed $h loadstring-text '\x01local t = {} for i = 1, 3 do t[i] = i end return unpack(t)'
+seed $h loadstring-binary '\x01\x1bLua'
+seed $h load-pieces '\x0dreturn string.rep("ab", 3) .. tostring(nil)'
+seed $h load-empty-first '\x02\x1bLuaQ'
+seed $h load-empty-first-gc-error '\x02return +'
+seed $h load-binary-pieces '\x05\x1bLuaQ\x00\x01\x04'
+seed $h load-syntax-error '\x06local function f( return end'
+seed $h dump-mutated '\x03\x00\x00\x00\x00\xff\xff\xff\x7f\x01\x02\x03'
+seed $h dump-empty '\x03'
+
 # fuzz_fabric_envelope: byte 0 window shape (low nibble: messages-1, high:
 # bytes 64<<n), then messages as u16-LE length + bytes; built by python3
 # (binary headers are unreadable as printf formats).

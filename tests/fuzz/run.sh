@@ -49,9 +49,11 @@ cflags=(-std=c17 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
     -Wall -Wextra -Wno-unused-parameter -Werror
     -I"$root/src" -I"$root/include")
-# Libraries a harness's sources may use (LZF: the RDB string encoding; Lua:
-# the scripting libraries).
-read -r -a libs <<<"$(pkg-config --cflags --libs liblzf libfabric lua5.1) -lm"
+# Libraries a harness's sources may use (LZF: the RDB string encoding; Lua
+# and lua-bitop: the scripting libraries).
+read -r -a libs <<<"$(pkg-config --cflags --libs liblzf libfabric lua5.1 lua5.1-bitop) -lm -ldl"
+# lua-cjson is a Lua C module (loaded at run time, as the server loads it).
+cflags+=(-DGOBLIN_LUA_CJSON_MODULE="\"$(pkg-config --variable=INSTALL_CMOD lua5.1)/cjson.so\"")
 
 # build HARNESS: compiles $out/bin/HARNESS when it or any source it names changed.
 build() {
