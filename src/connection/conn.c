@@ -31,13 +31,14 @@ static struct conn *closed_head; /* torn down, awaiting conn_reap_closed() */
 struct conn *conn_executing;
 
 /* A fresh session needs AUTH unless no password is set or its transport is
- * trusted (transport.h). */
+ * trusted for its wire (transport.h: --no-auth-ring, --no-auth-libfabric
+ * for both wires, --no-auth-sbe for SBE on sockets). Asked again when the
+ * wire is chosen (conn_detect_wire) and by RESET. */
 bool conn_starts_authenticated(const struct conn *c)
 {
     const struct transport *owner = c->transport->owner;
-    /* SBE has no AUTH: it is spoken only where it is trusted (conn_detect_wire). */
-    if (c->wire == &sbe_wire) return true;
-    return !auth_required() || (owner && owner->skips_auth && owner->skips_auth());
+    return !auth_required() ||
+           (owner && owner->skips_auth && owner->skips_auth(c->wire == &sbe_wire));
 }
 
 /* Whether c may speak SBE at all: a transport that carries it, with
@@ -378,7 +379,9 @@ static bool conn_detect_wire(struct conn *c)
     buf_consume(&c->in, handshake);
     if (w == &sbe_wire) {
         reply_set_protocol(&c->reply, PROTO_SBE);
-        c->authenticated = true; /* trusted transport: SBE has no AUTH */
+        /* SBE authenticates with its Auth template as RESP does with AUTH,
+         * unless its transport is trusted for SBE (docs/sbe.md). */
+        c->authenticated = conn_starts_authenticated(c);
     }
     return true;
 }
@@ -489,7 +492,9 @@ static void conn_run_commands(struct conn *c)
             if (c->framed) conn_unit_close(c);
             conn_executing = NULL;
             if (req.owned && req.owned->count) c->wire->request_done(&c->wire_state);
-            if (!(c->flags & CONN_CLOSED) && conn_output_limit_reached(c)) {
+            if (!(c->flags & CONN_CLOSED) &&
+                (conn_output_limit_reached(c) ||
+                 (limits.auth_required && conn_output_bytes(c) > CONN_UNAUTH_OUTPUT_LIMIT))) {
                 conn_drop_over_output_limit(c);
                 return;
             }
