@@ -411,6 +411,16 @@ void conn_apply_reply_mode(struct conn *c, size_t out_before)
     }
 }
 
+/* After a reply: whether c is past its class's output limit or, not yet
+ * authenticated, past CONN_UNAUTH_OUTPUT_LIMIT (a stranger that pipelines
+ * without reading is closed before it can park output or, through
+ * backpressure, a query buffer). Below both: a comparison and a branch. */
+static inline bool conn_reply_overflows(struct conn *c, bool auth_required)
+{
+    return conn_output_limit_reached(c) ||
+           (auth_required && conn_output_bytes(c) > CONN_UNAUTH_OUTPUT_LIMIT);
+}
+
 /* Runs the complete requests in c's input (see conn_process_input). */
 static void conn_run_commands(struct conn *c)
 {
@@ -445,9 +455,16 @@ static void conn_run_commands(struct conn *c)
             break;
         }
         if (st == WIRE_REJECTED) {
-            /* A well-framed request the wire refused: answer, go on. */
+            /* A well-framed request the wire refused: answer, go on —
+             * within the same output bounds as a command's reply (an
+             * unauthenticated SBE peer pipelining frames it may not send
+             * is answered NOAUTH here, never by a command). */
             conn_reply_wire_error(c, &req);
             buf_consume(&c->in, req.consumed);
+            if (conn_reply_overflows(c, limits.auth_required)) {
+                conn_drop_over_output_limit(c);
+                return;
+            }
             continue;
         }
         if (st == WIRE_ERROR) {
@@ -492,9 +509,7 @@ static void conn_run_commands(struct conn *c)
             if (c->framed) conn_unit_close(c);
             conn_executing = NULL;
             if (req.owned && req.owned->count) c->wire->request_done(&c->wire_state);
-            if (!(c->flags & CONN_CLOSED) &&
-                (conn_output_limit_reached(c) ||
-                 (limits.auth_required && conn_output_bytes(c) > CONN_UNAUTH_OUTPUT_LIMIT))) {
+            if (!(c->flags & CONN_CLOSED) && conn_reply_overflows(c, limits.auth_required)) {
                 conn_drop_over_output_limit(c);
                 return;
             }
