@@ -42,6 +42,8 @@ struct options {
     int cpu;
     struct bench_target target;
     const char *csv_path;
+    const char *password; /* AUTH after connecting (the SBE Auth template on --wire sbe) */
+    const char *user;
 };
 
 static void usage(FILE *f)
@@ -72,6 +74,9 @@ static void usage(FILE *f)
         "  --ring-pool DIR     ring: claim rings from a --ring-pool directory\n"
         "  --timeout MS        fail when a reply takes longer (default 10000)\n"
         "  --csv FILE          also write the results as CSV\n"
+        "  -a, --password PASS authenticate each connection before anything else (AUTH;\n"
+        "                      over --wire sbe the Auth template), outside every timed region\n"
+        "  --user NAME         ... as this user (default: the default user)\n"
         "  --help              this text\n"
         "\n"
         "The seeds' positional form is accepted too:\n"
@@ -164,6 +169,7 @@ static void parse_options(int argc, char **argv, struct options *o)
         OPT_LOCAL_ADDRESS,
         OPT_TIMEOUT,
         OPT_CSV,
+        OPT_USER,
         OPT_HELP
     };
     static const struct option longopts[] = {
@@ -185,6 +191,8 @@ static void parse_options(int argc, char **argv, struct options *o)
         {"local-address", required_argument, NULL, OPT_LOCAL_ADDRESS},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"csv", required_argument, NULL, OPT_CSV},
+        {"password", required_argument, NULL, 'a'},
+        {"user", required_argument, NULL, OPT_USER},
         {"help", no_argument, NULL, OPT_HELP},
         {NULL, 0, NULL, 0},
     };
@@ -199,7 +207,7 @@ static void parse_options(int argc, char **argv, struct options *o)
         .target = {.host = "127.0.0.1", .port = 6379, .timeout_ms = 10000},
     };
     int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "a:", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_TRANSPORT:
             o->transport = optarg;
@@ -257,6 +265,12 @@ static void parse_options(int argc, char **argv, struct options *o)
         case OPT_CSV:
             o->csv_path = optarg;
             break;
+        case 'a':
+            o->password = optarg;
+            break;
+        case OPT_USER:
+            o->user = optarg;
+            break;
         case OPT_HELP:
             usage(stdout);
             exit(0);
@@ -298,10 +312,10 @@ static void pin_cpu(int cpu)
     }
 }
 
-static struct bench_conn *open_conn(const struct bench_transport *t,
-                                    const struct bench_target *target,
+static struct bench_conn *open_conn(const struct bench_transport *t, const struct options *o,
                                     const struct bench_wire *wire, const char *what)
 {
+    const struct bench_target *target = &o->target;
     struct bench_conn *conn = malloc(sizeof *conn);
     if (!conn) {
         fprintf(stderr, "goblin-bench: out of memory\n");
@@ -315,6 +329,14 @@ static struct bench_conn *open_conn(const struct bench_transport *t,
         fprintf(stderr, "goblin-bench: %s connection (%s): handshake: %s\n", what, t->name,
                 conn->error);
         exit(1);
+    }
+    if (o->password) {
+        /* Once per connection, before the fixtures: not in any timed region. */
+        char expected[64];
+        int n = wire->encode_status(expected, sizeof expected, "OK");
+        const char *auth[] = {"AUTH", o->user ? o->user : o->password, o->password};
+        if (bench_call(conn, wire, "AUTH", o->user ? 3 : 2, auth, expected, (size_t)n) != 0)
+            exit(1);
     }
     return conn;
 }
@@ -359,7 +381,7 @@ static int run_prepare(struct run *r, enum bench_op_id op)
         r->library_loaded = true;
     }
     if (bench_op_needs_subscriber(op) && !r->sub) {
-        r->sub = open_conn(r->transport, &r->o->target, r->wire, "subscriber");
+        r->sub = open_conn(r->transport, r->o, r->wire, "subscriber");
         if (bench_subscriber_start(r->sub, r->wire) != 0) return -1;
     }
     return 0;
@@ -466,7 +488,7 @@ int main(int argc, char **argv)
     }
 
     /* The request connection is set up once, before any timing. */
-    r.conn = open_conn(r.transport, &o.target, r.wire, "request");
+    r.conn = open_conn(r.transport, &o, r.wire, "request");
     bench_table_write_header(stdout, &r.meta);
     int status = 0;
     for (int i = 0; i < op_count && status == 0; i++)

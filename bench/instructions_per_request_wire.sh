@@ -10,7 +10,17 @@
 # Ring: a polled transport spins between requests, so only the serving of a
 # request is counted (callgrind --toggle-collect on the ring's per-record
 # entry points: conn_on_readable and ring_serve*), not the empty polls.
+#
+# PASSWORD=... runs the server with --requirepass and goblin-bench with -a,
+# so each session authenticates once (AUTH, or the SBE Auth template)
+# before the counted requests: the cost of an authenticated session.
 set -euo pipefail
+PASSWORD=${PASSWORD:-}
+auth_server=() auth_client=()
+if [ -n "$PASSWORD" ]; then
+    auth_server=(--requirepass "$PASSWORD")
+    auth_client=(-a "$PASSWORD")
+fi
 B=${1:?usage: bench/instructions_per_request_wire.sh BUILD_DIR TRANSPORT WIRE OP [N]}
 T=${2:?transport}
 W=${3:?wire}
@@ -29,11 +39,11 @@ for n in "$N" $((2 * N)); do
     fi
     valgrind --tool=callgrind "${cg[@]}" --callgrind-out-file="$d/cg.out" "$B/goblin-core" \
         --port "$port" --save "" --dir "$d" --enable-sbe --mlockall no \
-        --unixsocket "$d/s.sock" "${server[@]}" >"$d/log" 2>&1 &
+        --unixsocket "$d/s.sock" "${server[@]}" ${auth_server[@]+"${auth_server[@]}"} >"$d/log" 2>&1 &
     pid=$!
-    for _ in $(seq 300); do redis-cli -p "$port" PING >/dev/null 2>&1 && break; sleep 0.2; done
+    for _ in $(seq 300); do redis-cli -p "$port" PING 2>/dev/null | grep -q . && break; sleep 0.2; done
     "$B/goblin-bench" --transport "$T" --wire "$W" --ops "$OP" --warmup 10 --port "$port" \
-        "${client[@]}" --samples "$n" >/dev/null
+        "${client[@]}" ${auth_client[@]+"${auth_client[@]}"} --samples "$n" >/dev/null
     kill -INT "$pid"
     wait "$pid" || true
     res+=("$(callgrind_annotate "$d/cg.out" | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')")

@@ -11,6 +11,8 @@
 #   raw/*.csv + metadata.txt         bench/report_redis_benchmark.py (report.md)
 #     ("report: twemproxy" in it)    bench/report_twemproxy.py (report.md)
 #   save_load.tsv + latency-*.csv    bench/report_persist.py    (report.md)
+#   raw.csv + metadata.txt           bench/report_sbe_auth.py   (report.md)
+#     ("report: sbe-auth" in it)
 #   rewrite_load.tsv + latency-*.csv bench/report_aof.py        (report.md)
 #   (all of them)                    bench/summary.py           (the two summaries)
 #
@@ -54,6 +56,8 @@ for dir in "$DOCS"/benchmarks/*/; do
         python3 "$ROOT/bench/report_memory.py" "$dir"
     elif [ -d "$dir/runs" ]; then
         python3 "$ROOT/bench/report_interleaved.py" "$dir"
+    elif [ -f "$dir/raw.csv" ] && grep -q '^report: sbe-auth' "$dir/metadata.txt" 2>/dev/null; then
+        python3 "$ROOT/bench/report_sbe_auth.py" "$dir"
     elif [ -d "$dir/raw" ] && grep -q '^report: twemproxy' "$dir/metadata.txt" 2>/dev/null; then
         python3 "$ROOT/bench/report_twemproxy.py" "$dir"
     elif [ -d "$dir/raw" ] && [ -f "$dir/metadata.txt" ]; then

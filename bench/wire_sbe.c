@@ -1,7 +1,8 @@
 /*
  * wire_sbe.c — the SBE wire (docs/sbe.md): the hot commands as their typed
  * templates (Ping, Set, Get, HSet, HGet, ZAdd, ZScore, Publish, Subscribe,
- * Incr), anything else as the generic Command template; expected replies
+ * Incr) and AUTH as the Auth template, anything else as the generic
+ * Command template; expected replies
  * as the frames the server writes (a score is a DoubleReply: a native
  * double, never text). Depth one, so every request carries correlation id
  * 1 and its reply echoes it; a Pub/Sub message carries 0. The connection
@@ -101,6 +102,14 @@ static int sbe_encode_command(char *out, size_t cap, int argc, const char *const
         goblin_sbe_zadd_put_score(f.block, score);
         goblin_sbe_put_data(&f.w, argv[1], lens[1]);
         goblin_sbe_put_data(&f.w, argv[3], lens[3]);
+        return frame_end(&f);
+    }
+    if ((argc == 2 || argc == 3) && is(n, nl, "AUTH")) {
+        /* The Auth template: the only frame a server with a password takes first. */
+        struct frame f = frame_begin(out, cap, GOBLIN_SBE_AUTH_TEMPLATE_ID,
+                                     GOBLIN_SBE_AUTH_BLOCK_LENGTH, BENCH_SBE_CORRELATION);
+        goblin_sbe_put_data(&f.w, argc == 3 ? argv[1] : "", argc == 3 ? lens[1] : 0);
+        goblin_sbe_put_data(&f.w, argv[argc - 1], lens[argc - 1]);
         return frame_end(&f);
     }
     if (argc >= 2 && is(n, nl, "SUBSCRIBE"))

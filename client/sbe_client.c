@@ -283,6 +283,39 @@ int64_t goblin_sbe_command(struct goblin_sbe *s, int argc, const char *const *ar
     return request_names(s, GOBLIN_SBE_COMMAND_TEMPLATE_ID, argc, argv, lens);
 }
 
+int64_t goblin_sbe_auth(struct goblin_sbe *s, const char *user, size_t user_len,
+                        const char *password, size_t password_len)
+{
+    const void *p[] = {user ? user : "", password};
+    size_t n[] = {user ? user_len : 0, password_len};
+    return request_datas(s, GOBLIN_SBE_AUTH_TEMPLATE_ID, GOBLIN_SBE_AUTH_BLOCK_LENGTH, 2, p, n);
+}
+
+int goblin_sbe_authenticate(struct goblin_sbe *s, const char *user, const char *password,
+                            long long timeout_us, char *err, size_t err_cap)
+{
+    if (err_cap) err[0] = '\0';
+    int64_t id = goblin_sbe_auth(s, user, user ? strlen(user) : 0, password, strlen(password));
+    int rc = id < 0 ? (int)id : goblin_sbe_flush(s);
+    /* The password is not left in the send buffer (sent or not). */
+    if (s->tx.data) memset(s->tx.data, 0, s->tx.cap);
+    s->tx.start = s->tx.end = 0;
+    if (rc != 0) return rc;
+    struct goblin_sbe_reply r;
+    rc = goblin_sbe_read_reply(s, &r, timeout_us);
+    if (rc != 0) return rc;
+    if (r.correlation != (uint64_t)id || r.count != 1) {
+        rc = -EPROTO;
+    } else if (r.template_id == GOBLIN_SBE_ERROR_REPLY_TEMPLATE_ID) {
+        if (err_cap) snprintf(err, err_cap, "%.*s", (int)r.values[0].len, r.values[0].data);
+        rc = -EACCES;
+    } else if (r.template_id != GOBLIN_SBE_STATUS_REPLY_TEMPLATE_ID) {
+        rc = -EPROTO;
+    }
+    goblin_sbe_reply_free(&r);
+    return rc;
+}
+
 int64_t goblin_sbe_ping(struct goblin_sbe *s)
 {
     return request_datas(s, GOBLIN_SBE_PING_TEMPLATE_ID, GOBLIN_SBE_PING_BLOCK_LENGTH, 0, NULL,

@@ -456,7 +456,15 @@ int main(int argc, char **argv)
     }
     bool interactive = i >= argc && isatty(0);
     c.raw = raw >= 0 ? raw : !isatty(1);
-    if (password) {
+    if (password && c.sbe) {
+        /* SBE's Auth template: the only frame a server with a password takes first. */
+        char err[512];
+        int rc = goblin_sbe_authenticate(c.sbe, user, password, 10000000, err, sizeof err);
+        if (rc != 0) {
+            fprintf(stderr, "%s\n", rc == -EACCES ? err : strerror(-rc));
+            exit(1);
+        }
+    } else if (password) {
         const char *auth[] = {"AUTH", user ? user : password, password};
         run_quietly(&c, user ? 3 : 2, auth);
     }

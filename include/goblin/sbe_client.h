@@ -15,9 +15,13 @@
  *   }
  *
  * Contracts and hazards:
- *  - TRUST: SBE has no authentication. The server speaks it only with
- *    --enable-sbe, on rings, Unix sockets and loopback TCP (other peers only
- *    with --sbe-allow-remote); use it on trusted hosts and networks only.
+ *  - TRUST: the server speaks SBE only with --enable-sbe, on rings, Unix
+ *    sockets, loopback TCP (other peers only with --sbe-allow-remote) and
+ *    libfabric. When it has a password or users, a session must
+ *    authenticate first (goblin_sbe_authenticate(), the Auth template):
+ *    until then every other request is answered NOAUTH. Transports the
+ *    server was told to trust skip this (--no-auth-sbe for sockets,
+ *    --no-auth-ring, --no-auth-libfabric); docs/sbe.md.
  *  - Every request call (goblin_sbe_get, goblin_sbe_command, ...) queues one
  *    frame and returns its correlation id (>0) or -errno; requests are sent
  *    when a read needs them (goblin_sbe_flush sends them now), so a batch
@@ -83,6 +87,20 @@ void goblin_sbe_close(struct goblin_sbe *s);
 
 /* Sends the queued requests now. 0 or -errno. */
 int goblin_sbe_flush(struct goblin_sbe *s);
+
+/* AUTH [user] password as the Auth template (user NULL or empty: the default
+ * user): the one request a server with a password takes before it. Queues
+ * the frame; returns its correlation id or -errno. The reply is a
+ * StatusReply "OK" or AUTH's error (WRONGPASS ..., the failure throttle's
+ * texts), exactly as RESP's AUTH answers. */
+int64_t goblin_sbe_auth(struct goblin_sbe *s, const char *user, size_t user_len,
+                        const char *password, size_t password_len);
+/* goblin_sbe_auth() sent at once and its reply awaited, with no other
+ * request outstanding: 0 when accepted; -EACCES with the server's error
+ * text ("WRONGPASS invalid username-password pair ...") in err; -ETIMEDOUT,
+ * -EPIPE, -EPROTO. The password's bytes are wiped from the send buffer. */
+int goblin_sbe_authenticate(struct goblin_sbe *s, const char *user, const char *password,
+                            long long timeout_us, char *err, size_t err_cap);
 
 /* Any command: argv[0] is its name (lens may be NULL for C strings). */
 int64_t goblin_sbe_command(struct goblin_sbe *s, int argc, const char *const *argv,

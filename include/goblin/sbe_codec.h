@@ -277,8 +277,8 @@ static inline void goblin_sbe_put_data(struct goblin_sbe_writer *w, const void *
 }
 
 #define GOBLIN_SBE_SCHEMA_ID 7447
-#define GOBLIN_SBE_SCHEMA_VERSION 1
-#define GOBLIN_SBE_TEMPLATE_COUNT 25
+#define GOBLIN_SBE_SCHEMA_VERSION 2
+#define GOBLIN_SBE_TEMPLATE_COUNT 26
 
 enum goblin_sbe_expire_kind {
     GOBLIN_SBE_EXPIRE_KIND_NONE = 0,
@@ -334,7 +334,7 @@ static const char *const goblin_sbe_template_names[GOBLIN_SBE_TEMPLATE_COUNT + 1
     "Incr",        "IncrBy",    "HSet",        "HGet",        "ZAdd",         "ZScore",
     "Publish",     "Subscribe", "Unsubscribe", "PSubscribe",  "PUnsubscribe", "StatusReply",
     "ErrorReply",  "NullReply", "IntReply",    "DoubleReply", "BoolReply",    "BulkReply",
-    "ValuesReply", "Push"};
+    "ValuesReply", "Push",      "Auth"};
 
 /* --- Command (template 1) -------------------- */
 
@@ -1620,6 +1620,46 @@ static inline int goblin_sbe_push_decode(const uint8_t *body, size_t len,
 static inline uint8_t *goblin_sbe_push_begin(struct goblin_sbe_writer *w)
 {
     return goblin_sbe_message_begin(w, GOBLIN_SBE_PUSH_BLOCK_LENGTH, GOBLIN_SBE_PUSH_TEMPLATE_ID,
+                                    GOBLIN_SBE_SCHEMA_ID, GOBLIN_SBE_SCHEMA_VERSION);
+}
+
+/* --- Auth (template 26) -------------------- */
+
+#define GOBLIN_SBE_AUTH_TEMPLATE_ID 26
+#define GOBLIN_SBE_AUTH_BLOCK_LENGTH 8
+#define GOBLIN_SBE_AUTH_CORRELATION_ID_OFFSET 0
+static inline uint64_t goblin_sbe_auth_correlation_id(const uint8_t *block)
+{
+    return (uint64_t)goblin_sbe_get_u64(block + GOBLIN_SBE_AUTH_CORRELATION_ID_OFFSET);
+}
+static inline void goblin_sbe_auth_put_correlation_id(uint8_t *block, uint64_t v)
+{
+    goblin_sbe_put_u64(block + GOBLIN_SBE_AUTH_CORRELATION_ID_OFFSET, (uint64_t)v);
+}
+struct goblin_sbe_auth {
+    const uint8_t *block;
+    struct goblin_sbe_bytes username;
+    struct goblin_sbe_bytes password;
+};
+static inline int goblin_sbe_auth_decode(const uint8_t *body, size_t len,
+                                         uint16_t acting_block_length, struct goblin_sbe_auth *m)
+{
+    if (acting_block_length < GOBLIN_SBE_AUTH_BLOCK_LENGTH) return GOBLIN_SBE_E_BLOCK;
+    if (len < acting_block_length) return GOBLIN_SBE_E_SHORT;
+    const uint8_t *p = body + acting_block_length, *end = body + len;
+    int rc = GOBLIN_SBE_OK;
+    m->block = body;
+    (void)p;
+    (void)end;
+    rc = goblin_sbe_take_data(&p, end, &m->username);
+    if (rc != GOBLIN_SBE_OK) return rc;
+    rc = goblin_sbe_take_data(&p, end, &m->password);
+    if (rc != GOBLIN_SBE_OK) return rc;
+    return rc;
+}
+static inline uint8_t *goblin_sbe_auth_begin(struct goblin_sbe_writer *w)
+{
+    return goblin_sbe_message_begin(w, GOBLIN_SBE_AUTH_BLOCK_LENGTH, GOBLIN_SBE_AUTH_TEMPLATE_ID,
                                     GOBLIN_SBE_SCHEMA_ID, GOBLIN_SBE_SCHEMA_VERSION);
 }
 

@@ -110,8 +110,8 @@ void cluster_node_delete(struct cluster_node *n)
             break;
         }
     cluster_bus_node_deleted(n);
-    free(n->fail_reports);
-    free(n);
+    xfree(n->fail_reports);
+    xfree(n);
 }
 
 void cluster_node_rename(struct cluster_node *n, const char *name)
@@ -281,7 +281,7 @@ bool cluster_save_config(bool force)
         fwrite(line, 1, n, f);
         fputc('\n', f);
     }
-    free(line);
+    xfree(line);
     fprintf(f, "vars currentEpoch %llu lastVoteEpoch %llu\n",
             (unsigned long long)cluster.current_epoch, (unsigned long long)cluster.last_vote_epoch);
     bool ok = fflush(f) == 0 && fsync(fileno(f)) == 0;

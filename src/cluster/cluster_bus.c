@@ -152,8 +152,14 @@ struct cluster_link {
     bool connecting;
     struct cluster_node *node; /* outbound: whom it reaches; inbound: NULL */
     int64_t ctime_ms;
+    /* What has arrived of the message being read: grown with the bytes
+     * that arrived, never to the length the header declares. */
     uint8_t *rbuf;
     size_t rlen, rcap;
+    /* An inbound link has delivered a message from a node this one knows
+     * (past its handshake): only then may it send messages longer than
+     * LINK_UNKNOWN_PEER_MAX. Outbound links reach a node we chose. */
+    bool peer_known;
     uint8_t *sbuf;
     size_t slen, soff, scap;
     struct cluster_link *next_inbound;
@@ -165,6 +171,13 @@ static struct cluster_link *inbound_links;
 static int64_t last_random_ping_ms;
 
 #define LINK_SENDBUF_MAX (64u << 20)
+/* The longest message an inbound link may send before its peer is a known
+ * node (a stranger holds at most this much of our memory, as Redis bounds
+ * what an unauthenticated client may send): a MEET or PING of a
+ * 1000-node cluster, header plus a tenth of the nodes as gossip, is ~13 KB. */
+#define LINK_UNKNOWN_PEER_MAX (32u * 1024)
+/* A read asks for at most this much more room than has arrived. */
+#define LINK_READ_CHUNK (16u * 1024)
 
 static void link_free(struct cluster_link *l)
 {
@@ -180,9 +193,9 @@ static void link_free(struct cluster_link *l)
                 break;
             }
     }
-    free(l->rbuf);
-    free(l->sbuf);
-    free(l);
+    xfree(l->rbuf);
+    xfree(l->sbuf);
+    xfree(l);
 }
 
 static void link_update_interest(struct cluster_link *l)
@@ -315,13 +328,13 @@ static bool send_ping(struct cluster_link *l, uint16_t type)
         if (!(n->flags & NODE_PFAIL) || (n->flags & (NODE_HANDSHAKE | NODE_NOADDR))) continue;
         set_gossip_entry(m + CLUSTERMSG_HEADER_LEN + (size_t)count++ * CLUSTERMSG_GOSSIP_LEN, n);
     }
-    free(picked);
+    xfree(picked);
     size_t len = CLUSTERMSG_HEADER_LEN + (size_t)count * CLUSTERMSG_GOSSIP_LEN;
     build_header(m, type, len);
     wr16(m + OFF_COUNT, (uint16_t)count);
     if (l->node && type == CLUSTERMSG_PING) l->node->ping_sent_ms = clock_unix_ms();
     bool ok = link_send(l, m, len);
-    free(m);
+    xfree(m);
     return ok;
 }
 
@@ -375,7 +388,7 @@ void cluster_bus_publish(const char *channel, size_t channel_len, const char *ms
     memcpy(m + OFF_DATA + 8, channel, channel_len);
     memcpy(m + OFF_DATA + 8 + channel_len, msg, msg_len);
     broadcast(m, len);
-    free(m);
+    xfree(m);
 }
 
 /* ---- failure detection ---- */
@@ -577,6 +590,7 @@ static bool process_message(struct cluster_link *l, const uint8_t *m, size_t len
     struct cluster_node *sender =
         cluster_lookup_node((const char *)m + OFF_SENDER, CLUSTER_NAMELEN);
     if (sender && (sender->flags & NODE_HANDSHAKE)) sender = NULL;
+    if (sender) l->peer_known = true;
     int64_t now = clock_unix_ms();
 
     if (sender) {
@@ -702,7 +716,22 @@ static bool process_message(struct cluster_link *l, const uint8_t *m, size_t len
     return true;
 }
 
-/* Reads what is there and handles every whole message. */
+/* Makes room in l->rbuf for the next read of a message that still needs
+ * `still` bytes: as much again as has arrived (at least a chunk), never
+ * more than the message still needs. */
+static void link_read_room(struct cluster_link *l, size_t still)
+{
+    if (l->rcap - l->rlen >= (still < LINK_READ_CHUNK ? still : LINK_READ_CHUNK)) return;
+    size_t add = l->rlen > LINK_READ_CHUNK ? l->rlen : LINK_READ_CHUNK;
+    if (add > still) add = still;
+    l->rcap = l->rlen + add;
+    l->rbuf = xrealloc(l->rbuf, l->rcap);
+}
+
+/* Reads what is there and handles every whole message. Memory follows the
+ * bytes that arrived (a header declaring 64 MiB reserves nothing), an
+ * unknown peer's message is at most LINK_UNKNOWN_PEER_MAX, and everything
+ * goes through the accounting allocator, so used_memory comes back down. */
 static void link_read(struct cluster_link *l)
 {
     for (;;) {
@@ -711,12 +740,17 @@ static void link_read(struct cluster_link *l)
             if (memcmp(l->rbuf, "RCmb", 4) != 0) goto bad;
             want = rd32(l->rbuf + OFF_TOTLEN);
             if (want < CLUSTERMSG_HEADER_LEN || want > CLUSTERMSG_MAX_LEN) goto bad;
+            if (l->inbound && !l->peer_known && want > LINK_UNKNOWN_PEER_MAX) {
+                log_warning("Cluster bus: closing a link from an unknown node that declared a "
+                            "%zu-byte message (at most %u before it is known)",
+                            want, LINK_UNKNOWN_PEER_MAX);
+                link_free(l);
+                return;
+            }
         }
-        if (l->rcap < want) {
-            l->rcap = want < 4096 ? 4096 : want;
-            l->rbuf = xrealloc(l->rbuf, l->rcap);
-        }
-        ssize_t r = read(l->fd, l->rbuf + l->rlen, want - l->rlen);
+        link_read_room(l, want - l->rlen);
+        size_t room = l->rcap - l->rlen < want - l->rlen ? l->rcap - l->rlen : want - l->rlen;
+        ssize_t r = read(l->fd, l->rbuf + l->rlen, room);
         if (r == 0) {
             link_free(l);
             return;
@@ -738,7 +772,7 @@ static void link_read(struct cluster_link *l)
         l->rlen = 0;
         if (!process_message(l, l->rbuf, len)) return;
         if (l->rcap > 65536) { /* a big message came and went: give it back */
-            free(l->rbuf);
+            xfree(l->rbuf);
             l->rbuf = NULL;
             l->rcap = 0;
         }
@@ -913,7 +947,7 @@ void cluster_bus_feed(const uint8_t *msg, size_t len, struct cluster_node *outbo
     uint8_t *copy = xmalloc(len);
     memcpy(copy, msg, len);
     if (process_message(l, copy, len)) link_free(l);
-    free(copy);
+    xfree(copy);
 }
 
 void cluster_bus_cron(void)

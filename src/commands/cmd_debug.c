@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "commands/command.h"
 #include "commands/debug.h"
@@ -49,18 +50,24 @@
 #include "util/log.h"
 #include "util/numparse.h"
 #include "util/rand.h"
+#include "util/xmalloc.h"
 
 /* --- SLEEP ------------------------------------------------------------ */
 
 /* DEBUG SLEEP seconds: blocks the server thread (tests use it to hold the
  * loop still while clients queue work). The argument is read as Redis reads
- * it (strtod, no validation: text, a negative or a non-finite value sleeps
- * not at all); a shutdown signal ends the sleep early. */
+ * it (strtod, no validation) and turned into microseconds as Redis does
+ * (`long long utime = dtime * 1000000`): text, a negative value, NaN and
+ * any value whose microseconds do not fit a long long (1e300, inf, 1e18)
+ * sleep not at all — Redis's conversion gives a negative time there, which
+ * nanosleep refuses — while one that fits sleeps that long (9e12 s is for
+ * ever, as with Redis). A shutdown signal ends the sleep early. */
 static void debug_sleep(double seconds)
 {
-    if (!(seconds > 0) || !isfinite(seconds)) return;
-    if (seconds > 1e9) seconds = 1e9; /* time_t-safe; still "forever" for a client */
-    struct timespec left = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    double micros = seconds * 1e6;
+    if (!(micros >= 0 && micros < 9223372036854775807.0)) return; /* NaN fails both */
+    long long utime = (long long)micros;
+    struct timespec left = {(time_t)(utime / 1000000), (long)(utime % 1000000) * 1000};
     /* SIGINT/SIGTERM interrupt nanosleep (no SA_RESTART) and set the stop flag. */
     while (nanosleep(&left, &left) != 0 && errno == EINTR && !ev_stopping()) {
     }
@@ -317,21 +324,50 @@ static bool arg_positive(struct cmd_ctx *ctx, int i, long long *out)
     return false;
 }
 
+/* The memory DEBUG POPULATE may fill: maxmemory when set, else half of
+ * the machine's physical memory. */
+static size_t populate_budget(void)
+{
+    if (config.maxmemory) return (size_t)config.maxmemory;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (size_t)pages / 2 * (size_t)page : (size_t)1 << 30;
+}
+
 /* DEBUG POPULATE count [prefix] [size]: keys "<prefix>:<i>" ("key" by
  * default) holding "value:<i>" (or that text cut or zero-padded to size
- * bytes); existing keys are left alone. */
+ * bytes); existing keys are left alone.
+ *
+ * Redis allocates a value of any declared size (and aborts when it cannot)
+ * and creates keys until the count is done (a count of 2^63 takes all the
+ * machine's memory). Here both are bounded: a value is at most
+ * proto-max-bulk-len, as any value a client sends; a count whose hash
+ * table alone (8 bytes a key) would pass the budget (populate_budget())
+ * gets Redis's answer for a table it cannot allocate (`OOM in
+ * dictTryExpand`); and the keys stop, with an error, before used memory
+ * and the next value would pass the budget. */
 static void debug_populate(struct cmd_ctx *ctx)
 {
     long long count, size = 0;
     if (!arg_positive(ctx, 2, &count)) return;
     if (ctx->argc == 5 && !arg_positive(ctx, 4, &size)) return;
+    size_t budget = populate_budget();
+    if ((unsigned long long)count > budget / 8) {
+        reply_error(ctx->reply, "ERR OOM in dictTryExpand");
+        return;
+    }
+    if (size > config.proto_max_bulk_len) {
+        reply_error(ctx->reply, "ERR DEBUG POPULATE value size is larger than proto-max-bulk-len");
+        return;
+    }
     const char *prefix = ctx->argc >= 4 ? ctx->argv[3] : "key";
     size_t prefix_len = ctx->argc >= 4 ? ctx->argv_len[3] : 3;
     long long dirty = keyspace.stats.dirty; /* Redis's populate counts no change */
     struct buf key, val;
     buf_init(&key, prefix_len + 24);
-    buf_init(&val, size > 32 ? (size_t)size : 32);
-    for (long long i = 0; i < count; i++) {
+    buf_init(&val, 32); /* a value's room is taken once the budget allows it */
+    long long i;
+    for (i = 0; i < count; i++) {
+        if (xmalloc_used_bytes() + (size_t)size >= budget) break; /* a static read */
         char num[32];
         int nl = snprintf(num, sizeof num, ":%lld", i);
         buf_reset(&key, prefix_len + (size_t)nl);
@@ -345,8 +381,10 @@ static void debug_populate(struct cmd_ctx *ctx)
             buf_append(&val, text, (size_t)tl);
         } else {
             size_t keep = (size_t)size < (size_t)tl ? (size_t)size : (size_t)tl;
+            buf_reserve_exact(&val, (size_t)size);
             buf_append(&val, text, keep);
-            for (size_t j = keep; j < (size_t)size; j++) buf_append_char(&val, '\0');
+            memset(buf_tail(&val), 0, (size_t)size - keep);
+            val.end += (size_t)size - keep;
         }
         db_set_string(ctx->db, buf_head(&key), buf_len(&key), buf_head(&val), buf_len(&val),
                       KV_STR_TRY_INT, false);
@@ -355,7 +393,12 @@ static void debug_populate(struct cmd_ctx *ctx)
     buf_free(&key);
     buf_free(&val);
     keyspace.stats.dirty = dirty;
-    reply_ok(ctx->reply);
+    if (i < count)
+        reply_error_fmt(ctx->reply,
+                        "ERR DEBUG POPULATE stopped after %lld keys: used memory reached %s", i,
+                        config.maxmemory ? "maxmemory" : "half of the physical memory");
+    else
+        reply_ok(ctx->reply);
 }
 
 /* --- PROTOCOL ------------------------------------------------------------ */

@@ -190,8 +190,16 @@ static void cmd_config_set(struct cmd_ctx *ctx)
     int *order = xcalloc((size_t)pairs, sizeof *order);
     struct buf *old = xcalloc((size_t)pairs, sizeof *old);
     int applied = 0, n = 0;
-    for (int i = 0; i < pairs; i++) {
+    /* Redis 7.0's checks before any value is applied: the first name that
+     * is unknown, immutable, protected or a duplicate is reported (named as
+     * typed), and nothing is set. */
+    bool protected_allowed =
+        command_protected_action_allowed(config.enable_protected_configs, ctx->conn);
+    const char *refusal = NULL;
+    int refused_at = 0;
+    for (int i = 0; i < pairs && !refusal; i++) {
         int a = 2 + 2 * i;
+        refused_at = a;
         names[i] = config_canonical_name(ctx->argv[a], ctx->argv_len[a]);
         if (!names[i]) {
             reply_error_fmt(ctx->reply,
@@ -199,15 +207,15 @@ static void cmd_config_set(struct cmd_ctx *ctx)
                             (int)ctx->argv_len[a], ctx->argv[a]);
             goto done;
         }
-        for (int k = 0; k < i; k++) {
-            if (strcmp(names[k], names[i]) == 0) {
-                reply_error_fmt(ctx->reply,
-                                "ERR CONFIG SET failed (possibly related to argument '%.*s') - "
-                                "duplicate parameter",
-                                (int)ctx->argv_len[a], ctx->argv[a]);
-                goto done;
-            }
-        }
+        refusal = config_set_refusal(ctx->argv[a], ctx->argv_len[a], protected_allowed);
+        for (int k = 0; k < i && !refusal; k++)
+            if (strcmp(names[k], names[i]) == 0) refusal = "duplicate parameter";
+    }
+    if (refusal) {
+        reply_error_fmt(ctx->reply,
+                        "ERR CONFIG SET failed (possibly related to argument '%.*s') - %s",
+                        (int)ctx->argv_len[refused_at], ctx->argv[refused_at], refusal);
+        goto done;
     }
     for (int i = 0; i < pairs; i++)
         if (!config_param_is_secret(ctx->argv[2 + 2 * i], ctx->argv_len[2 + 2 * i])) order[n++] = i;

@@ -264,13 +264,10 @@ static void reply_unknown_command(struct reply *r, int argc, const char **argv,
                     (int)(argv_len[0] < 128 ? argv_len[0] : 128), argv[0], args);
 }
 
-/* Redis 7's enable-debug-command: no, yes, or local (loopback, Unix socket
- * and ring clients). */
-static bool protected_action_allowed(const struct conn *conn)
+bool command_protected_action_allowed(const char *setting, const struct conn *conn)
 {
-    const char *setting = config.enable_debug_command;
     if (strcmp(setting, "yes") == 0) return true;
-    return strcmp(setting, "local") == 0 && session_is_local(conn);
+    return strcmp(setting, "local") == 0 && conn && session_is_local(conn);
 }
 
 void command_block_on_keys(struct cmd_ctx *ctx, enum obj_type type, int first, int n,
@@ -478,7 +475,8 @@ static struct command *command_check(const struct cmd_request *req, struct comma
         return NULL;
     }
 admit:
-    if ((cmd->flags & CMD_PROTECTED) && !protected_action_allowed(conn)) {
+    if ((cmd->flags & CMD_PROTECTED) &&
+        !command_protected_action_allowed(config.enable_debug_command, conn)) {
         reply_error(r,
                     "ERR DEBUG command not allowed. If the enable-debug-command option is set "
                     "to \"local\", you can run it from a local connection, otherwise you need "

@@ -228,6 +228,12 @@ static inline void cmd_notify(const struct cmd_ctx *ctx, int type, const char *e
  * "(redacted)" in MONITOR and SLOWLOG: AUTH's arguments, HELLO's AUTH pair. */
 bool command_arg_redacted(const struct cmd_ctx *ctx, int i);
 
+/* Redis 7's protected actions (enable-debug-command, enable-protected-configs,
+ * enable-module-command): `setting` "yes" allows every client, "local" only
+ * local ones (session_is_local: Unix socket, loopback TCP, ring, local
+ * libfabric peers), "no" none. */
+bool command_protected_action_allowed(const char *setting, const struct conn *conn);
+
 /* A HELP reply: the NULL-terminated lines as an array of status strings. */
 void reply_help(struct reply *r, const char *const *lines);
 

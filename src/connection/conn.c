@@ -31,13 +31,14 @@ static struct conn *closed_head; /* torn down, awaiting conn_reap_closed() */
 struct conn *conn_executing;
 
 /* A fresh session needs AUTH unless no password is set or its transport is
- * trusted (transport.h). */
+ * trusted for its wire (transport.h: --no-auth-ring, --no-auth-libfabric
+ * for both wires, --no-auth-sbe for SBE on sockets). Asked again when the
+ * wire is chosen (conn_detect_wire) and by RESET. */
 bool conn_starts_authenticated(const struct conn *c)
 {
     const struct transport *owner = c->transport->owner;
-    /* SBE has no AUTH: it is spoken only where it is trusted (conn_detect_wire). */
-    if (c->wire == &sbe_wire) return true;
-    return !auth_required() || (owner && owner->skips_auth && owner->skips_auth());
+    return !auth_required() ||
+           (owner && owner->skips_auth && owner->skips_auth(c->wire == &sbe_wire));
 }
 
 /* Whether c may speak SBE at all: a transport that carries it, with
@@ -378,7 +379,9 @@ static bool conn_detect_wire(struct conn *c)
     buf_consume(&c->in, handshake);
     if (w == &sbe_wire) {
         reply_set_protocol(&c->reply, PROTO_SBE);
-        c->authenticated = true; /* trusted transport: SBE has no AUTH */
+        /* SBE authenticates with its Auth template as RESP does with AUTH,
+         * unless its transport is trusted for SBE (docs/sbe.md). */
+        c->authenticated = conn_starts_authenticated(c);
     }
     return true;
 }
@@ -406,6 +409,16 @@ void conn_apply_reply_mode(struct conn *c, size_t out_before)
         c->flags &= ~CONN_REPLY_SKIP_NEXT;
         c->flags |= CONN_REPLY_SKIP;
     }
+}
+
+/* After a reply: whether c is past its class's output limit or, not yet
+ * authenticated, past CONN_UNAUTH_OUTPUT_LIMIT (a stranger that pipelines
+ * without reading is closed before it can park output or, through
+ * backpressure, a query buffer). Below both: a comparison and a branch. */
+static inline bool conn_reply_overflows(struct conn *c, bool auth_required)
+{
+    return conn_output_limit_reached(c) ||
+           (auth_required && conn_output_bytes(c) > CONN_UNAUTH_OUTPUT_LIMIT);
 }
 
 /* Runs the complete requests in c's input (see conn_process_input). */
@@ -442,9 +455,16 @@ static void conn_run_commands(struct conn *c)
             break;
         }
         if (st == WIRE_REJECTED) {
-            /* A well-framed request the wire refused: answer, go on. */
+            /* A well-framed request the wire refused: answer, go on —
+             * within the same output bounds as a command's reply (an
+             * unauthenticated SBE peer pipelining frames it may not send
+             * is answered NOAUTH here, never by a command). */
             conn_reply_wire_error(c, &req);
             buf_consume(&c->in, req.consumed);
+            if (conn_reply_overflows(c, limits.auth_required)) {
+                conn_drop_over_output_limit(c);
+                return;
+            }
             continue;
         }
         if (st == WIRE_ERROR) {
@@ -489,7 +509,7 @@ static void conn_run_commands(struct conn *c)
             if (c->framed) conn_unit_close(c);
             conn_executing = NULL;
             if (req.owned && req.owned->count) c->wire->request_done(&c->wire_state);
-            if (!(c->flags & CONN_CLOSED) && conn_output_limit_reached(c)) {
+            if (!(c->flags & CONN_CLOSED) && conn_reply_overflows(c, limits.auth_required)) {
                 conn_drop_over_output_limit(c);
                 return;
             }

@@ -120,6 +120,12 @@ struct conn;
 
 /* Stop executing a conn's commands while this much output is unsent. */
 #define CONN_OUTPUT_BACKPRESSURE (256 * 1024)
+/* An unauthenticated conn (a password is set, AUTH not yet passed) may hold
+ * at most this much unsent output; past it, it is closed as over its output
+ * limit. Redis 7.0's bound (the CVE-2025-21605 fix: 1 KB beyond its 16 KB
+ * reply buffer), so a stranger that pipelines without reading pins neither
+ * output nor, since it is closed before backpressure, a query buffer. */
+#define CONN_UNAUTH_OUTPUT_LIMIT (16 * 1024 + 1024)
 /* Read at least this much per read call (Redis's PROTO_IOBUF_LEN). */
 #define CONN_READ_CHUNK (16 * 1024)
 

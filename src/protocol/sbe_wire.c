@@ -78,6 +78,23 @@ static int sbe_decode_command(struct sbe_parser *p, const uint8_t *body, size_t 
     return 0;
 }
 
+/* The Auth template: AUTH's argv (the username left out when empty: the
+ * default user), run by the AUTH command itself, so credentials, replies
+ * and the failure throttle are RESP's. Returns a codec error or 0. */
+static int sbe_decode_auth(struct sbe_parser *p, const uint8_t *body, size_t len,
+                           uint16_t block_length, int *argc)
+{
+    struct goblin_sbe_auth m;
+    int rc = goblin_sbe_auth_decode(body, len, block_length, &m);
+    if (rc) return rc;
+    struct argv_builder b = {.p = p, .argc = 0};
+    arg_add(&b, "AUTH", 4);
+    if (m.username.len) arg_bytes(&b, m.username);
+    arg_bytes(&b, m.password);
+    *argc = b.argc;
+    return 0;
+}
+
 /* The typed templates (the jump table's rows, by template id): the op they
  * call, their command's name (argv[0]), their schema block length, and
  * either a group of names (DEL, the subscribe family) or the argv slot of
@@ -226,6 +243,13 @@ static enum wire_status sbe_parse(union wire_state *st, const char *data, size_t
         req->error = p->error;
         return WIRE_ERROR;
     }
+    if (__builtin_expect(lim->auth_required, 0) && flen > SBE_UNAUTH_MAX_FRAME) {
+        snprintf(p->error, sizeof p->error,
+                 "Protocol error: unauthenticated SBE frame length %u (at most %u before Auth)",
+                 flen, SBE_UNAUTH_MAX_FRAME);
+        req->error = p->error;
+        return WIRE_ERROR;
+    }
     size_t consumed = GOBLIN_SBE_FRAME_PREFIX + (size_t)flen;
     if (len < consumed) {
         p->pending_frame = consumed;
@@ -246,6 +270,12 @@ static enum wire_status sbe_parse(union wire_state *st, const char *data, size_t
                  h.schema_id, h.version, GOBLIN_SBE_SCHEMA_ID, GOBLIN_SBE_SCHEMA_VERSION);
         return sbe_reject(req, consumed, p->error);
     }
+    /* Until the session authenticates (a password or users are set and the
+     * transport is not trusted: conn_starts_authenticated()), the Auth
+     * template is the only frame taken; anything else is answered NOAUTH,
+     * as RESP answers a command, and the connection goes on. */
+    if (__builtin_expect(lim->auth_required, 0) && h.template_id != GOBLIN_SBE_AUTH_TEMPLATE_ID)
+        return sbe_reject(req, consumed, "NOAUTH Authentication required.");
     int argc = 0;
     int rc = 1;
     const struct typed_template *tt =
@@ -264,6 +294,8 @@ static enum wire_status sbe_parse(union wire_state *st, const char *data, size_t
         }
     } else if (h.template_id == GOBLIN_SBE_COMMAND_TEMPLATE_ID) {
         rc = sbe_decode_command(p, body, body_len, h.block_length, &argc);
+    } else if (h.template_id == GOBLIN_SBE_AUTH_TEMPLATE_ID) {
+        rc = sbe_decode_auth(p, body, body_len, h.block_length, &argc);
     }
     if (rc == 1) {
         const char *name = h.template_id && h.template_id <= GOBLIN_SBE_TEMPLATE_COUNT

@@ -2,11 +2,13 @@
  * sbe_wire.h — the SBE wire's parser state (docs/sbe.md; the wire's table
  * is `sbe_wire` in wire.h).
  *
- * Hazard: SBE carries no authentication. A conn speaks it only where the
- * transport is trusted (connection/conn.c: rings, Unix sockets and
- * loopback TCP with --enable-sbe, other TCP peers only with
- * --sbe-allow-remote), and an SBE conn is authenticated from its first
- * frame.
+ * Trust: a conn speaks SBE only with --enable-sbe, on rings, Unix sockets,
+ * loopback TCP (other TCP peers only with --sbe-allow-remote) and
+ * libfabric (connection/conn.c). When a password or users are set, a
+ * session that its transport does not trust (conn_starts_authenticated)
+ * must send the Auth template first: until AUTH succeeds every other
+ * frame is answered NOAUTH, and a frame longer than SBE_UNAUTH_MAX_FRAME
+ * ends the connection (what a stranger may make the server hold).
  *
  * Framing: a uint32 little-endian length, then one SBE message (standard
  * header, block, groups, var-data; include/goblin/sbe_codec.h). Frames
@@ -28,6 +30,11 @@
 /* The longest frame accepted: var-data is at most 1 GiB by the schema,
  * and the query-buffer limit bounds what a conn may hold anyway. */
 #define SBE_MAX_FRAME (1024u * 1024u * 1024u + 64u * 1024u)
+
+/* The longest frame a session that has not authenticated may send: an Auth
+ * frame whose username and password are each as long as RESP lets an
+ * unauthenticated client's arguments be (RESP_UNAUTH_MAX_BULK, 16 KiB). */
+#define SBE_UNAUTH_MAX_FRAME (2u * 16384u + 64u)
 
 struct sbe_parser {
     const char **argv; /* arguments of the current request, into the input */

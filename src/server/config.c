@@ -37,6 +37,7 @@ struct config config;
 enum config_kind {
     CFG_INT,    /* integer in [min, max] */
     CFG_MEMORY, /* integer with k/kb/m/mb/g/gb suffixes */
+    CFG_OCTAL,  /* file mode in octal, with or without a leading 0 (Redis's OCTAL_CONFIG) */
     CFG_BOOL,   /* yes/no */
     CFG_STRING,
     CFG_ENUM,          /* one of `choices` */
@@ -55,6 +56,9 @@ enum config_kind {
 enum config_flag {
     CFG_IMMUTABLE = 1u << 0, /* startup only */
     CFG_NO_CLI = 1u << 1,    /* CONFIG only (no flag) */
+    /* Redis 7.0's PROTECTED_CONFIG: CONFIG SET only as enable-protected-configs
+     * allows (what names where the server writes files: dir, dbfilename). */
+    CFG_PROTECTED = 1u << 2,
 };
 
 struct config_param {
@@ -108,8 +112,10 @@ static const struct config_param params[] = {
      "extra TCP listener, IPv4 or [IPv6]; repeatable", NULL, NULL},
     {"unixsocket", "uds-listen", CFG_UNIX, NULL, 0, 0, CFG_IMMUTABLE, "PATH",
      "Unix stream socket listener; repeatable (alias --uds-listen)", NULL, NULL},
-    {"unixsocketperm", NULL, CFG_INT, &config.unixsocketperm, 0, 0777, CFG_IMMUTABLE, "MODE",
-     "permissions of Unix sockets, octal (0 = umask)", NULL, NULL},
+    {"unixsocketperm", NULL, CFG_OCTAL, &config.unixsocketperm, 0, 0777, CFG_IMMUTABLE, "MODE",
+     "permissions of Unix sockets, octal as in redis.conf (700, 0770; default 0 = the umask's); "
+     "the socket is created with them, never more open",
+     NULL, NULL},
     {"tcp-backlog", NULL, CFG_INT, &config.tcp_backlog, 0, INT_MAX, CFG_IMMUTABLE, "N",
      "listen() backlog (default 511)", NULL, NULL},
     {"tcp-keepalive", NULL, CFG_INT, &config.tcp_keepalive, 0, INT_MAX, 0, "SECONDS",
@@ -211,8 +217,13 @@ static const struct config_param params[] = {
      CFG_IMMUTABLE, "BYTES", "reorder window per libfabric session, in bytes (default 1mb)", NULL,
      NULL},
     {"enable-sbe", NULL, CFG_FLAG, &config.enable_sbe, 0, 0, CFG_IMMUTABLE, "",
-     "accept the binary SBE wire (a connection opening with GOBLINS!) on rings, Unix sockets and "
-     "loopback TCP; SBE has NO AUTHENTICATION (docs/sbe.md)",
+     "accept the binary SBE wire (a connection opening with GOBLINS!) on rings, Unix sockets, "
+     "loopback TCP and libfabric; with a password it authenticates (its Auth template) as RESP "
+     "does (docs/sbe.md)",
+     NULL, NULL},
+    {"no-auth-sbe", NULL, CFG_FLAG, &config.no_auth_sbe, 0, 0, CFG_IMMUTABLE, "",
+     "SBE over TCP and Unix sockets needs no Auth frame (every peer that can connect is trusted; "
+     "rings follow --no-auth-ring, libfabric --no-auth-libfabric)",
      NULL, NULL},
     {"sbe-allow-remote", NULL, CFG_FLAG, &config.sbe_allow_remote, 0, 0, CFG_IMMUTABLE, "",
      "with --enable-sbe, accept SBE from non-loopback TCP peers too (a trusted network only)", NULL,
@@ -221,6 +232,16 @@ static const struct config_param params[] = {
      "no|yes|local",
      "allow DEBUG: never, from any client, or only from local ones (loopback, Unix socket, "
      "ring) (default no, as Redis 7)",
+     protected_actions, NULL},
+    {"enable-protected-configs", NULL, CFG_ENUM, &config.enable_protected_configs, 0, 0,
+     CFG_IMMUTABLE, "no|yes|local",
+     "allow CONFIG SET of the protected parameters (dir, dbfilename): never, from any client, or "
+     "only from local ones (default no, as Redis 7)",
+     protected_actions, NULL},
+    {"enable-module-command", NULL, CFG_ENUM, &config.enable_module_command, 0, 0, CFG_IMMUTABLE,
+     "no|yes|local",
+     "allow MODULE (Redis 7's setting; goblin-core has no MODULE command, so this only reads "
+     "back) (default no)",
      protected_actions, NULL},
     {"cpu", NULL, CFG_INT, &config.cpu, -1, 4095, CFG_IMMUTABLE, "N",
      "pin the server thread to CPU N (-1 = no pinning)", NULL, NULL},
@@ -272,10 +293,14 @@ static const struct config_param params[] = {
     {"hll-sparse-max-bytes", NULL, CFG_MEMORY, &hll_limits.sparse_max_bytes, 0, LLONG_MAX, 0,
      "BYTES", "HyperLogLogs whose sparse form would grow past this turn dense (default 3000)", NULL,
      NULL},
-    {"dir", NULL, CFG_STRING, &config.dir, 0, 0, 0, "DIR",
-     "directory of the RDB snapshot (default ./)", NULL, NULL, persist_validate_dir},
-    {"dbfilename", NULL, CFG_STRING, &config.dbfilename, 0, 0, 0, "FILE",
-     "RDB snapshot file name in --dir (default dump.rdb)", NULL, NULL, persist_validate_dbfilename},
+    {"dir", NULL, CFG_STRING, &config.dir, 0, 0, CFG_PROTECTED, "DIR",
+     "directory of the RDB snapshot and the AOF (default ./); CONFIG SET only as "
+     "--enable-protected-configs allows",
+     NULL, NULL, persist_validate_dir},
+    {"dbfilename", NULL, CFG_STRING, &config.dbfilename, 0, 0, CFG_PROTECTED, "FILE",
+     "RDB snapshot file name in --dir (default dump.rdb); CONFIG SET only as "
+     "--enable-protected-configs allows",
+     NULL, NULL, persist_validate_dbfilename},
     {"save", NULL, CFG_STRING, &config.save, 0, 0, 0, "\"SEC CHANGES ...\"",
      "snapshot (BGSAVE) after SEC seconds and CHANGES writes, per pair; \"\" = never "
      "(default \"3600 1 300 100 60 10000\", as Redis 7.0)",
@@ -449,6 +474,8 @@ void config_init_defaults(void)
     config.loglevel = xstrdup("notice");
     config.maxmemory_policy = xstrdup("noeviction");
     config.enable_debug_command = xstrdup("no");
+    config.enable_protected_configs = xstrdup("no");
+    config.enable_module_command = xstrdup("no");
     config.tls_auth_clients = xstrdup("yes");
     config.daemonize = false;
     config.dir = xstrdup("./");
@@ -493,6 +520,15 @@ const char *config_canonical_name(const char *name, size_t name_len)
 {
     const struct config_param *p = param_find(name, name_len);
     return p ? p->name : NULL;
+}
+
+const char *config_set_refusal(const char *name, size_t name_len, bool protected_allowed)
+{
+    const struct config_param *p = param_find(name, name_len);
+    if (!p) return NULL;
+    if (p->flags & CFG_IMMUTABLE) return "can't set immutable config";
+    if ((p->flags & CFG_PROTECTED) && !protected_allowed) return "can't set protected config";
+    return NULL;
 }
 
 bool config_param_is_secret(const char *name, size_t name_len)
@@ -572,12 +608,6 @@ static const char *param_apply(const struct config_param *p, const char *value, 
         bool ok;
         if (p->kind == CFG_INT) {
             ok = num_parse_ll(text, len, &v);
-            if (!ok && p->value == &config.unixsocketperm) {
-                char *end;
-                errno = 0;
-                v = strtoll(text, &end, 8);
-                ok = len && *end == '\0' && errno == 0;
-            }
         } else {
             unsigned long long u;
             ok = num_parse_memory(text, len, &u) && u <= LLONG_MAX;
@@ -601,6 +631,27 @@ static const char *param_apply(const struct config_param *p, const char *value, 
             *(long long *)p->value = v;
         /* Like Redis, hz accepts any non-negative value and clamps it. */
         if (p->value == &config.hz) config.hz = v < 1 ? 1 : v > 500 ? 500 : v;
+        break;
+    }
+    case CFG_OCTAL: {
+        long long v = 0;
+        bool ok = len > 0 && len <= 12;
+        for (size_t i = 0; ok && i < len; i++) {
+            ok = text[i] >= '0' && text[i] <= '7';
+            v = v * 8 + (text[i] - '0');
+        }
+        if (!ok) {
+            err = "argument couldn't be parsed into an octal number";
+            break;
+        }
+        if (v < p->min || v > p->max) {
+            static char range[128];
+            snprintf(range, sizeof range, "argument must be between %llo and %llo inclusive",
+                     p->min, p->max);
+            err = range;
+            break;
+        }
+        *(long long *)p->value = v;
         break;
     }
     case CFG_BOOL:
@@ -748,13 +799,13 @@ static void param_render(const struct config_param *p, struct buf *out)
     case CFG_INT:
     case CFG_MEMORY: {
         long long v = p->value == &config.port ? config.port : *(long long *)p->value;
-        if (p->value == &config.unixsocketperm)
-            snprintf(tmp, sizeof tmp, "%llo", v);
-        else
-            num_format_ll(tmp, v);
+        num_format_ll(tmp, v);
         buf_append(out, tmp, strlen(tmp));
         break;
     }
+    case CFG_OCTAL:
+        buf_append_fmt(out, "%llo", *(long long *)p->value);
+        break;
     case CFG_BOOL:
         buf_append(out, *(bool *)p->value ? "yes" : "no", *(bool *)p->value ? 3 : 2);
         break;

@@ -86,7 +86,9 @@ struct config {
     bool protected_mode; /* refuse non-loopback TCP peers while there is no password */
     char *requirepass;   /* never stored in clear: see auth.c */
     char *auth_file;
-    char *enable_debug_command; /* "no", "yes" or "local" (Redis 7's protected action) */
+    char *enable_debug_command;     /* "no", "yes" or "local" (Redis 7's protected action) */
+    char *enable_protected_configs; /* CONFIG SET of CFG_PROTECTED rows: "no", "yes", "local" */
+    char *enable_module_command;    /* Redis 7's setting, reported only (no MODULE command) */
 
     /* TLS (transport/tls.c, docs/tls.md); NULL or "" strings: not set */
     long long tls_port; /* 0 = no TLS listener */
@@ -105,6 +107,7 @@ struct config {
     int polled_count;
     bool no_auth_ring;
     bool enable_sbe;       /* SBE wire on trusted transports (docs/sbe.md) */
+    bool no_auth_sbe;      /* SBE over sockets starts authenticated (docs/sbe.md) */
     bool sbe_allow_remote; /* ... and from non-loopback TCP peers */
     /* libfabric (transport/fabric.h) */
     bool no_auth_libfabric;
@@ -192,6 +195,11 @@ bool config_param_exists(const char *name, size_t name_len);
 
 /* The parameter's primary name (aliases resolve to it), or NULL. */
 const char *config_canonical_name(const char *name, size_t name_len);
+
+/* Why CONFIG SET must refuse the parameter before any value is applied
+ * (Redis 7.0's order: immutable, then protected unless protected_allowed,
+ * i.e. enable-protected-configs permits this client), or NULL. */
+const char *config_set_refusal(const char *name, size_t name_len, bool protected_allowed);
 
 /* Secrets are stored hashed: their old value cannot be restored. */
 bool config_param_is_secret(const char *name, size_t name_len);

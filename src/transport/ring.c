@@ -191,8 +191,10 @@ static void ring_close(struct conn *c)
     c->transport_data = NULL;
 }
 
-static bool ring_skips_auth(void)
+/* Both wires. */
+static bool ring_skips_auth(bool sbe)
 {
+    (void)sbe;
     return config.no_auth_ring;
 }
 
@@ -456,6 +458,17 @@ static bool ring_target_create(struct ring_target *t, const struct polled_spec *
     }
     if (mkdir(ps->path, 0700) != 0 && errno != EEXIST) {
         log_warning("--ring-pool %s: cannot create directory: %s", ps->path, strerror(errno));
+        return false;
+    }
+    /* The rings are their own access control (0600 files of this user):
+     * so must be the directory that names them, or another user could put
+     * a file of theirs where a client looks for a ring. */
+    struct stat dir = {0};
+    if (stat(ps->path, &dir) != 0 || !S_ISDIR(dir.st_mode) || dir.st_uid != geteuid() ||
+        ((dir.st_mode & 0022) && !(dir.st_mode & S_ISVTX))) {
+        log_warning("--ring-pool %s: must be a directory of the server's user that others cannot "
+                    "write to (mode %o, owner %u)",
+                    ps->path, (unsigned)(dir.st_mode & 07777), (unsigned)dir.st_uid);
         return false;
     }
     t->rings = xcalloc((size_t)ps->count, sizeof *t->rings);

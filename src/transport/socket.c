@@ -145,9 +145,17 @@ static void socket_stop(void);
 
 /* The registry entry (transport.h): TCP and Unix listeners. SBE may come
  * over them only when --enable-sbe says so (a trusted network). */
+/* RESP over sockets always authenticates when a password is set;
+ * SBE too, unless --no-auth-sbe declares every local peer trusted. */
+static bool socket_skips_auth(bool sbe)
+{
+    return sbe && config.no_auth_sbe;
+}
+
 const struct transport socket_transport = {
     .name = "socket",
     .flags = TRANSPORT_CARRIES_SBE,
+    .skips_auth = socket_skips_auth,
     .start = socket_start,
     .endpoint_count = socket_endpoint_count,
     .housekeeping = socket_housekeeping,
@@ -442,17 +450,23 @@ static bool listen_unix(const char *path)
     strcpy(a.sun_path, path);
     unlink(path);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) < 0 ||
-        listen(fd, (int)config.tcp_backlog) < 0) {
-        log_warning("could not listen on unix socket %s: %s", path, strerror(errno));
+    /* CVE-2023-45145: the socket file must never be more open than
+     * --unixsocketperm, not even for an instant. bind() creates it under a
+     * umask that leaves at most those bits (umask is process-wide: this
+     * runs at startup, before any thread that creates files), chmod() then
+     * sets exactly them, and only listen() lets a peer connect — so no
+     * connection is possible through a mode that is not the final one. */
+    mode_t perm = (mode_t)config.unixsocketperm;
+    mode_t old_umask = perm ? umask(~perm & 0777) : 0;
+    int bound = fd >= 0 ? bind(fd, (struct sockaddr *)&a, sizeof a) : -1;
+    int bind_errno = errno;
+    if (perm) umask(old_umask);
+    errno = bind_errno;
+    if (bound < 0 || (perm && chmod(path, perm) != 0) || listen(fd, (int)config.tcp_backlog) < 0) {
+        log_warning("could not listen on unix socket %s (--unixsocketperm %llo): %s", path,
+                    config.unixsocketperm, strerror(errno));
         if (fd >= 0) close(fd);
-        return false;
-    }
-    if (config.unixsocketperm && chmod(path, (mode_t)config.unixsocketperm) != 0) {
-        log_warning("--unixsocketperm %llo: cannot chmod %s: %s", config.unixsocketperm, path,
-                    strerror(errno));
-        close(fd);
-        unlink(path);
+        if (bound == 0) unlink(path);
         return false;
     }
     struct listener *l = listener_new();

@@ -16,11 +16,12 @@
  * Adding a transport is a new file under src/transport/ defining a
  * `const struct transport` plus one line in registry.c.
  *
- * Trust (hazard, see README): a transport may let its sessions skip AUTH
- * (--no-auth-ring: the ring file's permissions are the access control) and
- * may carry the binary SBE wire, which has no authentication of its own
- * (DESIGN §3); both are per transport, asked through these flags and
- * callbacks, never decided by a command.
+ * Trust (hazard, see README "Security"): a transport may let its sessions
+ * skip AUTH (--no-auth-ring: the ring file's permissions are the access
+ * control) and may carry the binary SBE wire, which authenticates with its
+ * Auth template like RESP with AUTH unless the transport is trusted for it
+ * (DESIGN §3, docs/sbe.md); both are per transport, asked through these
+ * flags and callbacks, never decided by a command.
  */
 #ifndef GOBLIN_TRANSPORT_H
 #define GOBLIN_TRANSPORT_H
@@ -48,9 +49,12 @@ struct transport {
     void (*housekeeping)(void);
     /* Ends every session and releases endpoints; safe after a failed start. */
     void (*stop)(void);
-    /* Sessions start authenticated (a trusted transport, e.g. rings with
-     * --no-auth-ring); NULL = never. Asked by conn_create(). */
-    bool (*skips_auth)(void);
+    /* Sessions of this wire (sbe: the SBE wire, else RESP) start
+     * authenticated: a trusted transport (rings with --no-auth-ring,
+     * libfabric with --no-auth-libfabric, sockets' SBE with --no-auth-sbe);
+     * NULL = never. Asked by conn_create() and again once the wire is
+     * chosen. */
+    bool (*skips_auth)(bool sbe);
     /* mlock()s the transport's fixed regions (rings, registered buffers)
      * within budget bytes; sets *total to what they map, returns what was
      * locked. For --mlockall under a finite RLIMIT_MEMLOCK. May be NULL. */

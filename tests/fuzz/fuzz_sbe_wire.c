@@ -16,15 +16,19 @@
  *
  * Input: 2 control bytes, then the bytes after the handshake.
  *   byte 0  largest chunk (1..256 bytes) the stream arrives in
- *   byte 1  proto_max_bulk_len: 0-127 that many bytes, else 512 MiB
+ *   byte 1  proto_max_bulk_len: 0-127 that many bytes, else 512 MiB; its
+ *           bit 0 asks for typed calls as text (MULTI), bit 1 makes the
+ *           session unauthenticated (a password is set, no Auth yet)
  *
  * Decoder: chunks accumulate in a buffer; each parse sees the unconsumed
  * bytes in a fresh block of exactly that size (ASan catches any read past
  * it). Checked: a request's arguments lie inside its frame; `consumed` is
  * the frame's length prefix plus 4; WIRE_INCOMPLETE only while fewer bytes
  * than the frame's are buffered, and read_hint() says how many more;
- * WIRE_ERROR only for a length prefix outside [8, SBE_MAX_FRAME]; refused
- * frames are skipped whole. Each complete frame is also handed to the
+ * WIRE_ERROR only for a length prefix outside [8, SBE_MAX_FRAME] (or,
+ * unauthenticated, past SBE_UNAUTH_MAX_FRAME); refused frames are skipped
+ * whole; unauthenticated, the only request that comes out is the Auth
+ * template's AUTH [user] password. Each complete frame is also handed to the
  * client's reply decoder, whose values must lie inside the frame and whose
  * RESP3 rendering must succeed.
  *
@@ -78,7 +82,8 @@ static void fuzz_decoder(struct fuzz_input *in)
     uint8_t lim_byte = fuzz_u8(in);
     /* Its low bit: typed calls lowered to text, as inside MULTI. */
     struct request_limits lim = {.proto_max_bulk_len = lim_byte < 128 ? lim_byte : 512LL << 20,
-                                 .typed_as_text = lim_byte & 1};
+                                 .typed_as_text = lim_byte & 1,
+                                 .auth_required = (lim_byte & 2) != 0};
     size_t n;
     const uint8_t *stream = fuzz_bytes(in, in->size, &n);
     union wire_state st;
@@ -108,8 +113,9 @@ static void fuzz_decoder(struct fuzz_input *in)
                 break;
             }
             if (ws == WIRE_ERROR) {
-                FUZZ_CHECK(flen < 8 || flen > SBE_MAX_FRAME, "closed on a credible length %u",
-                           flen);
+                FUZZ_CHECK(flen < 8 || flen > SBE_MAX_FRAME ||
+                               (lim.auth_required && flen > SBE_UNAUTH_MAX_FRAME),
+                           "closed on a credible length %u", flen);
                 free(copy);
                 closed = true;
                 break;
@@ -119,6 +125,10 @@ static void fuzz_decoder(struct fuzz_input *in)
             FUZZ_CHECK(!sbe_wire.mid_request(&st), "mid-request after a whole frame");
             if (ws == WIRE_REQUEST) {
                 FUZZ_CHECK(req.argc > 0, "empty request");
+                FUZZ_CHECK(!lim.auth_required ||
+                               ((req.argc == 2 || req.argc == 3) && req.argv_len[0] == 4 &&
+                                memcmp(req.argv[0], "AUTH", 4) == 0 && !req.typed),
+                           "a request other than AUTH before authentication");
                 const struct typed_call *t = req.typed;
                 FUZZ_CHECK(!t || !lim.typed_as_text, "a typed call while text was asked for");
                 FUZZ_CHECK(!t || (t->argc == req.argc && t->argv == req.argv &&

@@ -31,25 +31,11 @@ static void expect_reply(struct rconn *c, const char *expected)
     free(r);
 }
 
-static void make_hash(const char *password, char *out, size_t cap)
-{
-    const char *build = getenv("GOBLIN_BUILD_DIR");
-    CHECKF(build, "GOBLIN_BUILD_DIR is not set");
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "echo '%s' | '%s/goblin-passwd' --ops 1 --mem 8192", password, build);
-    FILE *p = popen(cmd, "r");
-    CHECK(p);
-    CHECK(fgets(out, (int)cap, p) != NULL);
-    CHECK(pclose(p) == 0);
-    out[strcspn(out, "\n")] = '\0';
-    CHECKF(strncmp(out, "$argon2id$", 10) == 0, "goblin-passwd printed '%s'", out);
-}
-
 static void auth_file_users(void)
 {
     char alice[256], bob[256], path[] = "/tmp/goblin-auth-XXXXXX";
-    make_hash("alice-pw", alice, sizeof alice);
-    make_hash("bob pw with spaces", bob, sizeof bob);
+    test_password_hash("alice-pw", alice, sizeof alice);
+    test_password_hash("bob pw with spaces", bob, sizeof bob);
     int fd = mkstemp(path);
     CHECK(fd >= 0);
     FILE *f = fdopen(fd, "w");
@@ -136,8 +122,8 @@ static void requirepass_is_not_echoed(void)
 static void write_auth_file(char *path)
 {
     char alice[256], bob[256];
-    make_hash("alice-pw", alice, sizeof alice);
-    make_hash("bob-pw", bob, sizeof bob);
+    test_password_hash("alice-pw", alice, sizeof alice);
+    test_password_hash("bob-pw", bob, sizeof bob);
     int fd = mkstemp(path);
     CHECK(fd >= 0);
     FILE *f = fdopen(fd, "w");

@@ -552,9 +552,11 @@ static void malformed(struct goblin_sbe *s)
     n = raw_frame(f, 8, GOBLIN_SBE_INT_REPLY_TEMPLATE_ID, GOBLIN_SBE_SCHEMA_ID, 1, body, 16);
     CHECK(goblin_sbe_send_raw(s, f, n) == 0);
     expect_error_frame(s, 77, "(IntReply) is not a request");
-    n = raw_frame(f, 8, GOBLIN_SBE_GET_TEMPLATE_ID, GOBLIN_SBE_SCHEMA_ID, 2, body, 8);
+    n = raw_frame(f, 8, GOBLIN_SBE_GET_TEMPLATE_ID, GOBLIN_SBE_SCHEMA_ID,
+                  GOBLIN_SBE_SCHEMA_VERSION + 1, body, 8);
     CHECK(goblin_sbe_send_raw(s, f, n) == 0);
-    expect_error_frame(s, 77, "unsupported SBE schema 7447 version 2");
+    expect_error_frame(
+        s, 77, "unsupported SBE schema 7447 version 3 (this server speaks schema 7447 version 2)");
     n = raw_frame(f, 8, GOBLIN_SBE_GET_TEMPLATE_ID, 1234, 1, body, 8);
     CHECK(goblin_sbe_send_raw(s, f, n) == 0);
     expect_error_frame(s, 77, "unsupported SBE schema 1234");

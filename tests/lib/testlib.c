@@ -218,18 +218,44 @@ void test_server_kill(struct test_server *s)
     s->pid = 0;
 }
 
-long test_server_rss_kb(const struct test_server *s)
+/* A "Name:   N kB" field of /proc/<pid>/status. */
+static long status_kb(const struct test_server *s, const char *field)
 {
     char path[64], line[256];
     snprintf(path, sizeof path, "/proc/%d/status", (int)s->pid);
     FILE *f = fopen(path, "r");
     CHECKF(f, "cannot open %s", path);
     long kb = -1;
+    size_t n = strlen(field);
     while (fgets(line, sizeof line, f))
-        if (strncmp(line, "VmRSS:", 6) == 0) kb = strtol(line + 6, NULL, 10);
+        if (strncmp(line, field, n) == 0) kb = strtol(line + n, NULL, 10);
     fclose(f);
-    CHECKF(kb > 0, "no VmRSS in %s", path);
+    CHECKF(kb > 0, "no %s in %s", field, path);
     return kb;
+}
+
+long test_server_rss_kb(const struct test_server *s)
+{
+    return status_kb(s, "VmRSS:");
+}
+
+long test_server_peak_rss_kb(const struct test_server *s)
+{
+    return status_kb(s, "VmHWM:");
+}
+
+void test_password_hash(const char *password, char *out, size_t cap)
+{
+    const char *build = getenv("GOBLIN_BUILD_DIR");
+    CHECKF(build, "GOBLIN_BUILD_DIR is not set");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "echo '%s' | '%s/goblin-passwd' --ops 1 --mem 8192", password, build);
+    FILE *p = popen(cmd, "r");
+    CHECK(p);
+    CHECK(fgets(out, (int)cap, p) != NULL);
+    CHECK(pclose(p) == 0);
+    out[strcspn(out, "\n")] = '\0';
+    CHECKF(strncmp(out, "$argon2id$", 10) == 0, "goblin-passwd printed '%s'", out);
 }
 
 /* --- raw connections ------------------------------------------------- */
@@ -382,7 +408,7 @@ char *rconn_call(struct rconn *c, ...)
     return rconn_read_reply(c, NULL);
 }
 
-bool rconn_wait_closed(struct rconn *c, int timeout_ms)
+bool test_fd_wait_closed(int fd, int timeout_ms)
 {
     char tmp[4096];
     struct timespec start, now;
@@ -391,12 +417,17 @@ bool rconn_wait_closed(struct rconn *c, int timeout_ms)
         clock_gettime(CLOCK_MONOTONIC, &now);
         long elapsed = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
         if (elapsed >= timeout_ms) return false;
-        struct pollfd p = {.fd = c->fd, .events = POLLIN};
+        struct pollfd p = {.fd = fd, .events = POLLIN};
         if (poll(&p, 1, (int)(timeout_ms - elapsed)) <= 0) return false;
-        ssize_t n = read(c->fd, tmp, sizeof tmp);
+        ssize_t n = read(fd, tmp, sizeof tmp);
         if (n == 0) return true;
         if (n < 0) return errno == ECONNRESET;
     }
+}
+
+bool rconn_wait_closed(struct rconn *c, int timeout_ms)
+{
+    return test_fd_wait_closed(c->fd, timeout_ms);
 }
 
 unsigned long long test_seed(const char *test_name)

@@ -42,6 +42,13 @@ void test_server_kill(struct test_server *s);
 
 /* The running server's resident set (VmRSS of /proc/<pid>/status) in KiB. */
 long test_server_rss_kb(const struct test_server *s);
+/* Its peak resident set so far (VmHWM): what it held at its worst, even
+ * if it has since given the memory back. */
+long test_server_peak_rss_kb(const struct test_server *s);
+
+/* An --auth-file hash of `password` (goblin-passwd from GOBLIN_BUILD_DIR,
+ * cheap parameters: tests verify many). */
+void test_password_hash(const char *password, char *out, size_t cap);
 
 /* A free ephemeral TCP port on 127.0.0.1 (bound then released). */
 int test_free_port(void);
@@ -83,6 +90,8 @@ char *rconn_call(struct rconn *c, ...);
 
 /* True when the peer has closed (EOF within timeout_ms). */
 bool rconn_wait_closed(struct rconn *c, int timeout_ms);
+/* The same for any socket: reads (and drops) until EOF or ECONNRESET. */
+bool test_fd_wait_closed(int fd, int timeout_ms);
 
 /* Seed for randomized tests: $TEST_SEED or time-based; printed. */
 unsigned long long test_seed(const char *test_name);

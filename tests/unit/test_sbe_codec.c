@@ -90,6 +90,8 @@ static void test_keyed_templates(void)
     KEYED_ROUND_TRIP(status_reply, STATUS_REPLY, "OK");
     KEYED_ROUND_TRIP(error_reply, ERROR_REPLY, "WRONGTYPE", "Operation against a key");
     KEYED_ROUND_TRIP(bulk_reply, BULK_REPLY, "a value");
+    KEYED_ROUND_TRIP(auth, AUTH, "alice", "s3cret");
+    KEYED_ROUND_TRIP(auth, AUTH, "", "password of the default user");
 }
 
 static void test_fixed_templates(void)
@@ -311,7 +313,7 @@ int main(void)
     test_values_templates();
     test_hostile_dimensions();
     /* Every template is exercised above. */
-    CHECK_EQ_LL(GOBLIN_SBE_TEMPLATE_COUNT, 25);
+    CHECK_EQ_LL(GOBLIN_SBE_TEMPLATE_COUNT, 26);
     printf("sbe codec: ok\n");
     return 0;
 }
