@@ -131,10 +131,8 @@ static bool zadd_flags_ok(struct cmd_ctx *ctx, int flags, int elements)
     return true;
 }
 
-/* ZADD's core (both wires): `elements` scores, their members at
- * argv[first + 2j + 1], the options checked. */
-static void zadd_apply(struct cmd_ctx *ctx, int first, int flags, bool ch, const double *scores,
-                       int elements)
+void zset_add_scored(struct cmd_ctx *ctx, int flags, bool ch, const double *scores, int elements,
+                     int first_member, int stride)
 {
     bool incr = flags & ZSET_ADD_INCR;
     bool replied;
@@ -147,7 +145,7 @@ static void zadd_apply(struct cmd_ctx *ctx, int first, int flags, bool ch, const
         db_add(ctx->db, kv);
     }
     for (int j = 0; kv && j < elements; j++) {
-        int m = first + 2 * j + 1;
+        int m = first_member + stride * j;
         enum zset_add_result r =
             zset_add(zset_of(kv), ctx->argv[m], ctx->argv_len[m], scores[j], flags, &score);
         if (r == ZSET_ADD_NAN) {
@@ -186,7 +184,7 @@ static void zadd_generic(struct cmd_ctx *ctx, int first, int flags, bool ch)
     double *scores = elements <= ZADD_STACK_SCORES ? stack : xmalloc(sizeof *scores * elements);
     int j = 0;
     while (j < elements && arg_to_double(ctx, first + 2 * j, &scores[j])) j++;
-    if (j == elements) zadd_apply(ctx, first, flags, ch, scores, elements);
+    if (j == elements) zset_add_scored(ctx, flags, ch, scores, elements, first + 1, 2);
     if (scores != stack) xfree(scores);
 }
 
@@ -232,7 +230,7 @@ void zset_zadd_typed(struct cmd_ctx *ctx, const struct typed_call *t)
         reply_error_not_float(ctx->reply);
         return;
     }
-    zadd_apply(ctx, 2, flags, t->flags & TYPED_ZADD_CH, &t->score, 1);
+    zset_add_scored(ctx, flags, t->flags & TYPED_ZADD_CH, &t->score, 1, 3, 2);
 }
 
 static void cmd_zincrby(struct cmd_ctx *ctx)
