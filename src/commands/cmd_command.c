@@ -192,16 +192,6 @@ subcommands:
     }
 }
 
-/* Finds a command by "name" or "container|sub". */
-static const struct command *lookup_full(const char *name, size_t len)
-{
-    const char *bar = memchr(name, '|', len);
-    if (!bar) return command_lookup(name, len);
-    const struct command *parent = command_lookup(name, (size_t)(bar - name));
-    if (!parent) return NULL;
-    return command_lookup_sub(parent, bar + 1, len - (size_t)(bar - name) - 1);
-}
-
 static void visit_info(struct command *cmd, void *arg)
 {
     reply_command_info(arg, cmd);
@@ -226,7 +216,7 @@ static void cmd_command_info(struct cmd_ctx *ctx)
     }
     reply_array_len(ctx->reply, ctx->argc - 2);
     for (int j = 2; j < ctx->argc; j++) {
-        const struct command *cmd = lookup_full(ctx->argv[j], ctx->argv_len[j]);
+        const struct command *cmd = command_lookup_full(ctx->argv[j], ctx->argv_len[j]);
         if (cmd)
             reply_command_info(ctx->reply, cmd);
         else
@@ -250,7 +240,7 @@ static void cmd_command_docs(struct cmd_ctx *ctx)
     reply_mark m = reply_defer(ctx->reply);
     long long found = 0;
     for (int j = 2; j < ctx->argc; j++) {
-        const struct command *cmd = lookup_full(ctx->argv[j], ctx->argv_len[j]);
+        const struct command *cmd = command_lookup_full(ctx->argv[j], ctx->argv_len[j]);
         if (!cmd) continue;
         reply_bulk_cstr(ctx->reply, cmd->full_name);
         reply_command_docs(ctx->reply, cmd);

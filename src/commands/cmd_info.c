@@ -12,6 +12,7 @@
 #include "connection/session.h"
 #include "server/auth.h"
 #include "server/config.h"
+#include "server/latency_tracking.h"
 #include "persist/aof.h"
 #include "persist/persist.h"
 #include "server/server.h"
@@ -269,6 +270,29 @@ static void section_errorstats(struct buf *b)
     reply_error_stats_foreach(errorstat_line, b);
 }
 
+static void latencystat_line(struct buf *b, const struct command *cmd)
+{
+    if (cmd->latency_histogram) {
+        char line[1024];
+        latency_tracking_format(cmd->full_name, cmd->latency_histogram, line, sizeof line);
+        add(b, "%s", line);
+    }
+    if (cmd->subcommands)
+        for (const struct command *sub = cmd->subcommands; sub->name; sub++)
+            latencystat_line(b, sub);
+}
+
+static void latencystat_visit(struct command *cmd, void *arg)
+{
+    latencystat_line(arg, cmd);
+}
+
+static void section_latencystats(struct buf *b)
+{
+    add(b, "# Latencystats");
+    command_foreach(latencystat_visit, b);
+}
+
 static void section_cluster(struct buf *b)
 {
     add(b, "# Cluster");
@@ -311,6 +335,7 @@ static const struct info_section sections[] = {
     {"modules", section_modules, true},
     {"commandstats", section_commandstats, false},
     {"errorstats", section_errorstats, true},
+    {"latencystats", section_latencystats, false},
     {"cluster", section_cluster, true},
     {"keyspace", section_keyspace, true},
     {"libfabric", section_libfabric, false},

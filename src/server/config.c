@@ -20,6 +20,7 @@
 #include "store/evict.h"
 #include "commands/slowlog.h"
 #include "server/latency.h"
+#include "server/latency_tracking.h"
 #include "store/hash.h"
 #include "store/hll.h"
 #include "store/set.h"
@@ -301,6 +302,12 @@ static const struct config_param params[] = {
      "LATENCY records events (commands, expire and eviction cycles, forks, AOF writes) that "
      "took at least this long; 0 = off (default 0; docs/introspection.md)",
      NULL, apply_latency_monitor_threshold},
+    {"latency-tracking", NULL, CFG_BOOL, &latency_tracking, 0, 0, 0, "yes|no",
+     "a latency histogram per command, for LATENCY HISTOGRAM and INFO latencystats (default yes)",
+     NULL, NULL},
+    {"latency-tracking-info-percentiles", NULL, CFG_STRING, &latency_tracking_percentiles_text, 0,
+     0, 0, "\"P ...\"", "percentiles INFO latencystats prints (default \"50 99 99.9\")", NULL,
+     latency_tracking_apply_percentiles, latency_tracking_validate_percentiles},
     {"busy-reply-threshold", "lua-time-limit", CFG_INT, &config.busy_reply_threshold, 0, LLONG_MAX,
      0, "MS",
      "a script running longer serves other clients with BUSY until it ends or SCRIPT KILL / "
@@ -465,6 +472,7 @@ void config_init_defaults(void)
     config.slowlog_log_slower_than = 10000;
     config.busy_reply_threshold = 5000;
     config.slowlog_max_len = 128;
+    latency_tracking_percentiles_text = xstrdup("50 99 99.9");
 }
 
 static const struct config_param *param_find(const char *name, size_t len)
