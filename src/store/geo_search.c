@@ -35,21 +35,32 @@ static struct geo_point *points_append(struct geo_points *p)
     return &p->items[p->used++];
 }
 
+/* One scan: the shape, where points go, and the decoded point of the
+ * member the filter accepted last (handed to take_member). */
 struct scan {
     const struct geo_shape *shape;
     struct geo_points *points;
     size_t limit;
+    double xy[2], dist;
 };
 
-static bool scan_member(const char *member, size_t len, double score, void *arg)
+static bool score_inside(double score, void *arg)
 {
     struct scan *s = arg;
-    double xy[2], dist = 0;
-    if (geo_shape_contains(s->shape, score, xy, &dist)) {
-        struct geo_point *gp = points_append(s->points);
-        *gp = (struct geo_point){
-            .lon = xy[0], .lat = xy[1], .dist = dist, .score = score, .member = member, .len = len};
-    }
+    s->dist = 0;
+    return geo_shape_contains(s->shape, score, s->xy, &s->dist);
+}
+
+static bool take_member(const char *member, size_t len, double score, void *arg)
+{
+    struct scan *s = arg;
+    struct geo_point *gp = points_append(s->points);
+    *gp = (struct geo_point){.lon = s->xy[0],
+                             .lat = s->xy[1],
+                             .dist = s->dist,
+                             .score = score,
+                             .member = member,
+                             .len = len};
     return !(s->limit && s->points->used >= s->limit);
 }
 
@@ -57,7 +68,7 @@ void geo_search(struct zset *z, const struct geo_shape *shape, size_t limit, str
 {
     struct geo_plan plan;
     geo_plan_search(shape, &plan);
-    struct scan s = {shape, p, limit};
+    struct scan s = {.shape = shape, .points = p, .limit = limit};
     for (int i = 0; i < 9; i++) {
         struct geohash h = plan.boxes[i];
         if (h.bits == 0 && h.step == 0) continue;
@@ -68,7 +79,7 @@ void geo_search(struct zset *z, const struct geo_shape *shape, size_t limit, str
             .min = (double)min, .max = (double)max, .min_exclusive = false, .max_exclusive = true};
         size_t first, end;
         zset_score_range_ranks(z, &range, &first, &end);
-        zset_visit_ranks(z, first, end, false, scan_member, &s);
+        zset_visit_ranks_filtered(z, first, end, score_inside, take_member, &s);
     }
 }
 
