@@ -9,6 +9,8 @@
 #   CLIENTS=1 PIPELINE=1   redis-benchmark's -c and -P (e.g. 50 and 16 for
 #                          the pipelined throughput runs of redis_benchmark.sh)
 #   TESTS=ping_mbulk,set,get  redis-benchmark's -t (the count is per test)
+#   SERVER_ARGS=           extra server flags, split on spaces (e.g.
+#                          "--latency-tracking no" to price a feature)
 #   EXCLUDE_STARTUP=0      1: also count a run that serves one SET only and
 #                          report the per-request figure without startup and
 #                          shutdown (otherwise included; the same for two
@@ -29,6 +31,8 @@ command -v valgrind >/dev/null || { echo "valgrind is required" >&2; exit 2; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 server_args=(--mlockall no --idle-strategy block)
+read -r -a extra_args <<<"${SERVER_ARGS:-}"
+server_args+=("${extra_args[@]}")
 # Read all of --help (grep -q under pipefail could see SIGPIPE).
 if "$bin" --help 2>&1 | grep -c -- '--save' >/dev/null; then server_args+=(--save "" --dir "$out"); fi
 

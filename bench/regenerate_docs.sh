@@ -10,6 +10,7 @@
 #   runs/*/aggregate.csv             bench/report_interleaved.py (report.md)
 #   raw/*.csv + metadata.txt         bench/report_redis_benchmark.py (report.md)
 #     ("report: twemproxy" in it)    bench/report_twemproxy.py (report.md)
+#     ("report: geo" in it)          bench/report_geo.py        (report.md)
 #   save_load.tsv + latency-*.csv    bench/report_persist.py    (report.md)
 #   rewrite_load.tsv + latency-*.csv bench/report_aof.py        (report.md)
 #   (all of them)                    bench/summary.py           (the two summaries)
@@ -54,6 +55,8 @@ for dir in "$DOCS"/benchmarks/*/; do
         python3 "$ROOT/bench/report_memory.py" "$dir"
     elif [ -d "$dir/runs" ]; then
         python3 "$ROOT/bench/report_interleaved.py" "$dir"
+    elif [ -d "$dir/raw" ] && grep -q '^report: geo' "$dir/metadata.txt" 2>/dev/null; then
+        python3 "$ROOT/bench/report_geo.py" "$dir"
     elif [ -d "$dir/raw" ] && grep -q '^report: twemproxy' "$dir/metadata.txt" 2>/dev/null; then
         python3 "$ROOT/bench/report_twemproxy.py" "$dir"
     elif [ -d "$dir/raw" ] && [ -f "$dir/metadata.txt" ]; then
