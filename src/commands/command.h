@@ -279,5 +279,7 @@ extern struct command slowlog_commands[];
 extern struct command monitor_commands[];
 extern struct command latency_commands[];
 extern struct command geo_commands[];
+extern struct command lolwut_commands[];
+extern struct command module_commands[];
 
 #endif

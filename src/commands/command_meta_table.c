@@ -2232,6 +2232,19 @@ static const struct meta_node docs_latency_help[] = {
     B("summary"), B("Show helpful text about the different subcommands."), B("since"), B("2.8.13"),
     B("group"), B("server"), B("complexity"), B("O(1)"),
 };
+static const struct meta_node info_latency_histogram[] = {
+    B("latency|histogram"), I(-2), T(4), S("admin"), S("noscript"), S("loading"), S("stale"), I(0),
+    I(0), I(0), T(3), S("@admin"), S("@slow"), S("@dangerous"), T(3), B("nondeterministic_output"),
+    B("request_policy:all_nodes"), B("response_policy:special"), T(0),
+};
+static const struct meta_node docs_latency_histogram[] = {
+    B("summary"),
+    B("Return the cumulative distribution of latencies of a subset of commands or all."),
+    B("since"), B("7.0.0"), B("group"), B("server"), B("complexity"),
+    B("O(N) where N is the number of commands with latency information being retrieved."),
+    B("arguments"), A(1), M(3), B("name"), B("command"), B("type"), B("string"), B("flags"), T(2),
+    S("optional"), S("multiple"),
+};
 static const struct meta_node info_latency_history[] = {
     B("latency|history"), I(3), T(4), S("admin"), S("noscript"), S("loading"), S("stale"), I(0),
     I(0), I(0), T(3), S("@admin"), S("@slow"), S("@dangerous"), T(3), B("nondeterministic_output"),
@@ -2376,6 +2389,15 @@ static const struct meta_node docs_lmpop[] = {
 };
 static const struct key_spec keys_lmpop[] = {
     {.flags = KEY_SPEC_RW | KEY_SPEC_ACCESS | KEY_SPEC_DELETE, .begin = KEY_BEGIN_INDEX, .index = 1, .find = KEY_FIND_KEYNUM, .keynumidx = 0, .firstkey = 1, .keystep = 1},
+};
+static const struct meta_node info_lolwut[] = {
+    B("lolwut"), I(-1), T(2), S("readonly"), S("fast"), I(0), I(0), I(0), T(2), S("@read"),
+    S("@fast"), T(0), T(0),
+};
+static const struct meta_node docs_lolwut[] = {
+    B("summary"), B("Display some computer art and the Redis version"), B("since"), B("5.0.0"),
+    B("group"), B("server"), B("arguments"), A(1), M(4), B("name"), B("version"), B("type"),
+    B("integer"), B("token"), B("VERSION"), B("flags"), T(1), S("optional"),
 };
 static const struct meta_node info_lpop[] = {
     B("lpop"), I(-2), T(2), S("write"), S("fast"), I(1), I(1), I(1), T(3), S("@write"), S("@list"),
@@ -2611,6 +2633,62 @@ static const struct meta_node docs_migrate[] = {
 static const struct key_spec keys_migrate[] = {
     {.flags = KEY_SPEC_RW | KEY_SPEC_ACCESS | KEY_SPEC_DELETE, .begin = KEY_BEGIN_INDEX, .index = 3, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
     {.flags = KEY_SPEC_RW | KEY_SPEC_ACCESS | KEY_SPEC_DELETE | KEY_SPEC_INCOMPLETE, .begin = KEY_BEGIN_KEYWORD, .keyword = "KEYS", .startfrom = -2, .find = KEY_FIND_RANGE, .lastkey = -1, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_module[] = {
+    B("module"), I(-2), T(0), I(0), I(0), I(0), T(1), S("@slow"), T(0), T(0),
+};
+static const struct meta_node docs_module[] = {
+    B("summary"), B("A container for module commands"), B("since"), B("4.0.0"), B("group"),
+    B("server"), B("complexity"), B("Depends on subcommand."),
+};
+static const struct meta_node info_module_help[] = {
+    B("module|help"), I(2), T(2), S("loading"), S("stale"), I(0), I(0), I(0), T(1), S("@slow"),
+    T(0), T(0),
+};
+static const struct meta_node docs_module_help[] = {
+    B("summary"), B("Show helpful text about the different subcommands"), B("since"), B("5.0.0"),
+    B("group"), B("server"), B("complexity"), B("O(1)"),
+};
+static const struct meta_node info_module_list[] = {
+    B("module|list"), I(2), T(2), S("admin"), S("noscript"), I(0), I(0), I(0), T(3), S("@admin"),
+    S("@slow"), S("@dangerous"), T(1), B("nondeterministic_output_order"), T(0),
+};
+static const struct meta_node docs_module_list[] = {
+    B("summary"), B("List all modules loaded by the server"), B("since"), B("4.0.0"), B("group"),
+    B("server"), B("complexity"), B("O(N) where N is the number of loaded modules."),
+};
+static const struct meta_node info_module_load[] = {
+    B("module|load"), I(-3), T(3), S("admin"), S("noscript"), S("no_async_loading"), I(0), I(0),
+    I(0), T(3), S("@admin"), S("@slow"), S("@dangerous"), T(0), T(0),
+};
+static const struct meta_node docs_module_load[] = {
+    B("summary"), B("Load a module"), B("since"), B("4.0.0"), B("group"), B("server"),
+    B("complexity"), B("O(1)"), B("arguments"), A(2), M(2), B("name"), B("path"), B("type"),
+    B("string"), M(3), B("name"), B("arg"), B("type"), B("string"), B("flags"), T(2), S("optional"),
+    S("multiple"),
+};
+static const struct meta_node info_module_loadex[] = {
+    B("module|loadex"), I(-3), T(3), S("admin"), S("noscript"), S("no_async_loading"), I(0), I(0),
+    I(0), T(3), S("@admin"), S("@slow"), S("@dangerous"), T(0), T(0),
+};
+static const struct meta_node docs_module_loadex[] = {
+    B("summary"), B("Load a module with extended parameters"), B("since"), B("7.0.0"), B("group"),
+    B("server"), B("complexity"), B("O(1)"), B("arguments"), A(3), M(2), B("name"), B("path"),
+    B("type"), B("string"), M(5), B("name"), B("configs"), B("type"), B("block"), B("token"),
+    B("CONFIG"), B("flags"), T(3), S("optional"), S("multiple"), S("multiple_token"),
+    B("arguments"), A(2), M(2), B("name"), B("name"), B("type"), B("string"), M(2), B("name"),
+    B("value"), B("type"), B("string"), M(5), B("name"), B("args"), B("type"), B("block"),
+    B("token"), B("ARGS"), B("flags"), T(2), S("optional"), S("multiple"), B("arguments"), A(1),
+    M(2), B("name"), B("arg"), B("type"), B("string"),
+};
+static const struct meta_node info_module_unload[] = {
+    B("module|unload"), I(3), T(3), S("admin"), S("noscript"), S("no_async_loading"), I(0), I(0),
+    I(0), T(3), S("@admin"), S("@slow"), S("@dangerous"), T(0), T(0),
+};
+static const struct meta_node docs_module_unload[] = {
+    B("summary"), B("Unload a module"), B("since"), B("4.0.0"), B("group"), B("server"),
+    B("complexity"), B("O(1)"), B("arguments"), A(1), M(2), B("name"), B("name"), B("type"),
+    B("string"),
 };
 static const struct meta_node info_monitor[] = {
     B("monitor"), I(1), T(4), S("admin"), S("noscript"), S("loading"), S("stale"), I(0), I(0), I(0),
@@ -4927,6 +5005,7 @@ const struct command_meta command_meta_table[] = {
     {"latency|doctor", NULL, 0, false, 4, info_latency_doctor, docs_latency_doctor},
     {"latency|graph", NULL, 0, false, 5, info_latency_graph, docs_latency_graph},
     {"latency|help", NULL, 0, false, 4, info_latency_help, docs_latency_help},
+    {"latency|histogram", NULL, 0, false, 5, info_latency_histogram, docs_latency_histogram},
     {"latency|history", NULL, 0, false, 5, info_latency_history, docs_latency_history},
     {"latency|latest", NULL, 0, false, 4, info_latency_latest, docs_latency_latest},
     {"latency|reset", NULL, 0, false, 5, info_latency_reset, docs_latency_reset},
@@ -4936,6 +5015,7 @@ const struct command_meta command_meta_table[] = {
     {"llen", keys_llen, 1, false, 5, info_llen, docs_llen},
     {"lmove", keys_lmove, 2, false, 5, info_lmove, docs_lmove},
     {"lmpop", keys_lmpop, 1, false, 5, info_lmpop, docs_lmpop},
+    {"lolwut", NULL, 0, false, 4, info_lolwut, docs_lolwut},
     {"lpop", keys_lpop, 1, false, 6, info_lpop, docs_lpop},
     {"lpos", keys_lpos, 1, false, 5, info_lpos, docs_lpos},
     {"lpush", keys_lpush, 1, false, 6, info_lpush, docs_lpush},
@@ -4950,6 +5030,12 @@ const struct command_meta command_meta_table[] = {
     {"memory|usage", keys_memory_usage, 1, false, 5, info_memory_usage, docs_memory_usage},
     {"mget", keys_mget, 1, false, 5, info_mget, docs_mget},
     {"migrate", keys_migrate, 2, false, 6, info_migrate, docs_migrate},
+    {"module", NULL, 0, false, 4, info_module, docs_module},
+    {"module|help", NULL, 0, false, 4, info_module_help, docs_module_help},
+    {"module|list", NULL, 0, false, 4, info_module_list, docs_module_list},
+    {"module|load", NULL, 0, false, 5, info_module_load, docs_module_load},
+    {"module|loadex", NULL, 0, false, 5, info_module_loadex, docs_module_loadex},
+    {"module|unload", NULL, 0, false, 5, info_module_unload, docs_module_unload},
     {"monitor", NULL, 0, false, 3, info_monitor, docs_monitor},
     {"move", keys_move, 1, false, 5, info_move, docs_move},
     {"mset", keys_mset, 1, false, 5, info_mset, docs_mset},
@@ -5085,4 +5171,4 @@ const struct command_meta command_meta_table[] = {
     {"zunion", keys_zunion, 1, false, 5, info_zunion, docs_zunion},
     {"zunionstore", keys_zunionstore, 2, false, 5, info_zunionstore, docs_zunionstore},
 };
-const size_t command_meta_count = 309;
+const size_t command_meta_count = 317;
