@@ -38,7 +38,7 @@ static struct command *const families[] = {
     set_commands,           bitmap_commands,  sort_commands,    persist_commands, list_commands,
     multi_commands,         cluster_commands, migrate_commands, hll_commands,     script_commands,
     function_commands,      slowlog_commands, monitor_commands, latency_commands, geo_commands,
-    lolwut_commands,        module_commands,
+    lolwut_commands,        module_commands,  memory_commands,
 };
 
 /* Open-addressing index of top-level commands by name, the hash folding

@@ -281,5 +281,6 @@ extern struct command latency_commands[];
 extern struct command geo_commands[];
 extern struct command lolwut_commands[];
 extern struct command module_commands[];
+extern struct command memory_commands[];
 
 #endif

@@ -2548,6 +2548,15 @@ static const struct meta_node docs_memory[] = {
     B("summary"), B("A container for memory diagnostics commands"), B("since"), B("4.0.0"),
     B("group"), B("server"), B("complexity"), B("Depends on subcommand."),
 };
+static const struct meta_node info_memory_doctor[] = {
+    B("memory|doctor"), I(2), T(0), I(0), I(0), I(0), T(1), S("@slow"), T(3),
+    B("nondeterministic_output"), B("request_policy:all_shards"), B("response_policy:special"),
+    T(0),
+};
+static const struct meta_node docs_memory_doctor[] = {
+    B("summary"), B("Outputs memory problems report"), B("since"), B("4.0.0"), B("group"),
+    B("server"), B("complexity"), B("O(1)"),
+};
 static const struct meta_node info_memory_help[] = {
     B("memory|help"), I(2), T(2), S("loading"), S("stale"), I(0), I(0), I(0), T(1), S("@slow"),
     T(0), T(0),
@@ -2556,6 +2565,15 @@ static const struct meta_node docs_memory_help[] = {
     B("summary"), B("Show helpful text about the different subcommands"), B("since"), B("4.0.0"),
     B("group"), B("server"), B("complexity"), B("O(1)"),
 };
+static const struct meta_node info_memory_malloc_stats[] = {
+    B("memory|malloc-stats"), I(2), T(0), I(0), I(0), I(0), T(1), S("@slow"), T(3),
+    B("nondeterministic_output"), B("request_policy:all_shards"), B("response_policy:special"),
+    T(0),
+};
+static const struct meta_node docs_memory_malloc_stats[] = {
+    B("summary"), B("Show allocator internal stats"), B("since"), B("4.0.0"), B("group"),
+    B("server"), B("complexity"), B("Depends on how much memory is allocated, could be slow"),
+};
 static const struct meta_node info_memory_purge[] = {
     B("memory|purge"), I(2), T(0), I(0), I(0), I(0), T(1), S("@slow"), T(2),
     B("request_policy:all_shards"), B("response_policy:all_succeeded"), T(0),
@@ -2563,6 +2581,15 @@ static const struct meta_node info_memory_purge[] = {
 static const struct meta_node docs_memory_purge[] = {
     B("summary"), B("Ask the allocator to release memory"), B("since"), B("4.0.0"), B("group"),
     B("server"), B("complexity"), B("Depends on how much memory is allocated, could be slow"),
+};
+static const struct meta_node info_memory_stats[] = {
+    B("memory|stats"), I(2), T(0), I(0), I(0), I(0), T(1), S("@slow"), T(3),
+    B("nondeterministic_output"), B("request_policy:all_shards"), B("response_policy:special"),
+    T(0),
+};
+static const struct meta_node docs_memory_stats[] = {
+    B("summary"), B("Show memory usage details"), B("since"), B("4.0.0"), B("group"), B("server"),
+    B("complexity"), B("O(1)"),
 };
 static const struct meta_node info_memory_usage[] = {
     B("memory|usage"), I(-3), T(1), S("readonly"), I(2), I(2), I(1), T(2), S("@read"), S("@slow"),
@@ -5025,8 +5052,11 @@ const struct command_meta command_meta_table[] = {
     {"lset", keys_lset, 1, false, 5, info_lset, docs_lset},
     {"ltrim", keys_ltrim, 1, false, 5, info_ltrim, docs_ltrim},
     {"memory", NULL, 0, false, 4, info_memory, docs_memory},
+    {"memory|doctor", NULL, 0, false, 4, info_memory_doctor, docs_memory_doctor},
     {"memory|help", NULL, 0, false, 4, info_memory_help, docs_memory_help},
+    {"memory|malloc-stats", NULL, 0, false, 4, info_memory_malloc_stats, docs_memory_malloc_stats},
     {"memory|purge", NULL, 0, false, 4, info_memory_purge, docs_memory_purge},
+    {"memory|stats", NULL, 0, false, 4, info_memory_stats, docs_memory_stats},
     {"memory|usage", keys_memory_usage, 1, false, 5, info_memory_usage, docs_memory_usage},
     {"mget", keys_mget, 1, false, 5, info_mget, docs_mget},
     {"migrate", keys_migrate, 2, false, 6, info_migrate, docs_migrate},
@@ -5171,4 +5201,4 @@ const struct command_meta command_meta_table[] = {
     {"zunion", keys_zunion, 1, false, 5, info_zunion, docs_zunion},
     {"zunionstore", keys_zunionstore, 2, false, 5, info_zunionstore, docs_zunionstore},
 };
-const size_t command_meta_count = 317;
+const size_t command_meta_count = 320;

@@ -253,6 +253,7 @@ void conn_set_wire(struct conn *c, const struct wire *wire)
 static bool conn_write_buf(struct conn *c, struct buf *b, bool close_on_error)
 {
     aof_before_reply(); /* the writes a reply acknowledges reach the AOF first */
+    stats.writes_processed++;
     if (c->framed) return conn_send_units(c, b, close_on_error);
     while (buf_len(b) > 0) {
         ssize_t n = c->transport->write(c, buf_head(b), buf_len(b));
@@ -556,6 +557,7 @@ void conn_on_readable(struct conn *c)
         room = buf_room(&c->in);
     }
     ssize_t n = c->transport->read(c, dst, room);
+    stats.reads_processed++;
     if (n == 0) {
         conn_close(c, "peer closed the connection");
         return;

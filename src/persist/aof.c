@@ -1002,3 +1002,8 @@ void aof_info(struct buf *b)
                    atomic_load_explicit(&bio.pending_fsyncs, memory_order_relaxed));
     buf_append_fmt(b, "aof_delayed_fsync:0\r\n");
 }
+
+size_t aof_buffer_bytes(void)
+{
+    return a.state == AOF_OFF ? 0 : a.buf.cap;
+}

@@ -98,4 +98,7 @@ void aof_shutdown(void);
 /* INFO persistence aof_* lines. */
 void aof_info(struct buf *b);
 
+/* Bytes of the buffer of writes not yet written (MEMORY STATS aof.buffer). */
+size_t aof_buffer_bytes(void);
+
 #endif

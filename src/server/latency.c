@@ -10,6 +10,7 @@
 #include "server/latency_series.h"
 #include "util/clock.h"
 #include "util/cycles.h"
+#include "util/stats.h"
 #include "util/xmalloc.h"
 
 uint64_t latency_threshold_cycles = UINT64_MAX;
@@ -70,6 +71,8 @@ void latency_record_command(bool fast, uint64_t cycles)
 
 void latency_record_fork(int64_t us)
 {
+    stats.total_forks++;
+    stats.latest_fork_usec = us;
     if (us > 0)
         latency_fork_rate_gb =
             (double)xmalloc_used_bytes() * 1000000 / (double)us / (1024.0 * 1024 * 1024);
