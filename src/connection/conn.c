@@ -128,6 +128,7 @@ void conn_close(struct conn *c, const char *reason)
     conn_blocked_forget(c);
     conn_pause_forget(c);
     conn_tracking_forget(c);
+    if (c->mem_accounted) conn_evict_forget(c);
     multi_state_free(c->multi); /* its watches leave the registry now */
     c->multi = NULL;
     c->transport->close(c);
@@ -538,9 +539,17 @@ static void conn_make_read_room(struct conn *c)
     buf_reserve_exact(&c->in, want);
 }
 
+static void read_and_run(struct conn *c);
+
 void conn_on_readable(struct conn *c)
 {
     if ((c->flags & (CONN_CLOSED | CONN_PROTECTED)) || !conn_reads_now(c)) return;
+    read_and_run(c);
+    if (__builtin_expect(conn_evict_on, 0) && !(c->flags & CONN_CLOSED)) conn_evict_account(c);
+}
+
+static void read_and_run(struct conn *c)
+{
     char *dst;
     size_t room;
     struct strbuf *big = c->big_arg;
@@ -597,6 +606,7 @@ void conn_on_writable(struct conn *c)
         conn_process_input(c);
         if (!(c->flags & CONN_CLOSED)) conn_flush(c);
     }
+    if (__builtin_expect(conn_evict_on, 0) && !(c->flags & CONN_CLOSED)) conn_evict_account(c);
 }
 
 void conn_feed_input(struct conn *c, const void *data, size_t len)

@@ -235,6 +235,14 @@ const char *session_user(const struct conn *c)
     return c->user ? c->user : "default";
 }
 
+void session_set_no_evict(struct conn *c, bool on)
+{
+    if (on)
+        c->flags |= CONN_NO_EVICT;
+    else
+        c->flags &= ~CONN_NO_EVICT;
+}
+
 size_t session_memory(const struct conn *c)
 {
     size_t big_cap = c->big_arg ? c->big_arg->cap : 0;
@@ -291,6 +299,7 @@ void session_describe(const struct conn *c, struct buf *out)
     if (session_client_type(c) == SESSION_CLIENT_PUBSUB) *f++ = 'P';
     if (c->flags & (CONN_BLOCKED_ON_KEYS | CONN_PAUSED)) *f++ = 'b';
     session_tracking_flags(c, &f);
+    if (c->flags & CONN_NO_EVICT) *f++ = 'e';
     if (f == flags) *f++ = 'N';
     *f = '\0';
     buf_append_fmt(

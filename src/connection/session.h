@@ -265,6 +265,15 @@ const char *session_user(const struct conn *c);  /* "default" unless AUTH named 
  * its length (a name may be as long as the query buffer allows). */
 void session_describe(const struct conn *c, struct buf *out);
 
+/* The maxmemory-clients parameter (connection/conn_evict.c): its text
+ * ("0", bytes, "N%"), the reason a text is refused, and taking a new one. */
+extern char *conn_maxmemory_clients_text;
+const char *conn_evict_validate(const char *text);
+void conn_evict_apply(void);
+
+/* CLIENT NO-EVICT: whether maxmemory-clients may close this client. */
+void session_set_no_evict(struct conn *c, bool on);
+
 /* Bytes a client holds: the connection and every buffer's capacity
  * (CLIENT LIST's tot-mem; what maxmemory-clients counts). */
 size_t session_memory(const struct conn *c);

@@ -191,6 +191,7 @@ void server_housekeeping(void)
         dict_rehash_for_us(&db->expires, 100);
     }
     conn_close_idle();
+    conn_evict_housekeeping();
     persist_housekeeping();
     aof_housekeeping();
     conn_blocked_expire(); /* BLPOP & co: timeouts at housekeeping granularity, as Redis */
