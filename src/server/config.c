@@ -926,8 +926,10 @@ void config_set_abandon(void)
  * tls-port ...; and goblin-core's own) set to the value it has: accepted
  * and changes nothing, as the unchanged value takes effect already (Redis's
  * suite sets every parameter to its own value). The ones Redis holds
- * immutable are refused whatever the value, as there. */
-static bool immutable_set_to_current(const struct config_param *p, const char *value, size_t len)
+ * immutable, named as Redis names them, are refused whatever the value,
+ * as there (an alias of goblin-core's own, uds-listen, is not one). */
+static bool immutable_set_to_current(const struct config_param *p, const char *name,
+                                     size_t name_len, const char *value, size_t len)
 {
     static const char *const redis_immutable[] = {"daemonize",
                                                   "rdbchecksum",
@@ -944,7 +946,9 @@ static bool immutable_set_to_current(const struct config_param *p, const char *v
                                                   "enable-protected-configs",
                                                   "enable-module-command"};
     for (size_t i = 0; i < sizeof redis_immutable / sizeof redis_immutable[0]; i++)
-        if (strcmp(p->name, redis_immutable[i]) == 0) return false;
+        if (strlen(redis_immutable[i]) == name_len &&
+            strncasecmp(name, redis_immutable[i], name_len) == 0)
+            return false;
     struct buf current;
     buf_init(&current, 64);
     param_render(p, &current);
@@ -963,7 +967,8 @@ const char *config_set(const char *name, size_t name_len, const char *value, siz
         return err;
     }
     if (p->flags & CFG_IMMUTABLE) {
-        if (immutable_set_to_current(p, value, value_len)) return NULL; /* nothing changes */
+        if (immutable_set_to_current(p, name, name_len, value, value_len))
+            return NULL; /* nothing changes */
         snprintf(
             err, sizeof err,
             "CONFIG SET failed (possibly related to argument '%s') - can't set immutable config",
