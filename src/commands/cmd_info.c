@@ -13,6 +13,7 @@
 #include "connection/session.h"
 #include "server/auth.h"
 #include "server/config.h"
+#include "server/latency.h"
 #include "server/latency_tracking.h"
 #include "server/memory_report.h"
 #include "persist/aof.h"
@@ -161,8 +162,8 @@ static void section_stats(struct buf *b)
     add(b, "pubsub_channels:%zu", pubsub_channel_count(PUBSUB_CHANNEL));
     add(b, "pubsub_patterns:%zu", pubsub_pattern_count());
     add(b, "pubsubshard_channels:%zu", pubsub_channel_count(PUBSUB_SHARD));
-    add(b, "latest_fork_usec:%lld", s->latest_fork_usec);
-    add(b, "total_forks:%lld", s->total_forks);
+    add(b, "latest_fork_usec:%lld", (long long)latency_latest_fork_us);
+    add(b, "total_forks:%lld", latency_total_forks);
     /* MIGRATE opens a connection per call and caches none (cmd_migrate.c). */
     add(b, "migrate_cached_sockets:0");
     add(b, "slave_expires_tracked_keys:0");

@@ -264,6 +264,12 @@ void evict_exceeded_ms(long long *total, long long *current)
     *current = open / 1000;
 }
 
+void evict_reset_exceeded(void)
+{
+    exceeded_total_us = 0;
+    if (exceeded_since_us) exceeded_since_us = clock_mono_us();
+}
+
 enum evict_result evict_perform(size_t maxmemory)
 {
     size_t used = xmalloc_used_bytes();

@@ -126,6 +126,9 @@ enum evict_result evict_perform(size_t maxmemory);
  * current span (0 when under). */
 void evict_exceeded_ms(long long *total, long long *current);
 
+/* CONFIG RESETSTAT: the sum restarts (a span in progress counts from now). */
+void evict_reset_exceeded(void);
+
 /* Housekeeping: continues an eviction that ran out of time (EVICT_RUNNING). */
 void evict_housekeeping(size_t maxmemory);
 
