@@ -109,18 +109,10 @@ static void reply_distance(struct reply *r, double d)
 
 static void cmd_geoadd(struct cmd_ctx *ctx)
 {
-    int flags = 0, first = 2;
-    bool ch = false;
-    for (; first < ctx->argc; first++) {
-        if (arg_equals(ctx, first, "nx"))
-            flags |= ZSET_ADD_NX;
-        else if (arg_equals(ctx, first, "xx"))
-            flags |= ZSET_ADD_XX;
-        else if (arg_equals(ctx, first, "ch"))
-            ch = true;
-        else
-            break;
-    }
+    int flags;
+    bool ch;
+    int first =
+        zset_parse_add_options(ctx, 2, ZSET_ADD_NX | ZSET_ADD_XX | ZADD_OPTION_CH, &flags, &ch);
     int elements = (ctx->argc - first) / 3;
     if ((ctx->argc - first) % 3 || elements == 0 ||
         ((flags & ZSET_ADD_NX) && (flags & ZSET_ADD_XX))) {

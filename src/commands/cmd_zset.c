@@ -188,26 +188,34 @@ static void zadd_generic(struct cmd_ctx *ctx, int first, int flags, bool ch)
     if (scores != stack) xfree(scores);
 }
 
+int zset_parse_add_options(const struct cmd_ctx *ctx, int i, int allowed, int *flags, bool *ch)
+{
+    static const struct {
+        const char *word;
+        int flag;
+    } options[] = {{"nx", ZSET_ADD_NX},     {"xx", ZSET_ADD_XX}, {"ch", ZADD_OPTION_CH},
+                   {"incr", ZSET_ADD_INCR}, {"gt", ZSET_ADD_GT}, {"lt", ZSET_ADD_LT}};
+    *flags = 0;
+    *ch = false;
+    for (; i < ctx->argc; i++) {
+        size_t k = 0;
+        while (k < sizeof options / sizeof options[0] &&
+               !((options[k].flag & allowed) && arg_equals(ctx, i, options[k].word)))
+            k++;
+        if (k == sizeof options / sizeof options[0]) break;
+        if (options[k].flag == ZADD_OPTION_CH)
+            *ch = true;
+        else
+            *flags |= options[k].flag;
+    }
+    return i;
+}
+
 static void cmd_zadd(struct cmd_ctx *ctx)
 {
-    int flags = 0, i = 2;
-    bool ch = false;
-    for (; i < ctx->argc; i++) {
-        if (arg_equals(ctx, i, "nx"))
-            flags |= ZSET_ADD_NX;
-        else if (arg_equals(ctx, i, "xx"))
-            flags |= ZSET_ADD_XX;
-        else if (arg_equals(ctx, i, "ch"))
-            ch = true;
-        else if (arg_equals(ctx, i, "incr"))
-            flags |= ZSET_ADD_INCR;
-        else if (arg_equals(ctx, i, "gt"))
-            flags |= ZSET_ADD_GT;
-        else if (arg_equals(ctx, i, "lt"))
-            flags |= ZSET_ADD_LT;
-        else
-            break;
-    }
+    int flags;
+    bool ch;
+    int i = zset_parse_add_options(ctx, 2, ~0, &flags, &ch);
     zadd_generic(ctx, i, flags, ch);
 }
 

@@ -159,43 +159,32 @@ double geo_distance(double lon1, double lat1, double lon2, double lat2)
     return 2.0 * EARTH_RADIUS_IN_METERS * asin(sqrt(a));
 }
 
-/* One cell east (d > 0) or west (d < 0): a carry through the odd bits
- * only, wrapping at the grid's edge. */
-static void move_lon(struct geohash *h, int d)
+/* One cell along one coordinate: d > 0 east (or north), d < 0 west (or
+ * south). `mine` selects that coordinate's bits (odd: longitude, even:
+ * latitude); the carry runs through them only, the other coordinate's
+ * bits filled in to pass it along, and wraps at the grid's edge. */
+static void move_cell(struct geohash *h, int d, uint64_t mine)
 {
-    uint64_t x = h->bits & 0xaaaaaaaaaaaaaaaaULL;
-    uint64_t y = h->bits & 0x5555555555555555ULL;
-    uint64_t fill = 0x5555555555555555ULL >> (64 - h->step * 2);
+    uint64_t theirs = ~mine;
+    uint64_t self = h->bits & mine, other = h->bits & theirs;
+    uint64_t fill = theirs >> (64 - h->step * 2);
     if (d > 0) {
-        x = x + (fill + 1);
+        self = self + (fill + 1);
     } else {
-        x = x | fill;
-        x = x - (fill + 1);
+        self = self | fill;
+        self = self - (fill + 1);
     }
-    x &= 0xaaaaaaaaaaaaaaaaULL >> (64 - h->step * 2);
-    h->bits = x | y;
+    self &= mine >> (64 - h->step * 2);
+    h->bits = self | other;
 }
 
-/* One cell north (d > 0) or south (d < 0), through the even bits. */
-static void move_lat(struct geohash *h, int d)
-{
-    uint64_t x = h->bits & 0xaaaaaaaaaaaaaaaaULL;
-    uint64_t y = h->bits & 0x5555555555555555ULL;
-    uint64_t fill = 0xaaaaaaaaaaaaaaaaULL >> (64 - h->step * 2);
-    if (d > 0) {
-        y = y + (fill + 1);
-    } else {
-        y = y | fill;
-        y = y - (fill + 1);
-    }
-    y &= 0x5555555555555555ULL >> (64 - h->step * 2);
-    h->bits = x | y;
-}
+#define LON_BITS 0xaaaaaaaaaaaaaaaaULL
+#define LAT_BITS 0x5555555555555555ULL
 
 static struct geohash moved(struct geohash h, int dlon, int dlat)
 {
-    if (dlon) move_lon(&h, dlon);
-    if (dlat) move_lat(&h, dlat);
+    if (dlon) move_cell(&h, dlon, LON_BITS);
+    if (dlat) move_cell(&h, dlat, LAT_BITS);
     return h;
 }
 

@@ -517,6 +517,18 @@ static void run_search(struct cmd *c, long long count)
     free(reply);
 }
 
+/* GEORADIUS[BYMEMBER][_RO]'s radius, unit and options, and (not _RO, one
+ * time in four) STORE or STOREDIST; returns the COUNT added. */
+static long long add_radius_tail(struct cmd *c, const char *unit, bool ro, bool *stored)
+{
+    add_length(c, unit);
+    add(c, unit);
+    *stored = !ro && pick(4) == 0;
+    long long count = add_options(c, !*stored);
+    if (*stored) add(c, pick(2) ? "STORE" : "STOREDIST"), add(c, "dst");
+    return count;
+}
+
 static void random_search(void)
 {
     struct cmd c = {0};
@@ -533,11 +545,7 @@ static void random_search(void)
         random_point(&lon, &lat);
         addf(&c, "%.9f", lon);
         addf(&c, "%.9f", lat);
-        add_length(&c, unit);
-        add(&c, unit);
-        stored = !ro && pick(4) == 0;
-        count = add_options(&c, !stored);
-        if (stored) add(&c, pick(2) ? "STORE" : "STOREDIST"), add(&c, "dst");
+        count = add_radius_tail(&c, unit, ro, &stored);
         break;
     }
     case 2: {
@@ -545,11 +553,7 @@ static void random_search(void)
         add(&c, ro ? "GEORADIUSBYMEMBER_RO" : "GEORADIUSBYMEMBER");
         add(&c, random_key());
         random_member(&c, pick(20) != 0);
-        add_length(&c, unit);
-        add(&c, unit);
-        stored = !ro && pick(4) == 0;
-        count = add_options(&c, !stored);
-        if (stored) add(&c, pick(2) ? "STORE" : "STOREDIST"), add(&c, "dst");
+        count = add_radius_tail(&c, unit, ro, &stored);
         break;
     }
     default: {
