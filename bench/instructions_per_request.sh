@@ -14,6 +14,8 @@
 #                          COMMAND="EVALSHA d3c21d0c2b9ca22f82737626a27bcaf5d288f99f 1 k"
 #   SETUP='...'            a redis-cli command run once before (same form), e.g.
 #                          SETUP="SCRIPT LOAD \"return redis.call('GET', KEYS[1])\""
+#   SERVER_ARGS=           extra server flags, split on spaces (e.g.
+#                          "--latency-tracking no" to price a feature)
 #   EXCLUDE_STARTUP=0      1: also count a run that serves one SET only and
 #                          report the per-request figure without startup and
 #                          shutdown (otherwise included; the same for two
@@ -39,6 +41,8 @@ command -v valgrind >/dev/null || { echo "valgrind is required" >&2; exit 2; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 server_args=(--mlockall no --idle-strategy block)
+read -r -a extra_args <<<"${SERVER_ARGS:-}"
+server_args+=("${extra_args[@]}")
 # Read all of --help (grep -q under pipefail could see SIGPIPE).
 if "$bin" --help 2>&1 | grep -c -- '--save' >/dev/null; then server_args+=(--save "" --dir "$out"); fi
 

@@ -10,6 +10,7 @@
 #   runs/*/aggregate.csv             bench/report_interleaved.py (report.md)
 #   raw/*.csv + metadata.txt         bench/report_redis_benchmark.py (report.md)
 #     ("report: twemproxy" in it)    bench/report_twemproxy.py (report.md)
+#     ("report: geo" in it)          bench/report_geo.py        (report.md)
 #   save_load.tsv + latency-*.csv    bench/report_persist.py    (report.md)
 #   raw.csv + metadata.txt           bench/report_sbe_auth.py   (report.md)
 #     ("report: sbe-auth" in it)
@@ -58,6 +59,8 @@ for dir in "$DOCS"/benchmarks/*/; do
         python3 "$ROOT/bench/report_interleaved.py" "$dir"
     elif [ -f "$dir/raw.csv" ] && grep -q '^report: sbe-auth' "$dir/metadata.txt" 2>/dev/null; then
         python3 "$ROOT/bench/report_sbe_auth.py" "$dir"
+    elif [ -d "$dir/raw" ] && grep -q '^report: geo' "$dir/metadata.txt" 2>/dev/null; then
+        python3 "$ROOT/bench/report_geo.py" "$dir"
     elif [ -d "$dir/raw" ] && grep -q '^report: twemproxy' "$dir/metadata.txt" 2>/dev/null; then
         python3 "$ROOT/bench/report_twemproxy.py" "$dir"
     elif [ -d "$dir/raw" ] && [ -f "$dir/metadata.txt" ]; then

@@ -198,6 +198,20 @@ static void link_free(struct cluster_link *l)
     xfree(l);
 }
 
+static size_t link_bytes(const struct cluster_link *l)
+{
+    return sizeof *l + l->rcap + l->scap;
+}
+
+void cluster_bus_links_stats(size_t *links, size_t *bytes)
+{
+    *links = *bytes = 0;
+    for (const struct cluster_link *l = inbound_links; l; l = l->next_inbound)
+        (*links)++, *bytes += link_bytes(l);
+    for (int i = 0; i < cluster.node_count; i++)
+        if (cluster.nodes[i]->link) (*links)++, *bytes += link_bytes(cluster.nodes[i]->link);
+}
+
 static void link_update_interest(struct cluster_link *l)
 {
     uint32_t mask = EV_READABLE;

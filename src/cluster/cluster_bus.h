@@ -57,6 +57,10 @@ enum cluster_msg_type {
 const char *cluster_msg_check(const uint8_t *msg, size_t len);
 
 bool cluster_bus_start(void);
+
+/* Bus links open (inbound and outbound) and the bytes they hold (INFO
+ * cluster_connections, mem_cluster_links). */
+void cluster_bus_links_stats(size_t *links, size_t *bytes);
 void cluster_bus_stop(void);
 /* Every housekeeping run: connects, pings, failure detection. */
 void cluster_bus_cron(void);

@@ -1,6 +1,7 @@
 /* cmd_command.c — COMMAND: introspection of the command table (what redis-cli
  * and client libraries read to learn arity, flags, key positions and docs). */
 #include <string.h>
+#include <strings.h>
 
 #include "commands/command.h"
 #include "commands/command_meta.h"
@@ -29,10 +30,11 @@ static void reply_flags(struct reply *r, const struct command *cmd)
         if (cmd->flags & flag_names[i].flag) reply_status(r, flag_names[i].name);
 }
 
-/* ACL categories derived from the flags and the group, as Redis assigns them. */
-static void reply_categories(struct reply *r, const struct command *cmd)
+/* ACL categories derived from the flags and the group, as Redis assigns
+ * them (commands Redis 7.0 lacks; the others have Redis's own list in
+ * their metadata). Fills cats (6 entries) and returns how many. */
+static int derived_categories(const struct command *cmd, const char *cats[6])
 {
-    const char *cats[6];
     int n = 0;
     const char *group = cmd->group ? cmd->group : (cmd->parent ? cmd->parent->group : "");
     if (cmd->flags & CMD_WRITE) cats[n++] = "@write";
@@ -57,8 +59,35 @@ static void reply_categories(struct reply *r, const struct command *cmd)
     else if (strcmp(group, "connection") == 0)
         cats[n++] = "@connection";
     cats[n++] = (cmd->flags & CMD_FAST) ? "@fast" : "@slow";
+    return n;
+}
+
+static void reply_categories(struct reply *r, const struct command *cmd)
+{
+    const char *cats[6];
+    int n = derived_categories(cmd, cats);
     reply_set_len(r, n);
     for (int i = 0; i < n; i++) reply_status(r, cats[i]);
+}
+
+/* Whether cmd is in ACL category `name` (without the '@', any case): the
+ * set COMMAND INFO shows, Redis's own for the commands it has. */
+static bool command_in_category(const struct command *cmd, const char *name, size_t len)
+{
+    const char *cats[64];
+    int n = 0;
+    if (cmd->meta) {
+        /* COMMAND INFO's preorder: name, arity, the flags set and its
+         * members, first, last, step, then the categories set. */
+        const struct meta_node *node = cmd->meta->info + 2;
+        node += 1 + node->n + 3;
+        for (int i = 0; i < node->n && n < 64; i++) cats[n++] = node[1 + i].s;
+    } else {
+        n = derived_categories(cmd, cats);
+    }
+    for (int i = 0; i < n; i++)
+        if (strlen(cats[i]) == len + 1 && strncasecmp(cats[i] + 1, name, len) == 0) return true;
+    return false;
 }
 
 static void reply_key_specs(struct reply *r, const struct command *cmd)
@@ -192,16 +221,6 @@ subcommands:
     }
 }
 
-/* Finds a command by "name" or "container|sub". */
-static const struct command *lookup_full(const char *name, size_t len)
-{
-    const char *bar = memchr(name, '|', len);
-    if (!bar) return command_lookup(name, len);
-    const struct command *parent = command_lookup(name, (size_t)(bar - name));
-    if (!parent) return NULL;
-    return command_lookup_sub(parent, bar + 1, len - (size_t)(bar - name) - 1);
-}
-
 static void visit_info(struct command *cmd, void *arg)
 {
     reply_command_info(arg, cmd);
@@ -226,7 +245,7 @@ static void cmd_command_info(struct cmd_ctx *ctx)
     }
     reply_array_len(ctx->reply, ctx->argc - 2);
     for (int j = 2; j < ctx->argc; j++) {
-        const struct command *cmd = lookup_full(ctx->argv[j], ctx->argv_len[j]);
+        const struct command *cmd = command_lookup_full(ctx->argv[j], ctx->argv_len[j]);
         if (cmd)
             reply_command_info(ctx->reply, cmd);
         else
@@ -250,7 +269,7 @@ static void cmd_command_docs(struct cmd_ctx *ctx)
     reply_mark m = reply_defer(ctx->reply);
     long long found = 0;
     for (int j = 2; j < ctx->argc; j++) {
-        const struct command *cmd = lookup_full(ctx->argv[j], ctx->argv_len[j]);
+        const struct command *cmd = command_lookup_full(ctx->argv[j], ctx->argv_len[j]);
         if (!cmd) continue;
         reply_bulk_cstr(ctx->reply, cmd->full_name);
         reply_command_docs(ctx->reply, cmd);
@@ -259,17 +278,34 @@ static void cmd_command_docs(struct cmd_ctx *ctx)
     reply_defer_map(ctx->reply, m, found);
 }
 
+enum list_filter_kind { LIST_ALL, LIST_PATTERN, LIST_ACLCAT, LIST_MODULE };
+
 struct list_filter {
     struct reply *reply;
-    const char *pattern; /* NULL = all */
-    size_t pattern_len;
+    enum list_filter_kind kind;
+    const char *arg; /* the pattern or the category */
+    size_t arg_len;
     long long count;
 };
 
+static bool list_wanted(const struct list_filter *f, const struct command *cmd)
+{
+    switch (f->kind) {
+    case LIST_ALL:
+        return true;
+    case LIST_PATTERN:
+        return glob_match(f->arg, f->arg_len, cmd->full_name, strlen(cmd->full_name), true);
+    case LIST_ACLCAT:
+        return command_in_category(cmd, f->arg, f->arg_len);
+    case LIST_MODULE: /* no module is ever loaded (MODULE LOAD is refused) */
+        return false;
+    }
+    return false;
+}
+
 static void list_one(struct list_filter *f, const struct command *cmd)
 {
-    if (!f->pattern ||
-        glob_match(f->pattern, f->pattern_len, cmd->full_name, strlen(cmd->full_name), true)) {
+    if (list_wanted(f, cmd)) {
         reply_bulk_cstr(f->reply, cmd->full_name);
         f->count++;
     }
@@ -282,15 +318,27 @@ static void visit_list(struct command *cmd, void *arg)
     list_one(arg, cmd);
 }
 
+/* COMMAND LIST [FILTERBY MODULE name | ACLCAT category | PATTERN pattern] */
 static void cmd_command_list(struct cmd_ctx *ctx)
 {
-    struct list_filter f = {.reply = ctx->reply};
-    if (ctx->argc == 5 && arg_equals(ctx, 2, "filterby") && arg_equals(ctx, 3, "pattern")) {
-        f.pattern = ctx->argv[4];
-        f.pattern_len = ctx->argv_len[4];
-    } else if (ctx->argc != 2) {
-        reply_error_syntax(ctx->reply);
-        return;
+    struct list_filter f = {.reply = ctx->reply, .kind = LIST_ALL};
+    for (int i = 2; i < ctx->argc; i += 3) {
+        if (!arg_equals(ctx, i, "filterby") || ctx->argc - 1 - i != 2) {
+            reply_error_syntax(ctx->reply);
+            return;
+        }
+        if (arg_equals(ctx, i + 1, "module")) {
+            f.kind = LIST_MODULE;
+        } else if (arg_equals(ctx, i + 1, "aclcat")) {
+            f.kind = LIST_ACLCAT;
+        } else if (arg_equals(ctx, i + 1, "pattern")) {
+            f.kind = LIST_PATTERN;
+        } else {
+            reply_error_syntax(ctx->reply);
+            return;
+        }
+        f.arg = ctx->argv[i + 2];
+        f.arg_len = ctx->argv_len[i + 2];
     }
     reply_mark m = reply_defer(ctx->reply);
     command_foreach(visit_list, &f);

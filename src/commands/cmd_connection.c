@@ -436,11 +436,13 @@ static void cmd_client_kill(struct cmd_ctx *ctx)
 
 static void cmd_client_no_evict(struct cmd_ctx *ctx)
 {
-    /* goblin-core never evicts clients; the flag is accepted for compatibility. */
-    if (!arg_equals(ctx, 2, "on") && !arg_equals(ctx, 2, "off")) {
+    /* maxmemory-clients passes over a client that set it (conn_evict.c). */
+    bool on = arg_equals(ctx, 2, "on");
+    if (!on && !arg_equals(ctx, 2, "off")) {
         reply_error_syntax(ctx->reply);
         return;
     }
+    session_set_no_evict(ctx->conn, on);
     reply_ok(ctx->reply);
 }
 

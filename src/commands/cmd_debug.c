@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "commands/command.h"
+#include "persist/aof.h"
 #include "commands/debug.h"
 #include "persist/persist.h"
 #include "persist/rdb.h"
@@ -535,6 +536,15 @@ void cmd_debug(struct cmd_ctx *ctx)
             reply_ok(ctx->reply);
         else
             reply_error(ctx->reply, "ERR Error trying to load the RDB dump, check server logs.");
+    } else if (argc == 2 && arg_equals(ctx, 1, "loadaof")) {
+        char err[256];
+        if (aof_debug_load(err, sizeof err)) {
+            log_warning("Append Only File loaded by DEBUG LOADAOF");
+            reply_ok(ctx->reply);
+        } else {
+            log_warning("DEBUG LOADAOF: %s", err);
+            reply_error_fmt(ctx->reply, "ERR Error loading the append only file: %s", err);
+        }
     } else if (argc == 3 && arg_equals(ctx, 1, "object")) {
         debug_object(ctx);
     } else if (argc == 2 && arg_equals(ctx, 1, "digest")) {

@@ -264,6 +264,23 @@ static lua_State *engine(void)
     return fn_engine;
 }
 
+void function_stats(size_t *functions, size_t *libraries_out, size_t *bytes, size_t *vm_bytes)
+{
+    *functions = *libraries_out = *bytes = 0;
+    for (const struct fn_library *lib = libraries; lib; lib = lib->next) {
+        (*libraries_out)++;
+        *functions += (size_t)lib->count;
+        *bytes += sizeof *lib + strlen(lib->name) + lib->code_len + 2;
+        for (int i = 0; i < lib->count; i++)
+            *bytes +=
+                sizeof lib->functions[i] + strlen(lib->functions[i].name) + 1 +
+                (lib->functions[i].description ? strlen(lib->functions[i].description) + 1 : 0);
+    }
+    *vm_bytes = fn_engine ? (size_t)lua_gc(fn_engine, LUA_GCCOUNT, 0) * 1024 +
+                                (size_t)lua_gc(fn_engine, LUA_GCCOUNTB, 0)
+                          : 0;
+}
+
 /* --- creating a library (Redis's functionsCreateWithLibraryCtx) ---------- */
 
 /* Parses the `#!<engine> name=<lib>` line; *body is the code from its

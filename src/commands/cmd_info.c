@@ -8,10 +8,14 @@
 #include <unistd.h>
 
 #include "cluster/cluster.h"
+#include "cluster/cluster_bus.h"
 #include "commands/command.h"
 #include "connection/session.h"
 #include "server/auth.h"
 #include "server/config.h"
+#include "server/latency.h"
+#include "server/latency_tracking.h"
+#include "server/memory_report.h"
 #include "persist/aof.h"
 #include "persist/persist.h"
 #include "server/server.h"
@@ -39,29 +43,6 @@ static void add(struct buf *b, const char *fmt, ...)
     buf_append(b, "\r\n", 2);
 }
 
-static void human_bytes(char *out, size_t cap, double n)
-{
-    const char *units = "BKMGTP";
-    int u = 0;
-    while (n >= 1024 && u < 5) n /= 1024, u++;
-    if (u == 0)
-        snprintf(out, cap, "%.0fB", n);
-    else
-        snprintf(out, cap, "%.2f%c", n, units[u]);
-}
-
-static size_t resident_bytes(void)
-{
-    FILE *f = fopen("/proc/self/statm", "r");
-    if (!f) return 0;
-    unsigned long pages_total = 0, pages_rss = 0;
-    int ok = fscanf(f, "%lu %lu", &pages_total, &pages_rss);
-    fclose(f);
-    return ok == 2 ? pages_rss * (size_t)sysconf(_SC_PAGESIZE) : 0;
-}
-
-static size_t peak_memory;
-
 static void section_server(struct buf *b)
 {
     struct utsname u;
@@ -72,13 +53,27 @@ static void section_server(struct buf *b)
     if (n > 0) exe[n] = '\0';
     add(b, "# Server");
     add(b, "redis_version:%s", GOBLIN_REDIS_VERSION);
+    /* Redis's build fields: no git commit is compiled in (Debian's
+     * redis-server prints the same zeros); the build id is goblin-core's
+     * version. */
+    add(b, "redis_git_sha1:00000000");
+    add(b, "redis_git_dirty:0");
+    add(b, "redis_build_id:goblin-core-%s", GOBLIN_VERSION);
     add(b, "goblin_version:%s", GOBLIN_VERSION);
-    add(b, "redis_mode:standalone");
+    add(b, "redis_mode:%s", cluster_enabled ? "cluster" : "standalone");
     add(b, "os:%s %s %s", u.sysname, u.release, u.machine);
     add(b, "arch_bits:%d", (int)(sizeof(void *) * 8));
+#if defined(__x86_64__)
+    /* The clock of per-command times (util/cycles.h). */
+    add(b, "monotonic_clock:X86 TSC @ %.0f ticks/us", cycles_per_us);
+#else
+    add(b, "monotonic_clock:POSIX clock_gettime");
+#endif
     add(b, "multiplexing_api:epoll");
+    add(b, "atomicvar_api:c11-builtin");
     add(b, "gcc_version:%d.%d.%d", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
     add(b, "process_id:%d", (int)getpid());
+    add(b, "process_supervised:no");
     add(b, "run_id:%s", server.run_id);
     add(b, "tcp_port:%d", server.tcp_port);
     add(b, "server_time_usec:%lld", (long long)clock_unix_us());
@@ -89,75 +84,29 @@ static void section_server(struct buf *b)
     add(b, "lru_clock:%u", keyspace.lru_clock);
     add(b, "executable:%s", exe);
     add(b, "config_file:");
+    add(b, "io_threads_active:0"); /* one thread (DESIGN: run to completion) */
 }
 
 static void section_clients(struct buf *b)
 {
     add(b, "# Clients");
+    size_t links, link_bytes, max_in, max_out;
+    cluster_bus_links_stats(&links, &link_bytes);
+    session_clients_max_buffers(&max_in, &max_out);
     add(b, "connected_clients:%zu", session_client_count());
+    add(b, "cluster_connections:%zu", links);
     add(b, "maxclients:%lld", config.maxclients);
+    /* The largest buffers now (Redis: over the last few seconds). */
+    add(b, "client_recent_max_input_buffer:%zu", max_in);
+    add(b, "client_recent_max_output_buffer:%zu", max_out);
     add(b, "blocked_clients:%zu", session_blocked_count());
     add(b, "tracking_clients:%zu", session_tracking_clients);
+    add(b, "clients_in_timeout_table:%zu", session_blocked_with_timeout_count());
 }
 
-/* Ratio a / b as Redis prints it (0 when b is 0). */
-static double ratio(size_t a, size_t b)
-{
-    return b ? (double)a / (double)b : 0.0;
-}
-
-static long long difference(size_t a, size_t b)
-{
-    return (long long)a - (long long)b;
-}
-
-/* Redis 7.0's fields and formulas (server.c genRedisInfoString): the
- * allocator's own view (allocated <= active <= resident) between what the
- * program asked for (used_memory) and what the kernel charges (RSS). Without
- * allocator statistics (libc in sanitizer builds) Redis's stand-ins are used:
- * resident = RSS, active = resident, allocated = used_memory. */
 static void section_memory(struct buf *b)
 {
-    size_t used = xmalloc_used_bytes(), rss = resident_bytes();
-    if (used > peak_memory) peak_memory = used;
-    struct allocator_stats alloc;
-    if (!allocator_stats_read(&alloc)) {
-        alloc.resident = rss;
-        alloc.active = alloc.resident;
-        alloc.allocated = used;
-    }
-    size_t system = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
-    char h_used[32], h_rss[32], h_peak[32], h_system[32];
-    human_bytes(h_used, sizeof h_used, (double)used);
-    human_bytes(h_rss, sizeof h_rss, (double)rss);
-    human_bytes(h_peak, sizeof h_peak, (double)peak_memory);
-    human_bytes(h_system, sizeof h_system, (double)system);
-    add(b, "# Memory");
-    add(b, "used_memory:%zu", used);
-    add(b, "used_memory_human:%s", h_used);
-    add(b, "used_memory_rss:%zu", rss);
-    add(b, "used_memory_rss_human:%s", h_rss);
-    add(b, "used_memory_peak:%zu", peak_memory);
-    add(b, "used_memory_peak_human:%s", h_peak);
-    add(b, "allocator_allocated:%zu", alloc.allocated);
-    add(b, "allocator_active:%zu", alloc.active);
-    add(b, "allocator_resident:%zu", alloc.resident);
-    add(b, "total_system_memory:%zu", system);
-    add(b, "total_system_memory_human:%s", h_system);
-    char h_max[32];
-    human_bytes(h_max, sizeof h_max, (double)config.maxmemory);
-    add(b, "maxmemory:%lld", config.maxmemory);
-    add(b, "maxmemory_human:%s", h_max);
-    add(b, "maxmemory_policy:%s", evict_policy_names[evict_settings.policy]);
-    add(b, "allocator_frag_ratio:%.2f", ratio(alloc.active, alloc.allocated));
-    add(b, "allocator_frag_bytes:%lld", difference(alloc.active, alloc.allocated));
-    add(b, "allocator_rss_ratio:%.2f", ratio(alloc.resident, alloc.active));
-    add(b, "allocator_rss_bytes:%lld", difference(alloc.resident, alloc.active));
-    add(b, "rss_overhead_ratio:%.2f", ratio(rss, alloc.resident));
-    add(b, "rss_overhead_bytes:%lld", difference(rss, alloc.resident));
-    add(b, "mem_fragmentation_ratio:%.2f", ratio(rss, used));
-    add(b, "mem_fragmentation_bytes:%lld", difference(rss, used));
-    add(b, "mem_allocator:%s", xmalloc_allocator_name());
+    memory_report_info(b);
 }
 
 static void section_persistence(struct buf *b)
@@ -165,6 +114,14 @@ static void section_persistence(struct buf *b)
     add(b, "# Persistence");
     add(b, "loading:0");
     add(b, "async_loading:0");
+    /* Progress of a running fork child: not reported back by goblin-core's
+     * children, so 0 (rdb_last_cow_size and aof_last_cow_size are). */
+    add(b, "current_cow_peak:0");
+    add(b, "current_cow_size:0");
+    add(b, "current_cow_size_age:0");
+    add(b, "current_fork_perc:0.00");
+    add(b, "current_save_keys_processed:0");
+    add(b, "current_save_keys_total:0");
     persist_info(b);
     aof_info(b);
 }
@@ -172,27 +129,70 @@ static void section_persistence(struct buf *b)
 static void section_stats(struct buf *b)
 {
     const struct stats *s = &stats;
+    long long exceeded_total, exceeded_now;
+    evict_exceeded_ms(&exceeded_total, &exceeded_now);
     add(b, "# Stats");
     add(b, "total_connections_received:%lld", s->connections_received);
     add(b, "total_commands_processed:%lld", s->commands_processed);
     add(b, "instantaneous_ops_per_sec:%lld", s->instantaneous_ops_per_sec);
     add(b, "total_net_input_bytes:%lld", s->net_input_bytes);
     add(b, "total_net_output_bytes:%lld", s->net_output_bytes);
+    /* No replication: its traffic, syncs and replica expiries are 0. */
+    add(b, "total_net_repl_input_bytes:0");
+    add(b, "total_net_repl_output_bytes:0");
+    add(b, "instantaneous_input_kbps:%.2f", s->instantaneous_input_kbps);
+    add(b, "instantaneous_output_kbps:%.2f", s->instantaneous_output_kbps);
+    add(b, "instantaneous_input_repl_kbps:0.00");
+    add(b, "instantaneous_output_repl_kbps:0.00");
     add(b, "rejected_connections:%lld", s->rejected_connections);
+    add(b, "sync_full:0");
+    add(b, "sync_partial_ok:0");
+    add(b, "sync_partial_err:0");
     add(b, "expired_keys:%lld", keyspace.stats.expired_keys);
+    /* Redis's estimate of the expired share among sampled keys: not kept. */
+    add(b, "expired_stale_perc:0.00");
+    add(b, "expired_time_cap_reached_count:%lld", s->expired_time_cap_reached);
+    add(b, "expire_cycle_cpu_milliseconds:%lld", s->expire_cycle_cpu_ms);
     add(b, "evicted_keys:%lld", keyspace.stats.evicted_keys);
+    add(b, "evicted_clients:%lld", s->evicted_clients);
+    add(b, "total_eviction_exceeded_time:%lld", exceeded_total);
+    add(b, "current_eviction_exceeded_time:%lld", exceeded_now);
     add(b, "keyspace_hits:%lld", keyspace.stats.hits);
     add(b, "keyspace_misses:%lld", keyspace.stats.misses);
     add(b, "pubsub_channels:%zu", pubsub_channel_count(PUBSUB_CHANNEL));
     add(b, "pubsub_patterns:%zu", pubsub_pattern_count());
     add(b, "pubsubshard_channels:%zu", pubsub_channel_count(PUBSUB_SHARD));
+    add(b, "latest_fork_usec:%lld", (long long)latency_latest_fork_us);
+    add(b, "total_forks:%lld", latency_total_forks);
     /* MIGRATE opens a connection per call and caches none (cmd_migrate.c). */
     add(b, "migrate_cached_sockets:0");
+    add(b, "slave_expires_tracked_keys:0");
+    /* No active defragmentation: jemalloc's decay returns free pages. */
+    add(b, "active_defrag_hits:0");
+    add(b, "active_defrag_misses:0");
+    add(b, "active_defrag_key_hits:0");
+    add(b, "active_defrag_key_misses:0");
+    add(b, "total_active_defrag_time:0");
+    add(b, "current_active_defrag_time:0");
     add(b, "tracking_total_keys:%zu", session_tracking_keys());
     add(b, "tracking_total_items:%zu", session_tracking_items());
     add(b, "tracking_total_prefixes:%zu", session_tracking_prefixes());
-    add(b, "pubsub_slow_consumer_disconnections:%lld", s->pubsub_slow_consumer_disconnections);
+    /* Error replies of a master or the AOF's replay: none to receive. */
+    add(b, "unexpected_error_replies:0");
     add(b, "total_error_replies:%lld", reply_error_count);
+    /* Deep sanitisation of RESTORE payloads, as Redis's default
+     * sanitize-dump-payload no: none counted. */
+    add(b, "dump_payload_sanitizations:0");
+    add(b, "total_reads_processed:%lld", s->reads_processed);
+    add(b, "total_writes_processed:%lld", s->writes_processed);
+    add(b, "io_threaded_reads_processed:0");
+    add(b, "io_threaded_writes_processed:0");
+    /* Redis 7.0 resizes its fixed reply buffers; goblin-core's output
+     * buffers grow as needed and none is resized on a schedule. */
+    add(b, "reply_buffer_shrinks:0");
+    add(b, "reply_buffer_expands:0");
+    /* goblin-core's own counters, after Redis's. */
+    add(b, "pubsub_slow_consumer_disconnections:%lld", s->pubsub_slow_consumer_disconnections);
     add(b, "client_query_buffer_limit_disconnections:%lld", s->query_buffer_limit_disconnections);
     add(b, "client_output_buffer_limit_disconnections:%lld", s->output_buffer_limit_disconnections);
     add(b, "client_protocol_error_disconnections:%lld", s->protocol_error_disconnections);
@@ -210,19 +210,38 @@ static void section_stats(struct buf *b)
 static void section_replication(struct buf *b)
 {
     add(b, "# Replication");
+    /* A master without replicas or a backlog, as Redis prints one. */
     add(b, "role:master");
     add(b, "connected_slaves:0");
+    add(b, "master_failover_state:no-failover");
     add(b, "master_replid:%s", server.repl_id);
+    add(b, "master_replid2:0000000000000000000000000000000000000000");
     add(b, "master_repl_offset:0");
+    add(b, "second_repl_offset:-1");
+    add(b, "repl_backlog_active:0");
+    add(b, "repl_backlog_size:1048576");
+    add(b, "repl_backlog_first_byte_offset:0");
+    add(b, "repl_backlog_histlen:0");
+}
+
+static void cpu_line(struct buf *b, const char *name, const struct timeval *t)
+{
+    add(b, "%s:%ld.%06ld", name, (long)t->tv_sec, (long)t->tv_usec);
 }
 
 static void section_cpu(struct buf *b)
 {
-    struct rusage self;
+    struct rusage self, children, thread;
     getrusage(RUSAGE_SELF, &self);
+    getrusage(RUSAGE_CHILDREN, &children);
+    getrusage(RUSAGE_THREAD, &thread);
     add(b, "# CPU");
-    add(b, "used_cpu_sys:%ld.%06ld", (long)self.ru_stime.tv_sec, (long)self.ru_stime.tv_usec);
-    add(b, "used_cpu_user:%ld.%06ld", (long)self.ru_utime.tv_sec, (long)self.ru_utime.tv_usec);
+    cpu_line(b, "used_cpu_sys", &self.ru_stime);
+    cpu_line(b, "used_cpu_user", &self.ru_utime);
+    cpu_line(b, "used_cpu_sys_children", &children.ru_stime);
+    cpu_line(b, "used_cpu_user_children", &children.ru_utime);
+    cpu_line(b, "used_cpu_sys_main_thread", &thread.ru_stime);
+    cpu_line(b, "used_cpu_user_main_thread", &thread.ru_utime);
 }
 
 static void commandstat_line(struct buf *b, const struct command *cmd)
@@ -269,6 +288,29 @@ static void section_errorstats(struct buf *b)
     reply_error_stats_foreach(errorstat_line, b);
 }
 
+static void latencystat_line(struct buf *b, const struct command *cmd)
+{
+    if (cmd->latency_histogram) {
+        char line[1024];
+        latency_tracking_format(cmd->full_name, cmd->latency_histogram, line, sizeof line);
+        add(b, "%s", line);
+    }
+    if (cmd->subcommands)
+        for (const struct command *sub = cmd->subcommands; sub->name; sub++)
+            latencystat_line(b, sub);
+}
+
+static void latencystat_visit(struct command *cmd, void *arg)
+{
+    latencystat_line(arg, cmd);
+}
+
+static void section_latencystats(struct buf *b)
+{
+    add(b, "# Latencystats");
+    command_foreach(latencystat_visit, b);
+}
+
 static void section_cluster(struct buf *b)
 {
     add(b, "# Cluster");
@@ -311,6 +353,7 @@ static const struct info_section sections[] = {
     {"modules", section_modules, true},
     {"commandstats", section_commandstats, false},
     {"errorstats", section_errorstats, true},
+    {"latencystats", section_latencystats, false},
     {"cluster", section_cluster, true},
     {"keyspace", section_keyspace, true},
     {"libfabric", section_libfabric, false},

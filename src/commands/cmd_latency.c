@@ -7,6 +7,7 @@
 #include "commands/command.h"
 #include "server/config.h"
 #include "server/latency_series.h"
+#include "util/histogram.h"
 #include "util/clock.h"
 #include "util/buf.h"
 
@@ -424,6 +425,77 @@ static void cmd_latency_doctor(struct cmd_ctx *ctx)
     buf_free(&out);
 }
 
+/* One command's cumulative distribution (Redis's fillCommandCDF): its
+ * calls, then a map of microseconds (the highest value counted at each
+ * power-of-two level from 1024 ns) to the count of calls up to there,
+ * levels that add no call left out. */
+static void reply_command_cdf(struct reply *r, const struct command *cmd)
+{
+    const struct histogram *h = cmd->latency_histogram;
+    reply_bulk(r, cmd->full_name, strlen(cmd->full_name));
+    reply_map_len(r, 2);
+    reply_bulk(r, "calls", 5);
+    reply_int(r, h->total);
+    reply_bulk(r, "histogram_usec", 14);
+    reply_mark m = reply_defer(r);
+    long long levels = 0;
+    int64_t previous = 0;
+    struct histogram_log_iter it;
+    histogram_log_iter_init(&it, h, 1024);
+    while (histogram_log_iter_next(&it)) {
+        if (it.cumulative > previous) {
+            reply_int(r, it.highest_equivalent / 1000);
+            reply_int(r, it.cumulative);
+            levels++;
+        }
+        previous = it.cumulative;
+    }
+    reply_defer_map(r, m, levels);
+}
+
+/* A command and its subcommands that have a histogram; returns how many. */
+static long long reply_command_tree_cdf(struct reply *r, const struct command *cmd)
+{
+    long long n = 0;
+    if (cmd->latency_histogram) {
+        reply_command_cdf(r, cmd);
+        n++;
+    }
+    if (cmd->subcommands)
+        for (const struct command *sub = cmd->subcommands; sub->name; sub++)
+            n += reply_command_tree_cdf(r, sub);
+    return n;
+}
+
+struct cdf_visit {
+    struct reply *reply;
+    long long n;
+};
+
+static void visit_cdf(struct command *cmd, void *arg)
+{
+    struct cdf_visit *v = arg;
+    v->n += reply_command_tree_cdf(v->reply, cmd);
+}
+
+/* LATENCY HISTOGRAM [command ...]: a map of every named command (a
+ * container: its subcommands too; unknown names skipped) that has
+ * samples, or of every command without names. */
+static void cmd_latency_histogram(struct cmd_ctx *ctx)
+{
+    struct cdf_visit v = {ctx->reply, 0};
+    reply_mark m = reply_defer(ctx->reply);
+    if (ctx->argc == 2) {
+        command_foreach(visit_cdf, &v);
+    } else {
+        for (int j = 2; j < ctx->argc; j++) {
+            const struct command *cmd = command_lookup_full(ctx->argv[j], ctx->argv_len[j]);
+            if (cmd) v.n += reply_command_tree_cdf(ctx->reply, cmd);
+        }
+    }
+    reply_defer_map(ctx->reply, m, v.n);
+}
+
 static void cmd_latency_help(struct cmd_ctx *ctx)
 {
     static const char *const lines[] = {
@@ -439,6 +511,10 @@ static void cmd_latency_help(struct cmd_ctx *ctx)
         "RESET [<event> ...]",
         "    Reset latency data of one or more <event> classes.",
         "    (default: reset all data for all event classes)",
+        "HISTOGRAM [COMMAND ...]",
+        "    Return a cumulative distribution of latencies in the format of a histogram for the "
+        "specified command names.",
+        "    If no commands are specified then all histograms are replied.",
         "HELP",
         "    Prints this help.",
         NULL,
@@ -458,6 +534,7 @@ static struct command latency_subcommands[] = {
     LATENCY_SUB("graph", 3, cmd_latency_graph),
     LATENCY_SUB("latest", 2, cmd_latency_latest),
     LATENCY_SUB("reset", -2, cmd_latency_reset),
+    LATENCY_SUB("histogram", -2, cmd_latency_histogram),
     LATENCY_SUB("help", 2, cmd_latency_help),
     COMMAND_END,
 };

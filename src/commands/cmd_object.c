@@ -1,20 +1,17 @@
 /* cmd_object.c — key introspection: OBJECT ENCODING/REFCOUNT/IDLETIME/FREQ/
- * HELP and MEMORY USAGE/PURGE/HELP, with Redis 7.0's replies and errors. These
- * lookups neither refresh the key's LRU clock nor count as hits or misses. */
+ * HELP, with Redis 7.0's replies and errors (MEMORY is in cmd_memory.c).
+ * These lookups do not refresh the key's LRU clock. */
 #include <string.h>
 
 #include "commands/command.h"
 #include "commands/debug.h"
 #include "server/config.h"
 #include "store/evict.h"
-#include "util/allocator.h"
 
 /* Redis shares the string objects of the integers 0..9999 and reports
  * them with this reference count; no other value is shared. */
 #define SHARED_INTEGERS 10000
 #define SHARED_REFCOUNT 2147483647LL
-/* MEMORY USAGE's default SAMPLES (Redis's OBJ_COMPUTE_SIZE_DEF_SAMPLES). */
-#define MEMORY_USAGE_DEFAULT_SAMPLES 5
 
 /* OBJECT's lookup: counted in keyspace_hits/misses, the LRU clock left alone. */
 static struct kv *lookup_or_nil(struct cmd_ctx *ctx)
@@ -100,54 +97,6 @@ static void cmd_object_help(struct cmd_ctx *ctx)
     reply_help(ctx->reply, lines);
 }
 
-static void cmd_memory_usage(struct cmd_ctx *ctx)
-{
-    long long samples = MEMORY_USAGE_DEFAULT_SAMPLES;
-    for (int i = 3; i < ctx->argc; i++) {
-        if (arg_equals(ctx, i, "samples") && i + 1 < ctx->argc) {
-            if (!arg_to_ll(ctx, i + 1, &samples)) return;
-            if (samples < 0) {
-                reply_error_syntax(ctx->reply);
-                return;
-            }
-            i++;
-        } else {
-            reply_error_syntax(ctx->reply);
-            return;
-        }
-    }
-    struct kv *kv = db_lookup_quiet(ctx->db, ctx->argv[2], ctx->argv_len[2]); /* uncounted */
-    if (!kv) reply_nil(ctx->reply);
-    /* samples == 0 means every element, which kv_memory_usage also spells 0. */
-    if (kv) reply_int(ctx->reply, (long long)kv_memory_usage(kv, samples));
-}
-
-/* Redis's MEMORY PURGE: the allocator returns its free pages now instead of
- * when its decay timer (util/allocator.c) would. */
-static void cmd_memory_purge(struct cmd_ctx *ctx)
-{
-    if (allocator_purge())
-        reply_ok(ctx->reply);
-    else
-        reply_error(ctx->reply, "ERR Error purging dirty pages");
-}
-
-static void cmd_memory_help(struct cmd_ctx *ctx)
-{
-    static const char *const lines[] = {
-        "MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-        "PURGE",
-        "    Attempt to purge dirty pages for reclamation by the allocator.",
-        "USAGE <key> [SAMPLES <count>]",
-        "    Return memory in bytes used by <key> and its value. Nested values are",
-        "    sampled up to <count> times (default: 5, 0 means sample all).",
-        "HELP",
-        "    Prints this help.",
-        NULL,
-    };
-    reply_help(ctx->reply, lines);
-}
-
 static struct command object_subcommands[] = {
     {.name = "encoding",
      .arity = 3,
@@ -204,37 +153,6 @@ static struct command object_subcommands[] = {
     COMMAND_END,
 };
 
-static struct command memory_subcommands[] = {
-    {.name = "purge",
-     .arity = 2,
-     .flags = 0,
-     .fn = cmd_memory_purge,
-     .summary = "Asks the allocator to release memory.",
-     .since = "4.0.0",
-     .group = "server",
-     .complexity = "Depends on how much memory is allocated, could be slow"},
-    {.name = "usage",
-     .arity = -3,
-     .flags = CMD_READONLY,
-     .fn = cmd_memory_usage,
-     .first_key = 2,
-     .last_key = 2,
-     .key_step = 1,
-     .summary = "Estimates the memory usage of a key.",
-     .since = "4.0.0",
-     .group = "server",
-     .complexity = "O(N) where N is the number of samples."},
-    {.name = "help",
-     .arity = 2,
-     .flags = CMD_LOADING | CMD_STALE,
-     .fn = cmd_memory_help,
-     .summary = "Returns helpful text about the different subcommands.",
-     .since = "4.0.0",
-     .group = "server",
-     .complexity = "O(1)"},
-    COMMAND_END,
-};
-
 struct command object_commands[] = {
     {.name = "object",
      .arity = -2,
@@ -244,15 +162,6 @@ struct command object_commands[] = {
      .summary = "A container for object introspection commands.",
      .since = "2.2.3",
      .group = "generic",
-     .complexity = "Depends on subcommand."},
-    {.name = "memory",
-     .arity = -2,
-     .flags = 0,
-     .fn = NULL,
-     .subcommands = memory_subcommands,
-     .summary = "A container for memory diagnostics commands.",
-     .since = "4.0.0",
-     .group = "server",
      .complexity = "Depends on subcommand."},
     COMMAND_END,
 };

@@ -38,6 +38,23 @@ static lua_State *engine(void)
     return eval_engine;
 }
 
+static size_t vm_bytes(lua_State *L)
+{
+    return (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 + (size_t)lua_gc(L, LUA_GCCOUNTB, 0);
+}
+
+void script_cache_stats(size_t *scripts, size_t *bytes)
+{
+    *scripts = 0;
+    *bytes = 0;
+    if (!eval_engine) return;
+    lua_State *L = eval_engine;
+    lua_getfield(L, LUA_REGISTRYINDEX, REG_SCRIPT_FLAGS);
+    for (lua_pushnil(L); lua_next(L, -2); lua_pop(L, 1)) (*scripts)++;
+    lua_pop(L, 1);
+    *bytes = vm_bytes(L);
+}
+
 /* Redis's evalExtractShebangFlags: `#!lua [flags=a,b]` on the first line.
  * Sets *flags and *skip (the shebang's length, its line feed kept so line
  * numbers stay the user's); false with the error in err. */

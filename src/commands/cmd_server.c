@@ -16,7 +16,9 @@
 #include "persist/persist.h"
 #include "server/config.h"
 #include "server/event_loop.h"
+#include "server/latency.h"
 #include "server/server.h"
+#include "store/evict.h"
 #include "util/clock.h"
 #include "util/allocator.h"
 #include "util/xmalloc.h"
@@ -258,6 +260,9 @@ static void cmd_config_resetstat(struct cmd_ctx *ctx)
 {
     memset(&stats, 0, sizeof stats);
     memset(&keyspace.stats, 0, sizeof keyspace.stats);
+    latency_total_forks = 0;
+    latency_latest_fork_us = 0;
+    evict_reset_exceeded();
     reply_error_count = 0;
     reply_error_stats_reset();
     command_reset_stats();

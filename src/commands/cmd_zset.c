@@ -131,10 +131,8 @@ static bool zadd_flags_ok(struct cmd_ctx *ctx, int flags, int elements)
     return true;
 }
 
-/* ZADD's core (both wires): `elements` scores, their members at
- * argv[first + 2j + 1], the options checked. */
-static void zadd_apply(struct cmd_ctx *ctx, int first, int flags, bool ch, const double *scores,
-                       int elements)
+void zset_add_scored(struct cmd_ctx *ctx, int flags, bool ch, const double *scores, int elements,
+                     int first_member, int stride)
 {
     bool incr = flags & ZSET_ADD_INCR;
     bool replied;
@@ -147,7 +145,7 @@ static void zadd_apply(struct cmd_ctx *ctx, int first, int flags, bool ch, const
         db_add(ctx->db, kv);
     }
     for (int j = 0; kv && j < elements; j++) {
-        int m = first + 2 * j + 1;
+        int m = first_member + stride * j;
         enum zset_add_result r =
             zset_add(zset_of(kv), ctx->argv[m], ctx->argv_len[m], scores[j], flags, &score);
         if (r == ZSET_ADD_NAN) {
@@ -186,30 +184,38 @@ static void zadd_generic(struct cmd_ctx *ctx, int first, int flags, bool ch)
     double *scores = elements <= ZADD_STACK_SCORES ? stack : xmalloc(sizeof *scores * elements);
     int j = 0;
     while (j < elements && arg_to_double(ctx, first + 2 * j, &scores[j])) j++;
-    if (j == elements) zadd_apply(ctx, first, flags, ch, scores, elements);
+    if (j == elements) zset_add_scored(ctx, flags, ch, scores, elements, first + 1, 2);
     if (scores != stack) xfree(scores);
+}
+
+int zset_parse_add_options(const struct cmd_ctx *ctx, int i, int allowed, int *flags, bool *ch)
+{
+    static const struct {
+        const char *word;
+        int flag;
+    } options[] = {{"nx", ZSET_ADD_NX},     {"xx", ZSET_ADD_XX}, {"ch", ZADD_OPTION_CH},
+                   {"incr", ZSET_ADD_INCR}, {"gt", ZSET_ADD_GT}, {"lt", ZSET_ADD_LT}};
+    *flags = 0;
+    *ch = false;
+    for (; i < ctx->argc; i++) {
+        size_t k = 0;
+        while (k < sizeof options / sizeof options[0] &&
+               !((options[k].flag & allowed) && arg_equals(ctx, i, options[k].word)))
+            k++;
+        if (k == sizeof options / sizeof options[0]) break;
+        if (options[k].flag == ZADD_OPTION_CH)
+            *ch = true;
+        else
+            *flags |= options[k].flag;
+    }
+    return i;
 }
 
 static void cmd_zadd(struct cmd_ctx *ctx)
 {
-    int flags = 0, i = 2;
-    bool ch = false;
-    for (; i < ctx->argc; i++) {
-        if (arg_equals(ctx, i, "nx"))
-            flags |= ZSET_ADD_NX;
-        else if (arg_equals(ctx, i, "xx"))
-            flags |= ZSET_ADD_XX;
-        else if (arg_equals(ctx, i, "ch"))
-            ch = true;
-        else if (arg_equals(ctx, i, "incr"))
-            flags |= ZSET_ADD_INCR;
-        else if (arg_equals(ctx, i, "gt"))
-            flags |= ZSET_ADD_GT;
-        else if (arg_equals(ctx, i, "lt"))
-            flags |= ZSET_ADD_LT;
-        else
-            break;
-    }
+    int flags;
+    bool ch;
+    int i = zset_parse_add_options(ctx, 2, ~0, &flags, &ch);
     zadd_generic(ctx, i, flags, ch);
 }
 
@@ -232,7 +238,7 @@ void zset_zadd_typed(struct cmd_ctx *ctx, const struct typed_call *t)
         reply_error_not_float(ctx->reply);
         return;
     }
-    zadd_apply(ctx, 2, flags, t->flags & TYPED_ZADD_CH, &t->score, 1);
+    zset_add_scored(ctx, flags, t->flags & TYPED_ZADD_CH, &t->score, 1, 3, 2);
 }
 
 static void cmd_zincrby(struct cmd_ctx *ctx)

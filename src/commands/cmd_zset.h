@@ -43,6 +43,20 @@ void zset_reply_begin(struct zset_reply *zr, long long n);
 /* zset_visit_fn writing one member. */
 bool zset_reply_member(const char *member, size_t len, double score, void *arg);
 
+/* ZADD's option words (NX, XX, CH, INCR, GT, LT, any case, any order)
+ * from argv[i] on, only those in `allowed` (ZSET_ADD_* bits, and
+ * ZADD_OPTION_CH for CH): sets *flags and *ch, returns the index of the
+ * first other argument. GEOADD takes NX, XX and CH. */
+#define ZADD_OPTION_CH (1 << 8)
+int zset_parse_add_options(const struct cmd_ctx *ctx, int i, int allowed, int *flags, bool *ch);
+
+/* ZADD's write, once its options are checked and every score parsed:
+ * scores[j] for the member at argv[first_member + j * stride], under the
+ * key at argv[1]; replies as ZADD (the count, or INCR's score). GEOADD
+ * shares it with its own argument layout. */
+void zset_add_scored(struct cmd_ctx *ctx, int flags, bool ch, const double *scores, int elements,
+                     int first_member, int stride);
+
 /* Stores `result` under argv[dst_i] (replacing any value, dropping its
  * TTL) or deletes the key when the result is empty; replies the size. */
 void zset_store_result(struct cmd_ctx *ctx, int dst_i, struct zset *result);

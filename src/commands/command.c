@@ -18,6 +18,7 @@
 #include "commands/slowlog.h"
 #include "commands/monitor.h"
 #include "server/latency.h"
+#include "server/latency_tracking.h"
 #include "connection/session.h"
 #include "server/config.h"
 #include "store/evict.h"
@@ -36,7 +37,8 @@ static struct command *const families[] = {
     introspection_commands, pubsub_commands,  hash_commands,    zset_commands,    object_commands,
     set_commands,           bitmap_commands,  sort_commands,    persist_commands, list_commands,
     multi_commands,         cluster_commands, migrate_commands, hll_commands,     script_commands,
-    function_commands,      slowlog_commands, monitor_commands, latency_commands,
+    function_commands,      slowlog_commands, monitor_commands, latency_commands, geo_commands,
+    lolwut_commands,        module_commands,  memory_commands,
 };
 
 /* Open-addressing index of top-level commands by name, the hash folding
@@ -185,6 +187,7 @@ void command_table_init(void)
     }
     slowlog_apply_config(); /* the cycle counter is calibrated by now */
     latency_set_threshold(config.latency_monitor_threshold);
+    latency_tracking_calibrate();
     typed_table_init();
     function_register_persistence();
 }
@@ -221,6 +224,15 @@ struct command *command_lookup_sub(const struct command *parent, const char *nam
     for (struct command *sub = (struct command *)parent->subcommands; sub->name; sub++)
         if (sub->name_len == len && name_equals(sub->name, name, len)) return sub;
     return NULL;
+}
+
+struct command *command_lookup_full(const char *name, size_t len)
+{
+    const char *bar = memchr(name, '|', len);
+    if (!bar) return command_lookup(name, len);
+    struct command *parent = command_lookup(name, (size_t)(bar - name));
+    if (!parent) return NULL;
+    return command_lookup_sub(parent, bar + 1, len - (size_t)(bar - name) - 1);
 }
 
 void command_foreach(void (*fn)(struct command *cmd, void *arg), void *arg)
@@ -320,6 +332,7 @@ static inline __attribute__((always_inline)) void command_run(struct cmd_ctx *ct
     if (ctx->conn) { /* not the append-only file's replay, which Redis runs uncounted */
         slowlog_consider(ctx, typed, elapsed);
         latency_consider_command(cmd->flags & CMD_FAST, elapsed);
+        latency_track_command(&cmd->latency_histogram, elapsed);
         /* The word as the command left it (it may have started MONITOR or
          * tracking). */
         if (__builtin_expect(command_hooks != 0, 0)) command_run_hooks(ctx);
@@ -584,6 +597,7 @@ static void reset_stats(struct command *cmd)
 {
     cmd->calls = cmd->rejected_calls = cmd->failed_calls = 0;
     cmd->cycles = 0;
+    if (cmd->latency_histogram) latency_tracking_release(&cmd->latency_histogram);
     if (cmd->subcommands)
         for (struct command *sub = (struct command *)cmd->subcommands; sub->name; sub++)
             reset_stats(sub);

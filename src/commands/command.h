@@ -33,6 +33,7 @@
 struct conn;         /* opaque here: see connection/session.h */
 struct multi_state;  /* commands/multi.h */
 struct command_meta; /* commands/command_meta.h */
+struct histogram;    /* util/histogram.h */
 
 enum command_flag {
     CMD_WRITE = 1u << 0,
@@ -124,6 +125,9 @@ struct command {
     uint64_t cycles;
     long long rejected_calls; /* refused before running (arity, auth, context) */
     long long failed_calls;   /* ran and answered an error */
+    /* latency-tracking's histogram (server/latency_tracking.h): NULL until
+     * the command's first tracked call. */
+    struct histogram *latency_histogram;
 };
 
 /* Terminates a command array. */
@@ -140,6 +144,10 @@ struct command *command_lookup(const char *name, size_t len);
 
 /* Finds a subcommand of parent by name; NULL if unknown. */
 struct command *command_lookup_sub(const struct command *parent, const char *name, size_t len);
+
+/* A command by its full name, "name" or "container|sub" (COMMAND INFO,
+ * LATENCY HISTOGRAM); NULL if unknown. */
+struct command *command_lookup_full(const char *name, size_t len);
 
 /* Runs one parsed request (all checks, then the handler). */
 void command_dispatch(const struct cmd_request *req);
@@ -276,5 +284,9 @@ extern struct command function_commands[];
 extern struct command slowlog_commands[];
 extern struct command monitor_commands[];
 extern struct command latency_commands[];
+extern struct command geo_commands[];
+extern struct command lolwut_commands[];
+extern struct command module_commands[];
+extern struct command memory_commands[];
 
 #endif

@@ -1409,6 +1409,339 @@ static const struct meta_node docs_function_stats[] = {
     B("Return information about the function currently running (name, description, duration)"),
     B("since"), B("7.0.0"), B("group"), B("scripting"), B("complexity"), B("O(1)"),
 };
+static const struct meta_node info_geoadd[] = {
+    B("geoadd"), I(-5), T(2), S("write"), S("denyoom"), I(1), I(1), I(1), T(3), S("@write"),
+    S("@geo"), S("@slow"), T(0), T(1), M(3), B("flags"), T(2), S("RW"), S("update"),
+    B("begin_search"), M(2), B("type"), B("index"), B("spec"), M(1), B("index"), I(1),
+    B("find_keys"), M(2), B("type"), B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"),
+    I(1), B("limit"), I(0),
+};
+static const struct meta_node docs_geoadd[] = {
+    B("summary"),
+    B("Add one or more geospatial items in the geospatial index represented using a sorted set"),
+    B("since"), B("3.2.0"), B("group"), B("geo"), B("complexity"),
+    B("O(log(N)) for each item added, where N is the number of elements in the sorted set."),
+    B("history"), T(1), A(2), B("6.2.0"), B("Added the `CH`, `NX` and `XX` options."),
+    B("arguments"), A(4), M(3), B("name"), B("key"), B("type"), B("key"), B("key_spec_index"), I(0),
+    M(5), B("name"), B("condition"), B("type"), B("oneof"), B("since"), B("6.2.0"), B("flags"),
+    T(1), S("optional"), B("arguments"), A(2), M(3), B("name"), B("nx"), B("type"), B("pure-token"),
+    B("token"), B("NX"), M(3), B("name"), B("xx"), B("type"), B("pure-token"), B("token"), B("XX"),
+    M(5), B("name"), B("change"), B("type"), B("pure-token"), B("token"), B("CH"), B("since"),
+    B("6.2.0"), B("flags"), T(1), S("optional"), M(4), B("name"), B("longitude_latitude_member"),
+    B("type"), B("block"), B("flags"), T(1), S("multiple"), B("arguments"), A(3), M(2), B("name"),
+    B("longitude"), B("type"), B("double"), M(2), B("name"), B("latitude"), B("type"), B("double"),
+    M(2), B("name"), B("member"), B("type"), B("string"),
+};
+static const struct key_spec keys_geoadd[] = {
+    {.flags = KEY_SPEC_RW | KEY_SPEC_UPDATE, .begin = KEY_BEGIN_INDEX, .index = 1, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_geodist[] = {
+    B("geodist"), I(-4), T(1), S("readonly"), I(1), I(1), I(1), T(3), S("@read"), S("@geo"),
+    S("@slow"), T(0), T(1), M(3), B("flags"), T(2), S("RO"), S("access"), B("begin_search"), M(2),
+    B("type"), B("index"), B("spec"), M(1), B("index"), I(1), B("find_keys"), M(2), B("type"),
+    B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"), I(1), B("limit"), I(0),
+};
+static const struct meta_node docs_geodist[] = {
+    B("summary"), B("Returns the distance between two members of a geospatial index"), B("since"),
+    B("3.2.0"), B("group"), B("geo"), B("complexity"), B("O(log(N))"), B("arguments"), A(4), M(3),
+    B("name"), B("key"), B("type"), B("key"), B("key_spec_index"), I(0), M(2), B("name"),
+    B("member1"), B("type"), B("string"), M(2), B("name"), B("member2"), B("type"), B("string"),
+    M(4), B("name"), B("unit"), B("type"), B("oneof"), B("flags"), T(1), S("optional"),
+    B("arguments"), A(4), M(3), B("name"), B("m"), B("type"), B("pure-token"), B("token"), B("M"),
+    M(3), B("name"), B("km"), B("type"), B("pure-token"), B("token"), B("KM"), M(3), B("name"),
+    B("ft"), B("type"), B("pure-token"), B("token"), B("FT"), M(3), B("name"), B("mi"), B("type"),
+    B("pure-token"), B("token"), B("MI"),
+};
+static const struct key_spec keys_geodist[] = {
+    {.flags = KEY_SPEC_RO | KEY_SPEC_ACCESS, .begin = KEY_BEGIN_INDEX, .index = 1, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_geohash[] = {
+    B("geohash"), I(-2), T(1), S("readonly"), I(1), I(1), I(1), T(3), S("@read"), S("@geo"),
+    S("@slow"), T(0), T(1), M(3), B("flags"), T(2), S("RO"), S("access"), B("begin_search"), M(2),
+    B("type"), B("index"), B("spec"), M(1), B("index"), I(1), B("find_keys"), M(2), B("type"),
+    B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"), I(1), B("limit"), I(0),
+};
+static const struct meta_node docs_geohash[] = {
+    B("summary"), B("Returns members of a geospatial index as standard geohash strings"),
+    B("since"), B("3.2.0"), B("group"), B("geo"), B("complexity"),
+    B("O(log(N)) for each member requested, where N is the number of elements in the sorted set."),
+    B("arguments"), A(2), M(3), B("name"), B("key"), B("type"), B("key"), B("key_spec_index"), I(0),
+    M(3), B("name"), B("member"), B("type"), B("string"), B("flags"), T(1), S("multiple"),
+};
+static const struct key_spec keys_geohash[] = {
+    {.flags = KEY_SPEC_RO | KEY_SPEC_ACCESS, .begin = KEY_BEGIN_INDEX, .index = 1, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_geopos[] = {
+    B("geopos"), I(-2), T(1), S("readonly"), I(1), I(1), I(1), T(3), S("@read"), S("@geo"),
+    S("@slow"), T(0), T(1), M(3), B("flags"), T(2), S("RO"), S("access"), B("begin_search"), M(2),
+    B("type"), B("index"), B("spec"), M(1), B("index"), I(1), B("find_keys"), M(2), B("type"),
+    B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"), I(1), B("limit"), I(0),
+};
+static const struct meta_node docs_geopos[] = {
+    B("summary"), B("Returns longitude and latitude of members of a geospatial index"), B("since"),
+    B("3.2.0"), B("group"), B("geo"), B("complexity"),
+    B("O(N) where N is the number of members requested."), B("arguments"), A(2), M(3), B("name"),
+    B("key"), B("type"), B("key"), B("key_spec_index"), I(0), M(3), B("name"), B("member"),
+    B("type"), B("string"), B("flags"), T(1), S("multiple"),
+};
+static const struct key_spec keys_geopos[] = {
+    {.flags = KEY_SPEC_RO | KEY_SPEC_ACCESS, .begin = KEY_BEGIN_INDEX, .index = 1, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_georadius[] = {
+    B("georadius"), I(-6), T(3), S("write"), S("denyoom"), S("movablekeys"), I(1), I(1), I(1), T(3),
+    S("@write"), S("@geo"), S("@slow"), T(0), T(3), M(3), B("flags"), T(2), S("RO"), S("access"),
+    B("begin_search"), M(2), B("type"), B("index"), B("spec"), M(1), B("index"), I(1),
+    B("find_keys"), M(2), B("type"), B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"),
+    I(1), B("limit"), I(0), M(3), B("flags"), T(2), S("OW"), S("update"), B("begin_search"), M(2),
+    B("type"), B("keyword"), B("spec"), M(2), B("keyword"), B("STORE"), B("startfrom"), I(6),
+    B("find_keys"), M(2), B("type"), B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"),
+    I(1), B("limit"), I(0), M(3), B("flags"), T(2), S("OW"), S("update"), B("begin_search"), M(2),
+    B("type"), B("keyword"), B("spec"), M(2), B("keyword"), B("STOREDIST"), B("startfrom"), I(6),
+    B("find_keys"), M(2), B("type"), B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"),
+    I(1), B("limit"), I(0),
+};
+static const struct meta_node docs_georadius[] = {
+    B("summary"),
+    B("Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a point"),
+    B("since"), B("3.2.0"), B("group"), B("geo"), B("complexity"),
+    B("O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited by center and radius and M is the number of items inside the index."),
+    B("doc_flags"), T(1), S("deprecated"), B("deprecated_since"), B("6.2.0"), B("replaced_by"),
+    B("`GEOSEARCH` and `GEOSEARCHSTORE` with the `BYRADIUS` argument"), B("history"), T(2), A(2),
+    B("6.2.0"), B("Added the `ANY` option for `COUNT`."), A(2), B("7.0.0"),
+    B("Added support for uppercase unit names."), B("arguments"), A(12), M(3), B("name"), B("key"),
+    B("type"), B("key"), B("key_spec_index"), I(0), M(2), B("name"), B("longitude"), B("type"),
+    B("double"), M(2), B("name"), B("latitude"), B("type"), B("double"), M(2), B("name"),
+    B("radius"), B("type"), B("double"), M(3), B("name"), B("unit"), B("type"), B("oneof"),
+    B("arguments"), A(4), M(3), B("name"), B("m"), B("type"), B("pure-token"), B("token"), B("M"),
+    M(3), B("name"), B("km"), B("type"), B("pure-token"), B("token"), B("KM"), M(3), B("name"),
+    B("ft"), B("type"), B("pure-token"), B("token"), B("FT"), M(3), B("name"), B("mi"), B("type"),
+    B("pure-token"), B("token"), B("MI"), M(4), B("name"), B("withcoord"), B("type"),
+    B("pure-token"), B("token"), B("WITHCOORD"), B("flags"), T(1), S("optional"), M(4), B("name"),
+    B("withdist"), B("type"), B("pure-token"), B("token"), B("WITHDIST"), B("flags"), T(1),
+    S("optional"), M(4), B("name"), B("withhash"), B("type"), B("pure-token"), B("token"),
+    B("WITHHASH"), B("flags"), T(1), S("optional"), M(4), B("name"), B("count"), B("type"),
+    B("block"), B("flags"), T(1), S("optional"), B("arguments"), A(2), M(3), B("name"), B("count"),
+    B("type"), B("integer"), B("token"), B("COUNT"), M(5), B("name"), B("any"), B("type"),
+    B("pure-token"), B("token"), B("ANY"), B("since"), B("6.2.0"), B("flags"), T(1), S("optional"),
+    M(4), B("name"), B("order"), B("type"), B("oneof"), B("flags"), T(1), S("optional"),
+    B("arguments"), A(2), M(3), B("name"), B("asc"), B("type"), B("pure-token"), B("token"),
+    B("ASC"), M(3), B("name"), B("desc"), B("type"), B("pure-token"), B("token"), B("DESC"), M(5),
+    B("name"), B("key"), B("type"), B("key"), B("key_spec_index"), I(1), B("token"), B("STORE"),
+    B("flags"), T(1), S("optional"), M(5), B("name"), B("key"), B("type"), B("key"),
+    B("key_spec_index"), I(2), B("token"), B("STOREDIST"), B("flags"), T(1), S("optional"),
+};
+static const struct key_spec keys_georadius[] = {
+    {.flags = KEY_SPEC_RO | KEY_SPEC_ACCESS, .begin = KEY_BEGIN_INDEX, .index = 1, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+    {.flags = KEY_SPEC_OW | KEY_SPEC_UPDATE, .begin = KEY_BEGIN_KEYWORD, .keyword = "STORE", .startfrom = 6, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+    {.flags = KEY_SPEC_OW | KEY_SPEC_UPDATE, .begin = KEY_BEGIN_KEYWORD, .keyword = "STOREDIST", .startfrom = 6, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_georadius_ro[] = {
+    B("georadius_ro"), I(-6), T(1), S("readonly"), I(1), I(1), I(1), T(3), S("@read"), S("@geo"),
+    S("@slow"), T(0), T(1), M(3), B("flags"), T(2), S("RO"), S("access"), B("begin_search"), M(2),
+    B("type"), B("index"), B("spec"), M(1), B("index"), I(1), B("find_keys"), M(2), B("type"),
+    B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"), I(1), B("limit"), I(0),
+};
+static const struct meta_node docs_georadius_ro[] = {
+    B("summary"), B("A read-only variant for GEORADIUS"), B("since"), B("3.2.10"), B("group"),
+    B("geo"), B("complexity"),
+    B("O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited by center and radius and M is the number of items inside the index."),
+    B("doc_flags"), T(1), S("deprecated"), B("deprecated_since"), B("6.2.0"), B("replaced_by"),
+    B("`GEOSEARCH` with the `BYRADIUS` argument"), B("history"), T(1), A(2), B("6.2.0"),
+    B("Added the `ANY` option for `COUNT`."), B("arguments"), A(10), M(3), B("name"), B("key"),
+    B("type"), B("key"), B("key_spec_index"), I(0), M(2), B("name"), B("longitude"), B("type"),
+    B("double"), M(2), B("name"), B("latitude"), B("type"), B("double"), M(2), B("name"),
+    B("radius"), B("type"), B("double"), M(3), B("name"), B("unit"), B("type"), B("oneof"),
+    B("arguments"), A(4), M(3), B("name"), B("m"), B("type"), B("pure-token"), B("token"), B("M"),
+    M(3), B("name"), B("km"), B("type"), B("pure-token"), B("token"), B("KM"), M(3), B("name"),
+    B("ft"), B("type"), B("pure-token"), B("token"), B("FT"), M(3), B("name"), B("mi"), B("type"),
+    B("pure-token"), B("token"), B("MI"), M(4), B("name"), B("withcoord"), B("type"),
+    B("pure-token"), B("token"), B("WITHCOORD"), B("flags"), T(1), S("optional"), M(4), B("name"),
+    B("withdist"), B("type"), B("pure-token"), B("token"), B("WITHDIST"), B("flags"), T(1),
+    S("optional"), M(4), B("name"), B("withhash"), B("type"), B("pure-token"), B("token"),
+    B("WITHHASH"), B("flags"), T(1), S("optional"), M(4), B("name"), B("count"), B("type"),
+    B("block"), B("flags"), T(1), S("optional"), B("arguments"), A(2), M(3), B("name"), B("count"),
+    B("type"), B("integer"), B("token"), B("COUNT"), M(5), B("name"), B("any"), B("type"),
+    B("pure-token"), B("token"), B("ANY"), B("since"), B("6.2.0"), B("flags"), T(1), S("optional"),
+    M(4), B("name"), B("order"), B("type"), B("oneof"), B("flags"), T(1), S("optional"),
+    B("arguments"), A(2), M(3), B("name"), B("asc"), B("type"), B("pure-token"), B("token"),
+    B("ASC"), M(3), B("name"), B("desc"), B("type"), B("pure-token"), B("token"), B("DESC"),
+};
+static const struct key_spec keys_georadius_ro[] = {
+    {.flags = KEY_SPEC_RO | KEY_SPEC_ACCESS, .begin = KEY_BEGIN_INDEX, .index = 1, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_georadiusbymember[] = {
+    B("georadiusbymember"), I(-5), T(3), S("write"), S("denyoom"), S("movablekeys"), I(1), I(1),
+    I(1), T(3), S("@write"), S("@geo"), S("@slow"), T(0), T(3), M(3), B("flags"), T(2), S("RO"),
+    S("access"), B("begin_search"), M(2), B("type"), B("index"), B("spec"), M(1), B("index"), I(1),
+    B("find_keys"), M(2), B("type"), B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"),
+    I(1), B("limit"), I(0), M(3), B("flags"), T(2), S("OW"), S("update"), B("begin_search"), M(2),
+    B("type"), B("keyword"), B("spec"), M(2), B("keyword"), B("STORE"), B("startfrom"), I(5),
+    B("find_keys"), M(2), B("type"), B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"),
+    I(1), B("limit"), I(0), M(3), B("flags"), T(2), S("OW"), S("update"), B("begin_search"), M(2),
+    B("type"), B("keyword"), B("spec"), M(2), B("keyword"), B("STOREDIST"), B("startfrom"), I(5),
+    B("find_keys"), M(2), B("type"), B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"),
+    I(1), B("limit"), I(0),
+};
+static const struct meta_node docs_georadiusbymember[] = {
+    B("summary"),
+    B("Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a member"),
+    B("since"), B("3.2.0"), B("group"), B("geo"), B("complexity"),
+    B("O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited by center and radius and M is the number of items inside the index."),
+    B("doc_flags"), T(1), S("deprecated"), B("deprecated_since"), B("6.2.0"), B("replaced_by"),
+    B("`GEOSEARCH` and `GEOSEARCHSTORE` with the `BYRADIUS` and `FROMMEMBER` arguments"),
+    B("history"), T(1), A(2), B("7.0.0"), B("Added support for uppercase unit names."),
+    B("arguments"), A(11), M(3), B("name"), B("key"), B("type"), B("key"), B("key_spec_index"),
+    I(0), M(2), B("name"), B("member"), B("type"), B("string"), M(2), B("name"), B("radius"),
+    B("type"), B("double"), M(3), B("name"), B("unit"), B("type"), B("oneof"), B("arguments"), A(4),
+    M(3), B("name"), B("m"), B("type"), B("pure-token"), B("token"), B("M"), M(3), B("name"),
+    B("km"), B("type"), B("pure-token"), B("token"), B("KM"), M(3), B("name"), B("ft"), B("type"),
+    B("pure-token"), B("token"), B("FT"), M(3), B("name"), B("mi"), B("type"), B("pure-token"),
+    B("token"), B("MI"), M(4), B("name"), B("withcoord"), B("type"), B("pure-token"), B("token"),
+    B("WITHCOORD"), B("flags"), T(1), S("optional"), M(4), B("name"), B("withdist"), B("type"),
+    B("pure-token"), B("token"), B("WITHDIST"), B("flags"), T(1), S("optional"), M(4), B("name"),
+    B("withhash"), B("type"), B("pure-token"), B("token"), B("WITHHASH"), B("flags"), T(1),
+    S("optional"), M(4), B("name"), B("count"), B("type"), B("block"), B("flags"), T(1),
+    S("optional"), B("arguments"), A(2), M(3), B("name"), B("count"), B("type"), B("integer"),
+    B("token"), B("COUNT"), M(4), B("name"), B("any"), B("type"), B("pure-token"), B("token"),
+    B("ANY"), B("flags"), T(1), S("optional"), M(4), B("name"), B("order"), B("type"), B("oneof"),
+    B("flags"), T(1), S("optional"), B("arguments"), A(2), M(3), B("name"), B("asc"), B("type"),
+    B("pure-token"), B("token"), B("ASC"), M(3), B("name"), B("desc"), B("type"), B("pure-token"),
+    B("token"), B("DESC"), M(5), B("name"), B("key"), B("type"), B("key"), B("key_spec_index"),
+    I(1), B("token"), B("STORE"), B("flags"), T(1), S("optional"), M(5), B("name"), B("key"),
+    B("type"), B("key"), B("key_spec_index"), I(2), B("token"), B("STOREDIST"), B("flags"), T(1),
+    S("optional"),
+};
+static const struct key_spec keys_georadiusbymember[] = {
+    {.flags = KEY_SPEC_RO | KEY_SPEC_ACCESS, .begin = KEY_BEGIN_INDEX, .index = 1, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+    {.flags = KEY_SPEC_OW | KEY_SPEC_UPDATE, .begin = KEY_BEGIN_KEYWORD, .keyword = "STORE", .startfrom = 5, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+    {.flags = KEY_SPEC_OW | KEY_SPEC_UPDATE, .begin = KEY_BEGIN_KEYWORD, .keyword = "STOREDIST", .startfrom = 5, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_georadiusbymember_ro[] = {
+    B("georadiusbymember_ro"), I(-5), T(1), S("readonly"), I(1), I(1), I(1), T(3), S("@read"),
+    S("@geo"), S("@slow"), T(0), T(1), M(3), B("flags"), T(2), S("RO"), S("access"),
+    B("begin_search"), M(2), B("type"), B("index"), B("spec"), M(1), B("index"), I(1),
+    B("find_keys"), M(2), B("type"), B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"),
+    I(1), B("limit"), I(0),
+};
+static const struct meta_node docs_georadiusbymember_ro[] = {
+    B("summary"), B("A read-only variant for GEORADIUSBYMEMBER"), B("since"), B("3.2.10"),
+    B("group"), B("geo"), B("complexity"),
+    B("O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited by center and radius and M is the number of items inside the index."),
+    B("doc_flags"), T(1), S("deprecated"), B("deprecated_since"), B("6.2.0"), B("replaced_by"),
+    B("`GEOSEARCH` with the `BYRADIUS` and `FROMMEMBER` arguments"), B("arguments"), A(9), M(3),
+    B("name"), B("key"), B("type"), B("key"), B("key_spec_index"), I(0), M(2), B("name"),
+    B("member"), B("type"), B("string"), M(2), B("name"), B("radius"), B("type"), B("double"), M(3),
+    B("name"), B("unit"), B("type"), B("oneof"), B("arguments"), A(4), M(3), B("name"), B("m"),
+    B("type"), B("pure-token"), B("token"), B("M"), M(3), B("name"), B("km"), B("type"),
+    B("pure-token"), B("token"), B("KM"), M(3), B("name"), B("ft"), B("type"), B("pure-token"),
+    B("token"), B("FT"), M(3), B("name"), B("mi"), B("type"), B("pure-token"), B("token"), B("MI"),
+    M(4), B("name"), B("withcoord"), B("type"), B("pure-token"), B("token"), B("WITHCOORD"),
+    B("flags"), T(1), S("optional"), M(4), B("name"), B("withdist"), B("type"), B("pure-token"),
+    B("token"), B("WITHDIST"), B("flags"), T(1), S("optional"), M(4), B("name"), B("withhash"),
+    B("type"), B("pure-token"), B("token"), B("WITHHASH"), B("flags"), T(1), S("optional"), M(4),
+    B("name"), B("count"), B("type"), B("block"), B("flags"), T(1), S("optional"), B("arguments"),
+    A(2), M(3), B("name"), B("count"), B("type"), B("integer"), B("token"), B("COUNT"), M(4),
+    B("name"), B("any"), B("type"), B("pure-token"), B("token"), B("ANY"), B("flags"), T(1),
+    S("optional"), M(4), B("name"), B("order"), B("type"), B("oneof"), B("flags"), T(1),
+    S("optional"), B("arguments"), A(2), M(3), B("name"), B("asc"), B("type"), B("pure-token"),
+    B("token"), B("ASC"), M(3), B("name"), B("desc"), B("type"), B("pure-token"), B("token"),
+    B("DESC"),
+};
+static const struct key_spec keys_georadiusbymember_ro[] = {
+    {.flags = KEY_SPEC_RO | KEY_SPEC_ACCESS, .begin = KEY_BEGIN_INDEX, .index = 1, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_geosearch[] = {
+    B("geosearch"), I(-7), T(1), S("readonly"), I(1), I(1), I(1), T(3), S("@read"), S("@geo"),
+    S("@slow"), T(0), T(1), M(3), B("flags"), T(2), S("RO"), S("access"), B("begin_search"), M(2),
+    B("type"), B("index"), B("spec"), M(1), B("index"), I(1), B("find_keys"), M(2), B("type"),
+    B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"), I(1), B("limit"), I(0),
+};
+static const struct meta_node docs_geosearch[] = {
+    B("summary"),
+    B("Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle."),
+    B("since"), B("6.2.0"), B("group"), B("geo"), B("complexity"),
+    B("O(N+log(M)) where N is the number of elements in the grid-aligned bounding box area around the shape provided as the filter and M is the number of items inside the shape"),
+    B("history"), T(1), A(2), B("7.0.0"), B("Added support for uppercase unit names."),
+    B("arguments"), A(8), M(3), B("name"), B("key"), B("type"), B("key"), B("key_spec_index"), I(0),
+    M(3), B("name"), B("from"), B("type"), B("oneof"), B("arguments"), A(2), M(3), B("name"),
+    B("member"), B("type"), B("string"), B("token"), B("FROMMEMBER"), M(4), B("name"),
+    B("longitude_latitude"), B("type"), B("block"), B("token"), B("FROMLONLAT"), B("arguments"),
+    A(2), M(2), B("name"), B("longitude"), B("type"), B("double"), M(2), B("name"), B("latitude"),
+    B("type"), B("double"), M(3), B("name"), B("by"), B("type"), B("oneof"), B("arguments"), A(2),
+    M(3), B("name"), B("circle"), B("type"), B("block"), B("arguments"), A(2), M(3), B("name"),
+    B("radius"), B("type"), B("double"), B("token"), B("BYRADIUS"), M(3), B("name"), B("unit"),
+    B("type"), B("oneof"), B("arguments"), A(4), M(3), B("name"), B("m"), B("type"),
+    B("pure-token"), B("token"), B("M"), M(3), B("name"), B("km"), B("type"), B("pure-token"),
+    B("token"), B("KM"), M(3), B("name"), B("ft"), B("type"), B("pure-token"), B("token"), B("FT"),
+    M(3), B("name"), B("mi"), B("type"), B("pure-token"), B("token"), B("MI"), M(3), B("name"),
+    B("box"), B("type"), B("block"), B("arguments"), A(3), M(3), B("name"), B("width"), B("type"),
+    B("double"), B("token"), B("BYBOX"), M(2), B("name"), B("height"), B("type"), B("double"), M(3),
+    B("name"), B("unit"), B("type"), B("oneof"), B("arguments"), A(4), M(3), B("name"), B("m"),
+    B("type"), B("pure-token"), B("token"), B("M"), M(3), B("name"), B("km"), B("type"),
+    B("pure-token"), B("token"), B("KM"), M(3), B("name"), B("ft"), B("type"), B("pure-token"),
+    B("token"), B("FT"), M(3), B("name"), B("mi"), B("type"), B("pure-token"), B("token"), B("MI"),
+    M(4), B("name"), B("order"), B("type"), B("oneof"), B("flags"), T(1), S("optional"),
+    B("arguments"), A(2), M(3), B("name"), B("asc"), B("type"), B("pure-token"), B("token"),
+    B("ASC"), M(3), B("name"), B("desc"), B("type"), B("pure-token"), B("token"), B("DESC"), M(4),
+    B("name"), B("count"), B("type"), B("block"), B("flags"), T(1), S("optional"), B("arguments"),
+    A(2), M(3), B("name"), B("count"), B("type"), B("integer"), B("token"), B("COUNT"), M(4),
+    B("name"), B("any"), B("type"), B("pure-token"), B("token"), B("ANY"), B("flags"), T(1),
+    S("optional"), M(4), B("name"), B("withcoord"), B("type"), B("pure-token"), B("token"),
+    B("WITHCOORD"), B("flags"), T(1), S("optional"), M(4), B("name"), B("withdist"), B("type"),
+    B("pure-token"), B("token"), B("WITHDIST"), B("flags"), T(1), S("optional"), M(4), B("name"),
+    B("withhash"), B("type"), B("pure-token"), B("token"), B("WITHHASH"), B("flags"), T(1),
+    S("optional"),
+};
+static const struct key_spec keys_geosearch[] = {
+    {.flags = KEY_SPEC_RO | KEY_SPEC_ACCESS, .begin = KEY_BEGIN_INDEX, .index = 1, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_geosearchstore[] = {
+    B("geosearchstore"), I(-8), T(2), S("write"), S("denyoom"), I(1), I(2), I(1), T(3), S("@write"),
+    S("@geo"), S("@slow"), T(0), T(2), M(3), B("flags"), T(2), S("OW"), S("update"),
+    B("begin_search"), M(2), B("type"), B("index"), B("spec"), M(1), B("index"), I(1),
+    B("find_keys"), M(2), B("type"), B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"),
+    I(1), B("limit"), I(0), M(3), B("flags"), T(2), S("RO"), S("access"), B("begin_search"), M(2),
+    B("type"), B("index"), B("spec"), M(1), B("index"), I(2), B("find_keys"), M(2), B("type"),
+    B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"), I(1), B("limit"), I(0),
+};
+static const struct meta_node docs_geosearchstore[] = {
+    B("summary"),
+    B("Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle, and store the result in another key."),
+    B("since"), B("6.2.0"), B("group"), B("geo"), B("complexity"),
+    B("O(N+log(M)) where N is the number of elements in the grid-aligned bounding box area around the shape provided as the filter and M is the number of items inside the shape"),
+    B("history"), T(1), A(2), B("7.0.0"), B("Added support for uppercase unit names."),
+    B("arguments"), A(7), M(3), B("name"), B("destination"), B("type"), B("key"),
+    B("key_spec_index"), I(0), M(3), B("name"), B("source"), B("type"), B("key"),
+    B("key_spec_index"), I(1), M(3), B("name"), B("from"), B("type"), B("oneof"), B("arguments"),
+    A(2), M(3), B("name"), B("member"), B("type"), B("string"), B("token"), B("FROMMEMBER"), M(4),
+    B("name"), B("longitude_latitude"), B("type"), B("block"), B("token"), B("FROMLONLAT"),
+    B("arguments"), A(2), M(2), B("name"), B("longitude"), B("type"), B("double"), M(2), B("name"),
+    B("latitude"), B("type"), B("double"), M(3), B("name"), B("by"), B("type"), B("oneof"),
+    B("arguments"), A(2), M(3), B("name"), B("circle"), B("type"), B("block"), B("arguments"), A(2),
+    M(3), B("name"), B("radius"), B("type"), B("double"), B("token"), B("BYRADIUS"), M(3),
+    B("name"), B("unit"), B("type"), B("oneof"), B("arguments"), A(4), M(3), B("name"), B("m"),
+    B("type"), B("pure-token"), B("token"), B("M"), M(3), B("name"), B("km"), B("type"),
+    B("pure-token"), B("token"), B("KM"), M(3), B("name"), B("ft"), B("type"), B("pure-token"),
+    B("token"), B("FT"), M(3), B("name"), B("mi"), B("type"), B("pure-token"), B("token"), B("MI"),
+    M(3), B("name"), B("box"), B("type"), B("block"), B("arguments"), A(3), M(3), B("name"),
+    B("width"), B("type"), B("double"), B("token"), B("BYBOX"), M(2), B("name"), B("height"),
+    B("type"), B("double"), M(3), B("name"), B("unit"), B("type"), B("oneof"), B("arguments"), A(4),
+    M(3), B("name"), B("m"), B("type"), B("pure-token"), B("token"), B("M"), M(3), B("name"),
+    B("km"), B("type"), B("pure-token"), B("token"), B("KM"), M(3), B("name"), B("ft"), B("type"),
+    B("pure-token"), B("token"), B("FT"), M(3), B("name"), B("mi"), B("type"), B("pure-token"),
+    B("token"), B("MI"), M(4), B("name"), B("order"), B("type"), B("oneof"), B("flags"), T(1),
+    S("optional"), B("arguments"), A(2), M(3), B("name"), B("asc"), B("type"), B("pure-token"),
+    B("token"), B("ASC"), M(3), B("name"), B("desc"), B("type"), B("pure-token"), B("token"),
+    B("DESC"), M(4), B("name"), B("count"), B("type"), B("block"), B("flags"), T(1), S("optional"),
+    B("arguments"), A(2), M(3), B("name"), B("count"), B("type"), B("integer"), B("token"),
+    B("COUNT"), M(4), B("name"), B("any"), B("type"), B("pure-token"), B("token"), B("ANY"),
+    B("flags"), T(1), S("optional"), M(4), B("name"), B("storedist"), B("type"), B("pure-token"),
+    B("token"), B("STOREDIST"), B("flags"), T(1), S("optional"),
+};
+static const struct key_spec keys_geosearchstore[] = {
+    {.flags = KEY_SPEC_OW | KEY_SPEC_UPDATE, .begin = KEY_BEGIN_INDEX, .index = 1, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+    {.flags = KEY_SPEC_RO | KEY_SPEC_ACCESS, .begin = KEY_BEGIN_INDEX, .index = 2, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
 static const struct meta_node info_get[] = {
     B("get"), I(2), T(2), S("readonly"), S("fast"), I(1), I(1), I(1), T(3), S("@read"),
     S("@string"), S("@fast"), T(0), T(1), M(3), B("flags"), T(2), S("RO"), S("access"),
@@ -1899,6 +2232,19 @@ static const struct meta_node docs_latency_help[] = {
     B("summary"), B("Show helpful text about the different subcommands."), B("since"), B("2.8.13"),
     B("group"), B("server"), B("complexity"), B("O(1)"),
 };
+static const struct meta_node info_latency_histogram[] = {
+    B("latency|histogram"), I(-2), T(4), S("admin"), S("noscript"), S("loading"), S("stale"), I(0),
+    I(0), I(0), T(3), S("@admin"), S("@slow"), S("@dangerous"), T(3), B("nondeterministic_output"),
+    B("request_policy:all_nodes"), B("response_policy:special"), T(0),
+};
+static const struct meta_node docs_latency_histogram[] = {
+    B("summary"),
+    B("Return the cumulative distribution of latencies of a subset of commands or all."),
+    B("since"), B("7.0.0"), B("group"), B("server"), B("complexity"),
+    B("O(N) where N is the number of commands with latency information being retrieved."),
+    B("arguments"), A(1), M(3), B("name"), B("command"), B("type"), B("string"), B("flags"), T(2),
+    S("optional"), S("multiple"),
+};
 static const struct meta_node info_latency_history[] = {
     B("latency|history"), I(3), T(4), S("admin"), S("noscript"), S("loading"), S("stale"), I(0),
     I(0), I(0), T(3), S("@admin"), S("@slow"), S("@dangerous"), T(3), B("nondeterministic_output"),
@@ -2043,6 +2389,15 @@ static const struct meta_node docs_lmpop[] = {
 };
 static const struct key_spec keys_lmpop[] = {
     {.flags = KEY_SPEC_RW | KEY_SPEC_ACCESS | KEY_SPEC_DELETE, .begin = KEY_BEGIN_INDEX, .index = 1, .find = KEY_FIND_KEYNUM, .keynumidx = 0, .firstkey = 1, .keystep = 1},
+};
+static const struct meta_node info_lolwut[] = {
+    B("lolwut"), I(-1), T(2), S("readonly"), S("fast"), I(0), I(0), I(0), T(2), S("@read"),
+    S("@fast"), T(0), T(0),
+};
+static const struct meta_node docs_lolwut[] = {
+    B("summary"), B("Display some computer art and the Redis version"), B("since"), B("5.0.0"),
+    B("group"), B("server"), B("arguments"), A(1), M(4), B("name"), B("version"), B("type"),
+    B("integer"), B("token"), B("VERSION"), B("flags"), T(1), S("optional"),
 };
 static const struct meta_node info_lpop[] = {
     B("lpop"), I(-2), T(2), S("write"), S("fast"), I(1), I(1), I(1), T(3), S("@write"), S("@list"),
@@ -2193,6 +2548,15 @@ static const struct meta_node docs_memory[] = {
     B("summary"), B("A container for memory diagnostics commands"), B("since"), B("4.0.0"),
     B("group"), B("server"), B("complexity"), B("Depends on subcommand."),
 };
+static const struct meta_node info_memory_doctor[] = {
+    B("memory|doctor"), I(2), T(0), I(0), I(0), I(0), T(1), S("@slow"), T(3),
+    B("nondeterministic_output"), B("request_policy:all_shards"), B("response_policy:special"),
+    T(0),
+};
+static const struct meta_node docs_memory_doctor[] = {
+    B("summary"), B("Outputs memory problems report"), B("since"), B("4.0.0"), B("group"),
+    B("server"), B("complexity"), B("O(1)"),
+};
 static const struct meta_node info_memory_help[] = {
     B("memory|help"), I(2), T(2), S("loading"), S("stale"), I(0), I(0), I(0), T(1), S("@slow"),
     T(0), T(0),
@@ -2201,6 +2565,15 @@ static const struct meta_node docs_memory_help[] = {
     B("summary"), B("Show helpful text about the different subcommands"), B("since"), B("4.0.0"),
     B("group"), B("server"), B("complexity"), B("O(1)"),
 };
+static const struct meta_node info_memory_malloc_stats[] = {
+    B("memory|malloc-stats"), I(2), T(0), I(0), I(0), I(0), T(1), S("@slow"), T(3),
+    B("nondeterministic_output"), B("request_policy:all_shards"), B("response_policy:special"),
+    T(0),
+};
+static const struct meta_node docs_memory_malloc_stats[] = {
+    B("summary"), B("Show allocator internal stats"), B("since"), B("4.0.0"), B("group"),
+    B("server"), B("complexity"), B("Depends on how much memory is allocated, could be slow"),
+};
 static const struct meta_node info_memory_purge[] = {
     B("memory|purge"), I(2), T(0), I(0), I(0), I(0), T(1), S("@slow"), T(2),
     B("request_policy:all_shards"), B("response_policy:all_succeeded"), T(0),
@@ -2208,6 +2581,15 @@ static const struct meta_node info_memory_purge[] = {
 static const struct meta_node docs_memory_purge[] = {
     B("summary"), B("Ask the allocator to release memory"), B("since"), B("4.0.0"), B("group"),
     B("server"), B("complexity"), B("Depends on how much memory is allocated, could be slow"),
+};
+static const struct meta_node info_memory_stats[] = {
+    B("memory|stats"), I(2), T(0), I(0), I(0), I(0), T(1), S("@slow"), T(3),
+    B("nondeterministic_output"), B("request_policy:all_shards"), B("response_policy:special"),
+    T(0),
+};
+static const struct meta_node docs_memory_stats[] = {
+    B("summary"), B("Show memory usage details"), B("since"), B("4.0.0"), B("group"), B("server"),
+    B("complexity"), B("O(1)"),
 };
 static const struct meta_node info_memory_usage[] = {
     B("memory|usage"), I(-3), T(1), S("readonly"), I(2), I(2), I(1), T(2), S("@read"), S("@slow"),
@@ -2278,6 +2660,62 @@ static const struct meta_node docs_migrate[] = {
 static const struct key_spec keys_migrate[] = {
     {.flags = KEY_SPEC_RW | KEY_SPEC_ACCESS | KEY_SPEC_DELETE, .begin = KEY_BEGIN_INDEX, .index = 3, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
     {.flags = KEY_SPEC_RW | KEY_SPEC_ACCESS | KEY_SPEC_DELETE | KEY_SPEC_INCOMPLETE, .begin = KEY_BEGIN_KEYWORD, .keyword = "KEYS", .startfrom = -2, .find = KEY_FIND_RANGE, .lastkey = -1, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_module[] = {
+    B("module"), I(-2), T(0), I(0), I(0), I(0), T(1), S("@slow"), T(0), T(0),
+};
+static const struct meta_node docs_module[] = {
+    B("summary"), B("A container for module commands"), B("since"), B("4.0.0"), B("group"),
+    B("server"), B("complexity"), B("Depends on subcommand."),
+};
+static const struct meta_node info_module_help[] = {
+    B("module|help"), I(2), T(2), S("loading"), S("stale"), I(0), I(0), I(0), T(1), S("@slow"),
+    T(0), T(0),
+};
+static const struct meta_node docs_module_help[] = {
+    B("summary"), B("Show helpful text about the different subcommands"), B("since"), B("5.0.0"),
+    B("group"), B("server"), B("complexity"), B("O(1)"),
+};
+static const struct meta_node info_module_list[] = {
+    B("module|list"), I(2), T(2), S("admin"), S("noscript"), I(0), I(0), I(0), T(3), S("@admin"),
+    S("@slow"), S("@dangerous"), T(1), B("nondeterministic_output_order"), T(0),
+};
+static const struct meta_node docs_module_list[] = {
+    B("summary"), B("List all modules loaded by the server"), B("since"), B("4.0.0"), B("group"),
+    B("server"), B("complexity"), B("O(N) where N is the number of loaded modules."),
+};
+static const struct meta_node info_module_load[] = {
+    B("module|load"), I(-3), T(3), S("admin"), S("noscript"), S("no_async_loading"), I(0), I(0),
+    I(0), T(3), S("@admin"), S("@slow"), S("@dangerous"), T(0), T(0),
+};
+static const struct meta_node docs_module_load[] = {
+    B("summary"), B("Load a module"), B("since"), B("4.0.0"), B("group"), B("server"),
+    B("complexity"), B("O(1)"), B("arguments"), A(2), M(2), B("name"), B("path"), B("type"),
+    B("string"), M(3), B("name"), B("arg"), B("type"), B("string"), B("flags"), T(2), S("optional"),
+    S("multiple"),
+};
+static const struct meta_node info_module_loadex[] = {
+    B("module|loadex"), I(-3), T(3), S("admin"), S("noscript"), S("no_async_loading"), I(0), I(0),
+    I(0), T(3), S("@admin"), S("@slow"), S("@dangerous"), T(0), T(0),
+};
+static const struct meta_node docs_module_loadex[] = {
+    B("summary"), B("Load a module with extended parameters"), B("since"), B("7.0.0"), B("group"),
+    B("server"), B("complexity"), B("O(1)"), B("arguments"), A(3), M(2), B("name"), B("path"),
+    B("type"), B("string"), M(5), B("name"), B("configs"), B("type"), B("block"), B("token"),
+    B("CONFIG"), B("flags"), T(3), S("optional"), S("multiple"), S("multiple_token"),
+    B("arguments"), A(2), M(2), B("name"), B("name"), B("type"), B("string"), M(2), B("name"),
+    B("value"), B("type"), B("string"), M(5), B("name"), B("args"), B("type"), B("block"),
+    B("token"), B("ARGS"), B("flags"), T(2), S("optional"), S("multiple"), B("arguments"), A(1),
+    M(2), B("name"), B("arg"), B("type"), B("string"),
+};
+static const struct meta_node info_module_unload[] = {
+    B("module|unload"), I(3), T(3), S("admin"), S("noscript"), S("no_async_loading"), I(0), I(0),
+    I(0), T(3), S("@admin"), S("@slow"), S("@dangerous"), T(0), T(0),
+};
+static const struct meta_node docs_module_unload[] = {
+    B("summary"), B("Unload a module"), B("since"), B("4.0.0"), B("group"), B("server"),
+    B("complexity"), B("O(1)"), B("arguments"), A(1), M(2), B("name"), B("name"), B("type"),
+    B("string"),
 };
 static const struct meta_node info_monitor[] = {
     B("monitor"), I(1), T(4), S("admin"), S("noscript"), S("loading"), S("stale"), I(0), I(0), I(0),
@@ -4551,6 +4989,16 @@ const struct command_meta command_meta_table[] = {
     {"function|load", NULL, 0, false, 5, info_function_load, docs_function_load},
     {"function|restore", NULL, 0, false, 5, info_function_restore, docs_function_restore},
     {"function|stats", NULL, 0, false, 4, info_function_stats, docs_function_stats},
+    {"geoadd", keys_geoadd, 1, false, 6, info_geoadd, docs_geoadd},
+    {"geodist", keys_geodist, 1, false, 5, info_geodist, docs_geodist},
+    {"geohash", keys_geohash, 1, false, 5, info_geohash, docs_geohash},
+    {"geopos", keys_geopos, 1, false, 5, info_geopos, docs_geopos},
+    {"georadius", keys_georadius, 3, false, 9, info_georadius, docs_georadius},
+    {"georadius_ro", keys_georadius_ro, 1, false, 9, info_georadius_ro, docs_georadius_ro},
+    {"georadiusbymember", keys_georadiusbymember, 3, false, 9, info_georadiusbymember, docs_georadiusbymember},
+    {"georadiusbymember_ro", keys_georadiusbymember_ro, 1, false, 8, info_georadiusbymember_ro, docs_georadiusbymember_ro},
+    {"geosearch", keys_geosearch, 1, false, 6, info_geosearch, docs_geosearch},
+    {"geosearchstore", keys_geosearchstore, 2, false, 6, info_geosearchstore, docs_geosearchstore},
     {"get", keys_get, 1, false, 5, info_get, docs_get},
     {"getbit", keys_getbit, 1, false, 5, info_getbit, docs_getbit},
     {"getdel", keys_getdel, 1, false, 5, info_getdel, docs_getdel},
@@ -4584,6 +5032,7 @@ const struct command_meta command_meta_table[] = {
     {"latency|doctor", NULL, 0, false, 4, info_latency_doctor, docs_latency_doctor},
     {"latency|graph", NULL, 0, false, 5, info_latency_graph, docs_latency_graph},
     {"latency|help", NULL, 0, false, 4, info_latency_help, docs_latency_help},
+    {"latency|histogram", NULL, 0, false, 5, info_latency_histogram, docs_latency_histogram},
     {"latency|history", NULL, 0, false, 5, info_latency_history, docs_latency_history},
     {"latency|latest", NULL, 0, false, 4, info_latency_latest, docs_latency_latest},
     {"latency|reset", NULL, 0, false, 5, info_latency_reset, docs_latency_reset},
@@ -4593,6 +5042,7 @@ const struct command_meta command_meta_table[] = {
     {"llen", keys_llen, 1, false, 5, info_llen, docs_llen},
     {"lmove", keys_lmove, 2, false, 5, info_lmove, docs_lmove},
     {"lmpop", keys_lmpop, 1, false, 5, info_lmpop, docs_lmpop},
+    {"lolwut", NULL, 0, false, 4, info_lolwut, docs_lolwut},
     {"lpop", keys_lpop, 1, false, 6, info_lpop, docs_lpop},
     {"lpos", keys_lpos, 1, false, 5, info_lpos, docs_lpos},
     {"lpush", keys_lpush, 1, false, 6, info_lpush, docs_lpush},
@@ -4602,11 +5052,20 @@ const struct command_meta command_meta_table[] = {
     {"lset", keys_lset, 1, false, 5, info_lset, docs_lset},
     {"ltrim", keys_ltrim, 1, false, 5, info_ltrim, docs_ltrim},
     {"memory", NULL, 0, false, 4, info_memory, docs_memory},
+    {"memory|doctor", NULL, 0, false, 4, info_memory_doctor, docs_memory_doctor},
     {"memory|help", NULL, 0, false, 4, info_memory_help, docs_memory_help},
+    {"memory|malloc-stats", NULL, 0, false, 4, info_memory_malloc_stats, docs_memory_malloc_stats},
     {"memory|purge", NULL, 0, false, 4, info_memory_purge, docs_memory_purge},
+    {"memory|stats", NULL, 0, false, 4, info_memory_stats, docs_memory_stats},
     {"memory|usage", keys_memory_usage, 1, false, 5, info_memory_usage, docs_memory_usage},
     {"mget", keys_mget, 1, false, 5, info_mget, docs_mget},
     {"migrate", keys_migrate, 2, false, 6, info_migrate, docs_migrate},
+    {"module", NULL, 0, false, 4, info_module, docs_module},
+    {"module|help", NULL, 0, false, 4, info_module_help, docs_module_help},
+    {"module|list", NULL, 0, false, 4, info_module_list, docs_module_list},
+    {"module|load", NULL, 0, false, 5, info_module_load, docs_module_load},
+    {"module|loadex", NULL, 0, false, 5, info_module_loadex, docs_module_loadex},
+    {"module|unload", NULL, 0, false, 5, info_module_unload, docs_module_unload},
     {"monitor", NULL, 0, false, 3, info_monitor, docs_monitor},
     {"move", keys_move, 1, false, 5, info_move, docs_move},
     {"mset", keys_mset, 1, false, 5, info_mset, docs_mset},
@@ -4742,4 +5201,4 @@ const struct command_meta command_meta_table[] = {
     {"zunion", keys_zunion, 1, false, 5, info_zunion, docs_zunion},
     {"zunionstore", keys_zunionstore, 2, false, 5, info_zunionstore, docs_zunionstore},
 };
-const size_t command_meta_count = 299;
+const size_t command_meta_count = 320;

@@ -8,7 +8,9 @@
 #include "commands/command_hooks.h"
 #include "persist/aof.h"
 #include "store/db.h"
+#include "store/geohash.h"
 #include "store/hash.h"
+#include "util/numparse.h"
 #include "util/buf.h"
 #include "util/xmalloc.h"
 
@@ -37,6 +39,7 @@ enum rule {
     RULE_BLMOVE,       /* LMOVE src dst from to */
     RULE_BRPOPLPUSH,   /* RPOPLPUSH src dst */
     RULE_MIGRATE,      /* MIGRATE ...: DEL of each key it moved away */
+    RULE_GEOADD,       /* zadd key [NX|XX] [CH] score member ... */
 };
 
 static const struct {
@@ -68,6 +71,7 @@ static const struct {
     {"bzmpop", RULE_BZMPOP},
     {"blmove", RULE_BLMOVE},
     {"brpoplpush", RULE_BRPOPLPUSH},
+    {"geoadd", RULE_GEOADD},
 };
 
 #define RULES (sizeof rule_names / sizeof rule_names[0])
@@ -314,6 +318,29 @@ static void op_spop(int db, const char *key, size_t key_len)
     op_end();
 }
 
+/* GEOADD as the ZADD Redis turns it into: its options, then each
+ * member's geohash score (the coordinates were valid: it wrote). */
+static void op_geoadd(struct cmd_ctx *ctx, int db)
+{
+    int first = 2;
+    while (first < ctx->argc &&
+           (arg_is(ctx, first, "nx") || arg_is(ctx, first, "xx") || arg_is(ctx, first, "ch")))
+        first++;
+    int elements = (ctx->argc - first) / 3;
+    op_begin(db, first + 2 * elements);
+    op_arg_str("zadd");
+    for (int i = 1; i < first; i++) op_arg(ctx->argv[i], ctx->argv_len[i]);
+    for (int j = 0; j < elements; j++) {
+        int i = first + 3 * j;
+        double lon = 0, lat = 0;
+        num_parse_double(ctx->argv[i], ctx->argv_len[i], &lon);
+        num_parse_double(ctx->argv[i + 1], ctx->argv_len[i + 1], &lat);
+        op_arg_ll((long long)geo_score_of(lon, lat));
+        op_arg(ctx->argv[i + 2], ctx->argv_len[i + 2]);
+    }
+    op_end();
+}
+
 static void op_rewritten(struct cmd_ctx *ctx, const struct propagate_frame *f)
 {
     int db = f->db;
@@ -424,6 +451,9 @@ static void op_rewritten(struct cmd_ctx *ctx, const struct propagate_frame *f)
                 op_key(db, "DEL", argv[pos[i]], len[pos[i]]);
         return;
     }
+    case RULE_GEOADD:
+        op_geoadd(ctx, db);
+        return;
     case RULE_BRPOPLPUSH:
         op_begin(db, 3);
         op_arg_str("RPOPLPUSH");

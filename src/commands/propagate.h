@@ -21,6 +21,7 @@
  *   BLPOP/BRPOP, BLMPOP, LMPOP           LPOP/RPOP key [count]
  *   BLMOVE, BRPOPLPUSH                   LMOVE, RPOPLPUSH
  *   BZPOPMIN/MAX, BZMPOP, ZMPOP          ZPOPMIN/ZPOPMAX key [count]
+ *   GEOADD                               zadd key [options] score member ...
  *
  * A key found expired during a command adds DEL key before it (as Redis's
  * propagateDeletion); active expiry writes DEL key on its own. A call that

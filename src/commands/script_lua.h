@@ -123,4 +123,11 @@ void function_register_persistence(void);
 /* SHA1 of data as 40 lowercase hex digits and a NUL. */
 void script_sha1hex(const char *data, size_t len, char out[41]);
 
+/* For INFO memory and MEMORY STATS: the EVAL script cache (cmd_script.c)
+ * — scripts cached and the bytes of its Lua VM (0 before the first use) —
+ * and the loaded functions (cmd_function.c): functions, libraries, the
+ * bytes held for them outside the VM (names, code) and the VM's bytes. */
+void script_cache_stats(size_t *scripts, size_t *vm_bytes);
+void function_stats(size_t *functions, size_t *libraries, size_t *bytes, size_t *vm_bytes);
+
 #endif

@@ -37,6 +37,14 @@ struct kv *lookup_write_typed(struct cmd_ctx *ctx, int i, enum obj_type type, bo
 void store_container_result(struct cmd_ctx *ctx, int dst_i, enum obj_type type,
                             enum obj_encoding encoding, void *value, size_t n)
 {
+    /* The event is the command's name (sinterstore, zunionstore...). */
+    store_container_result_as(ctx, dst_i, type, encoding, value, n, ctx->cmd->name, 1);
+}
+
+void store_container_result_as(struct cmd_ctx *ctx, int dst_i, enum obj_type type,
+                               enum obj_encoding encoding, void *value, size_t n, const char *event,
+                               long long changes)
+{
     const char *key = ctx->argv[dst_i];
     size_t key_len = ctx->argv_len[dst_i];
     struct kv *old = db_lookup_write(ctx->db, key, key_len);
@@ -54,9 +62,8 @@ void store_container_result(struct cmd_ctx *ctx, int dst_i, enum obj_type type,
         db_replace(ctx->db, old, fresh, false);
     else
         db_add(ctx->db, fresh);
-    keyspace.stats.dirty++;
-    /* The event is the command's name (sinterstore, zunionstore...). */
-    cmd_notify(ctx, type == OBJ_SET ? NOTIFY_SET : NOTIFY_ZSET, ctx->cmd->name, dst_i);
+    keyspace.stats.dirty += changes;
+    cmd_notify(ctx, type == OBJ_SET ? NOTIFY_SET : NOTIFY_ZSET, event, dst_i);
     reply_int(ctx->reply, (long long)n);
 }
 

@@ -28,6 +28,14 @@ struct kv *lookup_write_typed(struct cmd_ctx *ctx, int i, enum obj_type type, bo
 void store_container_result(struct cmd_ctx *ctx, int dst_i, enum obj_type type,
                             enum obj_encoding encoding, void *value, size_t n);
 
+/* The same with the keyspace event of a store (`event`, where the above
+ * uses the command's name) and the number of changes it counts (`changes`,
+ * where the above counts one): GEORADIUS ... STORE fires georadiusstore
+ * and counts each member stored, as Redis. */
+void store_container_result_as(struct cmd_ctx *ctx, int dst_i, enum obj_type type,
+                               enum obj_encoding encoding, void *value, size_t n, const char *event,
+                               long long changes);
+
 /* HRANDFIELD / ZRANDMEMBER: `count` at argv[2] and the optional word
  * (WITHVALUES / WITHSCORES) at argv[3], with Redis's errors and checking
  * order. Replies and returns false on error. */

@@ -129,6 +129,7 @@ void conn_close(struct conn *c, const char *reason)
     conn_blocked_forget(c);
     conn_pause_forget(c);
     conn_tracking_forget(c);
+    if (c->mem_accounted) conn_evict_forget(c);
     multi_state_free(c->multi); /* its watches leave the registry now */
     c->multi = NULL;
     c->transport->close(c);
@@ -254,6 +255,7 @@ void conn_set_wire(struct conn *c, const struct wire *wire)
 static bool conn_write_buf(struct conn *c, struct buf *b, bool close_on_error)
 {
     aof_before_reply(); /* the writes a reply acknowledges reach the AOF first */
+    stats.writes_processed++;
     if (c->framed) return conn_send_units(c, b, close_on_error);
     while (buf_len(b) > 0) {
         ssize_t n = c->transport->write(c, buf_head(b), buf_len(b));
@@ -557,9 +559,17 @@ static void conn_make_read_room(struct conn *c)
     buf_reserve_exact(&c->in, want);
 }
 
+static void read_and_run(struct conn *c);
+
 void conn_on_readable(struct conn *c)
 {
     if ((c->flags & (CONN_CLOSED | CONN_PROTECTED)) || !conn_reads_now(c)) return;
+    read_and_run(c);
+    if (__builtin_expect(conn_evict_on, 0) && !(c->flags & CONN_CLOSED)) conn_evict_account(c);
+}
+
+static void read_and_run(struct conn *c)
+{
     char *dst;
     size_t room;
     struct strbuf *big = c->big_arg;
@@ -576,6 +586,7 @@ void conn_on_readable(struct conn *c)
         room = buf_room(&c->in);
     }
     ssize_t n = c->transport->read(c, dst, room);
+    stats.reads_processed++;
     if (n == 0) {
         conn_close(c, "peer closed the connection");
         return;
@@ -615,6 +626,7 @@ void conn_on_writable(struct conn *c)
         conn_process_input(c);
         if (!(c->flags & CONN_CLOSED)) conn_flush(c);
     }
+    if (__builtin_expect(conn_evict_on, 0) && !(c->flags & CONN_CLOSED)) conn_evict_account(c);
 }
 
 void conn_feed_input(struct conn *c, const void *data, size_t len)

@@ -201,6 +201,7 @@ enum conn_flag {
     CONN_PROTECTED = 1u << 11,
     CONN_PAUSED =
         1u << 12, /* CLIENT PAUSE: a command waits for the pause to end (conn_blocked.c) */
+    CONN_NO_EVICT = 1u << 14, /* CLIENT NO-EVICT on: maxmemory-clients passes it over */
 };
 
 /* Blocked on keys (conn_blocked.c). A blocking command that finds nothing
@@ -274,8 +275,9 @@ struct conn {
 
     int64_t created_ms;
     int64_t last_interaction_ms;
-    char addr[64];  /* peer "ip:port" or "path:0" */
-    char laddr[64]; /* local address */
+    size_t mem_accounted; /* maxmemory-clients: what the total counts it at (conn_evict.c) */
+    char addr[64];        /* peer "ip:port" or "path:0" */
+    char laddr[64];       /* local address */
 
     struct pubsub_subscriber pubsub; /* channels, patterns, shard channels (store/pubsub.h) */
     struct buf push_fifo;            /* unsolicited output, see "Pub/Sub" above */
@@ -416,6 +418,15 @@ void conn_blocked_forget(struct conn *c);
 
 /* Conns blocked now (INFO blocked_clients). */
 size_t conn_blocked_count(void);
+
+/* maxmemory-clients (conn_evict.c; its parameter's hooks are in
+ * session.h): whether it is on (one branch on the read and write paths),
+ * recounting a conn (and evicting while the clients are over the limit),
+ * forgetting a closed one, and the housekeeping recount of every conn. */
+extern bool conn_evict_on;
+void conn_evict_account(struct conn *c);
+void conn_evict_forget(struct conn *c);
+void conn_evict_housekeeping(void);
 
 /* CLIENT PAUSE: ends a pause whose time has passed (housekeeping), and
  * leaves the FIFO of paused conns without a reply (the conn is closing). */

@@ -32,6 +32,14 @@ size_t session_blocked_count(void)
     return blocked_count + paused_count; /* Redis counts postponed clients too */
 }
 
+size_t session_blocked_with_timeout_count(void)
+{
+    size_t n = 0;
+    for (const struct conn *c = blocked_head; c; c = c->blocked.next)
+        n += c->blocked.deadline_ms != 0;
+    return n;
+}
+
 /* Copies argv into one allocation: pointers, lengths, then the bytes. */
 static char *copy_command(int argc, const char *const *argv, const size_t *len)
 {

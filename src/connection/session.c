@@ -235,6 +235,54 @@ const char *session_user(const struct conn *c)
     return c->user ? c->user : "default";
 }
 
+void session_set_no_evict(struct conn *c, bool on)
+{
+    if (on)
+        c->flags |= CONN_NO_EVICT;
+    else
+        c->flags &= ~CONN_NO_EVICT;
+}
+
+size_t session_memory(const struct conn *c)
+{
+    size_t big_cap = c->big_arg ? c->big_arg->cap : 0;
+    return sizeof *c + c->in.cap + big_cap + c->out.cap + c->push_fifo.cap;
+}
+
+static bool add_client_memory(struct conn *c, void *arg)
+{
+    *(size_t *)arg += session_memory(c);
+    return true;
+}
+
+struct buffer_maxima {
+    size_t in, out;
+};
+
+static bool note_buffers(struct conn *c, void *arg)
+{
+    struct buffer_maxima *m = arg;
+    size_t in = c->in.cap + (c->big_arg ? c->big_arg->cap : 0), out = conn_output_bytes(c);
+    if (in > m->in) m->in = in;
+    if (out > m->out) m->out = out;
+    return true;
+}
+
+void session_clients_max_buffers(size_t *in, size_t *out)
+{
+    struct buffer_maxima m = {0, 0};
+    session_foreach_client(note_buffers, &m);
+    *in = m.in;
+    *out = m.out;
+}
+
+size_t session_clients_memory(void)
+{
+    size_t total = 0;
+    session_foreach_client(add_client_memory, &total);
+    return total;
+}
+
 void session_describe(const struct conn *c, struct buf *out)
 {
     int64_t now = clock_unix_ms();
@@ -251,6 +299,7 @@ void session_describe(const struct conn *c, struct buf *out)
     if (session_client_type(c) == SESSION_CLIENT_PUBSUB) *f++ = 'P';
     if (c->flags & (CONN_BLOCKED_ON_KEYS | CONN_PAUSED)) *f++ = 'b';
     session_tracking_flags(c, &f);
+    if (c->flags & CONN_NO_EVICT) *f++ = 'e';
     if (f == flags) *f++ = 'N';
     *f = '\0';
     buf_append_fmt(
@@ -263,9 +312,8 @@ void session_describe(const struct conn *c, struct buf *out)
         dict_size(&c->pubsub.links[PUBSUB_CHANNEL]), dict_size(&c->pubsub.links[PUBSUB_PATTERN]),
         dict_size(&c->pubsub.links[PUBSUB_SHARD]), conn_query_bytes(c),
         c->in.cap - c->in.end + big_free, c->in.cap + big_cap, buf_len(&c->out),
-        conn_output_bytes(c), sizeof *c + c->in.cap + big_cap + c->out.cap + c->push_fifo.cap,
-        c->last_command ? c->last_command : "NULL", session_user(c), session_tracking_redirect(c),
-        (int)session_protocol(c));
+        conn_output_bytes(c), session_memory(c), c->last_command ? c->last_command : "NULL",
+        session_user(c), session_tracking_redirect(c), (int)session_protocol(c));
     if (c->lib_name) buf_append(out, c->lib_name, strlen(c->lib_name));
     buf_append(out, " lib-ver=", 9);
     if (c->lib_ver) buf_append(out, c->lib_ver, strlen(c->lib_ver));

@@ -97,6 +97,9 @@ bool session_unblock(struct conn *c, bool error);
 /* Clients blocked on keys or paused (INFO blocked_clients, as Redis 7.0). */
 size_t session_blocked_count(void);
 
+/* Blocked clients with a timeout (INFO clients_in_timeout_table). */
+size_t session_blocked_with_timeout_count(void);
+
 /* --- CLIENT PAUSE (conn_blocked.c; see conn.h, "Paused") -------------- */
 
 /* What a pause holds: nothing, writes (commands flagged write or
@@ -261,5 +264,26 @@ const char *session_user(const struct conn *c);  /* "default" unless AUTH named 
 /* Appends CLIENT LIST's line for c (no trailing newline) to out, whatever
  * its length (a name may be as long as the query buffer allows). */
 void session_describe(const struct conn *c, struct buf *out);
+
+/* The maxmemory-clients parameter (connection/conn_evict.c): its text
+ * ("0", bytes, "N%"), the reason a text is refused, and taking a new one. */
+extern char *conn_maxmemory_clients_text;
+const char *conn_evict_validate(const char *text);
+void conn_evict_apply(void);
+
+/* CLIENT NO-EVICT: whether maxmemory-clients may close this client. */
+void session_set_no_evict(struct conn *c, bool on);
+
+/* Bytes a client holds: the connection and every buffer's capacity
+ * (CLIENT LIST's tot-mem; what maxmemory-clients counts). */
+size_t session_memory(const struct conn *c);
+
+/* The sum of session_memory() over every client (INFO mem_clients_normal,
+ * MEMORY STATS clients.normal): O(clients), for introspection. */
+size_t session_clients_memory(void);
+
+/* The largest input buffer and pending output of any client now (INFO
+ * client_recent_max_input_buffer / _output_buffer). */
+void session_clients_max_buffers(size_t *in, size_t *out);
 
 #endif

@@ -1002,3 +1002,37 @@ void aof_info(struct buf *b)
                    atomic_load_explicit(&bio.pending_fsyncs, memory_order_relaxed));
     buf_append_fmt(b, "aof_delayed_fsync:0\r\n");
 }
+
+size_t aof_buffer_bytes(void)
+{
+    return a.state == AOF_OFF ? 0 : a.buf.cap;
+}
+
+bool aof_debug_load(char *err, size_t err_len)
+{
+    bool on = a.state != AOF_OFF;
+    if (on) aof_flush_buffer();
+    /* Off, the files on disk are what the manifest there says. */
+    if (!on) manifest_clear(&a.m);
+    if (!on && manifest_load(&a.m) == MANIFEST_ERROR) {
+        snprintf(err, err_len, "the append-only manifest cannot be read");
+        return false;
+    }
+    if (!a.m.base.name && a.m.nincr == 0) {
+        snprintf(err, err_len, "there is no append-only file to load");
+        return false;
+    }
+    keyspace_flush_all();
+    const struct rdb_function_source *functions = rdb_function_source();
+    if (functions) functions->flush(); /* Redis's emptyData: the functions go too */
+    /* The replayed commands are in the file already: not written again. */
+    if (on) propagate_set(false);
+    bool ok = load_files();
+    if (on) propagate_set(true);
+    if (!ok) {
+        snprintf(err, err_len, "loading the append-only files failed (see the log)");
+        return false;
+    }
+    keyspace.stats.dirty = 0; /* as Redis: nothing to save or propagate */
+    return true;
+}

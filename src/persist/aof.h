@@ -98,4 +98,13 @@ void aof_shutdown(void);
 /* INFO persistence aof_* lines. */
 void aof_info(struct buf *b);
 
+/* DEBUG LOADAOF: the pending writes flushed, the data set emptied and
+ * loaded again from the append-only files on disk; false with the reason
+ * in err (the data set may then be partly loaded, as after a failed
+ * start). */
+bool aof_debug_load(char *err, size_t err_len);
+
+/* Bytes of the buffer of writes not yet written (MEMORY STATS aof.buffer). */
+size_t aof_buffer_bytes(void);
+
 #endif

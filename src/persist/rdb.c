@@ -17,6 +17,7 @@
 #include "store/db.h"
 #include "store/evict.h"
 #include "util/clock.h"
+#include "util/rand.h"
 #include "util/xmalloc.h"
 
 /* Opcodes (rdb.h, Redis 7.0). */
@@ -223,8 +224,19 @@ static bool load_aux(struct load_state *s)
     return true;
 }
 
+long long rdb_key_load_delay;
+
+/* Redis's debugDelay. */
+static void key_load_delay(void)
+{
+    long long us = rdb_key_load_delay;
+    if (us < 0) us = rand_below((uint64_t)-us) == 0 ? 1 : 0;
+    if (us) usleep((useconds_t)us);
+}
+
 static bool load_key(struct load_state *s, unsigned type)
 {
+    if (rdb_key_load_delay) key_load_delay();
     struct rdb_str key;
     size_t at = s->r.pos;
     if (!rdbr_string(&s->r, &key)) return false;

@@ -106,4 +106,8 @@ bool rdb_payload_verify(const void *p, size_t len);
 bool rdb_payload_decode(const void *p, size_t len, const char *key, size_t key_len, struct kv **out,
                         char *why, size_t why_len);
 
+/* key-load-delay: microseconds slept after each key a load reads (< 0:
+ * one microsecond with probability 1/-N), Redis's testing aid. */
+extern long long rdb_key_load_delay;
+
 #endif

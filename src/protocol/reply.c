@@ -126,6 +126,25 @@ void reply_bulk_double_human(struct reply *r, long double v)
     reply_bulk(r, tmp, n);
 }
 
+void reply_double_human(struct reply *r, long double v)
+{
+    if (reply_protocol(r) == PROTO_RESP2) {
+        reply_bulk_double_human(r, v);
+        return;
+    }
+    if (reply_protocol(r) != PROTO_RESP3) {
+        reply_double(r, (double)v);
+        return;
+    }
+    char tmp[NUM_DOUBLE_STR_SIZE + 3];
+    size_t n = 0;
+    tmp[n++] = ',';
+    n += num_format_long_double_human(tmp + n, NUM_DOUBLE_STR_SIZE, v);
+    tmp[n++] = '\r';
+    tmp[n++] = '\n';
+    buf_append(r->out, tmp, n);
+}
+
 void reply_big_number(struct reply *r, const char *digits, size_t n)
 {
     if (reply_protocol(r) != PROTO_RESP3) {

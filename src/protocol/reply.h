@@ -193,6 +193,10 @@ static inline void reply_double(struct reply *r, double d)
 }
 /* A bulk string in RESP2 and in RESP3 alike (e.g. INCRBYFLOAT's result). */
 void reply_bulk_double_human(struct reply *r, long double v);
+/* Redis's addReplyHumanLongDouble (GEOPOS, WITHCOORD): v in the human
+ * form ("%.17Lf", trailing zeros trimmed) as a bulk string in RESP2 and a
+ * RESP3 double; the native double on SBE. */
+void reply_double_human(struct reply *r, long double v);
 static inline void reply_bool(struct reply *r, bool v)
 {
     r->enc->boolean(r, v);

@@ -17,9 +17,11 @@
 #include "server/version.h"
 #include "persist/aof.h"
 #include "persist/persist.h"
+#include "persist/rdb.h"
 #include "store/evict.h"
 #include "commands/slowlog.h"
 #include "server/latency.h"
+#include "server/latency_tracking.h"
 #include "store/hash.h"
 #include "store/hll.h"
 #include "store/set.h"
@@ -326,6 +328,12 @@ static const struct config_param params[] = {
      "LATENCY records events (commands, expire and eviction cycles, forks, AOF writes) that "
      "took at least this long; 0 = off (default 0; docs/introspection.md)",
      NULL, apply_latency_monitor_threshold},
+    {"latency-tracking", NULL, CFG_BOOL, &latency_tracking, 0, 0, 0, "yes|no",
+     "a latency histogram per command, for LATENCY HISTOGRAM and INFO latencystats (default yes)",
+     NULL, NULL},
+    {"latency-tracking-info-percentiles", NULL, CFG_STRING, &latency_tracking_percentiles_text, 0,
+     0, 0, "\"P ...\"", "percentiles INFO latencystats prints (default \"50 99 99.9\")", NULL,
+     latency_tracking_apply_percentiles, latency_tracking_validate_percentiles},
     {"busy-reply-threshold", "lua-time-limit", CFG_INT, &config.busy_reply_threshold, 0, LLONG_MAX,
      0, "MS",
      "a script running longer serves other clients with BUSY until it ends or SCRIPT KILL / "
@@ -395,6 +403,14 @@ static const struct config_param params[] = {
      "--maxmemory-policy before a command runs; when none can be, commands that may grow the data "
      "set get Redis's OOM error (reads and deletes still run) (default 0 = no limit)",
      NULL, apply_maxmemory},
+    {"maxmemory-clients", NULL, CFG_STRING, &conn_maxmemory_clients_text, 0, 0, 0, "BYTES|N%",
+     "while clients hold this much (or N% of maxmemory; at least 128kb) the largest ones are "
+     "closed, as Redis's client eviction (default 0 = off)",
+     NULL, conn_evict_apply, conn_evict_validate},
+    {"key-load-delay", NULL, CFG_INT, &rdb_key_load_delay, INT_MIN, INT_MAX, 0, "US",
+     "testing: sleep this long after each key an RDB load reads (negative: 1 us once in -N "
+     "keys), as Redis (default 0)",
+     NULL, NULL},
     {"maxmemory-policy", NULL, CFG_ENUM, &config.maxmemory_policy, 0, 0, 0, "POLICY",
      "noeviction, allkeys-lru, allkeys-lfu, allkeys-random, volatile-lru, volatile-lfu, "
      "volatile-random or volatile-ttl, as Redis (default noeviction)",
@@ -499,6 +515,8 @@ void config_init_defaults(void)
     config.busy_reply_threshold = 5000;
     config.lua_memory_limit = 1024LL * 1024 * 1024;
     config.slowlog_max_len = 128;
+    latency_tracking_percentiles_text = xstrdup("50 99 99.9");
+    conn_maxmemory_clients_text = xstrdup("0");
 }
 
 static const struct config_param *param_find(const char *name, size_t len)
@@ -962,6 +980,41 @@ void config_set_abandon(void)
     pending_commit_count = 0;
 }
 
+/* A startup-only parameter Redis 7.0 lets CONFIG SET change (port, bind,
+ * tls-port ...; and goblin-core's own) set to the value it has: accepted
+ * and changes nothing, as the unchanged value takes effect already (Redis's
+ * suite sets every parameter to its own value). The ones Redis holds
+ * immutable, named as Redis names them, are refused whatever the value,
+ * as there (an alias of goblin-core's own, uds-listen, is not one). */
+static bool immutable_set_to_current(const struct config_param *p, const char *name,
+                                     size_t name_len, const char *value, size_t len)
+{
+    static const char *const redis_immutable[] = {"daemonize",
+                                                  "rdbchecksum",
+                                                  "cluster-enabled",
+                                                  "cluster-config-file",
+                                                  "cluster-port",
+                                                  "appendfilename",
+                                                  "appenddirname",
+                                                  "databases",
+                                                  "tcp-backlog",
+                                                  "unixsocket",
+                                                  "unixsocketperm",
+                                                  "enable-debug-command",
+                                                  "enable-protected-configs",
+                                                  "enable-module-command"};
+    for (size_t i = 0; i < sizeof redis_immutable / sizeof redis_immutable[0]; i++)
+        if (strlen(redis_immutable[i]) == name_len &&
+            strncasecmp(name, redis_immutable[i], name_len) == 0)
+            return false;
+    struct buf current;
+    buf_init(&current, 64);
+    param_render(p, &current);
+    bool same = buf_len(&current) == len && memcmp(buf_head(&current), value, len) == 0;
+    buf_free(&current);
+    return same;
+}
+
 const char *config_set(const char *name, size_t name_len, const char *value, size_t value_len)
 {
     static char err[256];
@@ -972,6 +1025,8 @@ const char *config_set(const char *name, size_t name_len, const char *value, siz
         return err;
     }
     if (p->flags & CFG_IMMUTABLE) {
+        if (immutable_set_to_current(p, name, name_len, value, value_len))
+            return NULL; /* nothing changes */
         snprintf(
             err, sizeof err,
             "CONFIG SET failed (possibly related to argument '%s') - can't set immutable config",

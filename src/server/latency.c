@@ -15,6 +15,8 @@
 uint64_t latency_threshold_cycles = UINT64_MAX;
 int64_t latency_threshold_us = INT64_MAX;
 double latency_fork_rate_gb;
+long long latency_total_forks;
+int64_t latency_latest_fork_us;
 
 struct latency_series latency_events[LATENCY_EVENTS_MAX];
 int latency_event_count;
@@ -70,6 +72,8 @@ void latency_record_command(bool fast, uint64_t cycles)
 
 void latency_record_fork(int64_t us)
 {
+    latency_total_forks++;
+    latency_latest_fork_us = us;
     if (us > 0)
         latency_fork_rate_gb =
             (double)xmalloc_used_bytes() * 1000000 / (double)us / (1024.0 * 1024 * 1024);

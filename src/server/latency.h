@@ -57,8 +57,11 @@ static inline void latency_consider(const char *event, int64_t us)
     if (__builtin_expect(us >= latency_threshold_us, 0)) latency_add_sample(event, us / 1000);
 }
 
-/* A fork that took `us` microseconds: the "fork" event, and the fork
- * rate (GB of memory per second of fork) LATENCY DOCTOR judges. */
+/* A fork that took `us` microseconds: the "fork" event, the fork rate
+ * (GB of memory per second of fork) LATENCY DOCTOR judges, and INFO's
+ * total_forks / latest_fork_usec (CONFIG RESETSTAT zeroes them). */
 void latency_record_fork(int64_t us);
+extern long long latency_total_forks;
+extern int64_t latency_latest_fork_us;
 
 #endif

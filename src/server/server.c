@@ -1,5 +1,6 @@
 /* server.c — startup, housekeeping and shutdown; see server.h. */
 #include "server/server.h"
+#include "server/memory_report.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -129,6 +130,7 @@ bool server_start(void)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    memory_report_note_startup();
     log_notice("goblin-core %s ready to accept connections (pid %d)", GOBLIN_VERSION,
                (int)getpid());
     return true;
@@ -147,8 +149,15 @@ static void sample_ops_per_sec(void)
     if (elapsed < 1000000) return;
     long long done = stats.commands_processed - server.ops_sample_count;
     stats.instantaneous_ops_per_sec = done * 1000000 / elapsed;
+    /* Kilobytes per second, as Redis's instantaneous_*_kbps. */
+    stats.instantaneous_input_kbps =
+        (double)(stats.net_input_bytes - server.input_sample_bytes) * 1e6 / elapsed / 1024;
+    stats.instantaneous_output_kbps =
+        (double)(stats.net_output_bytes - server.output_sample_bytes) * 1e6 / elapsed / 1024;
     server.ops_sample_us = now;
     server.ops_sample_count = stats.commands_processed;
+    server.input_sample_bytes = stats.net_input_bytes;
+    server.output_sample_bytes = stats.net_output_bytes;
 }
 
 void server_housekeeping(void)
@@ -156,15 +165,21 @@ void server_housekeeping(void)
     keyspace_update_lru_clock();
     evict_housekeeping((size_t)config.maxmemory);
     sample_ops_per_sec();
+    memory_report_update_peak();
     keyspace_begin_command();
     long long budget_us = config.active_expire_effort * 1000;
     int64_t deadline = clock_mono_us() + budget_us;
     for (int i = 0;
          i < keyspace.count && !keyspace.expire_paused && !keyspace.active_expire_disabled; i++) {
         int64_t left = deadline - clock_mono_us();
-        if (left <= 0) break;
+        if (left <= 0) {
+            stats.expired_time_cap_reached++;
+            break;
+        }
         db_active_expire(keyspace_db(i), left);
     }
+    stats.expire_cycle_cpu_ms_us += clock_mono_us() - (deadline - budget_us);
+    stats.expire_cycle_cpu_ms = stats.expire_cycle_cpu_ms_us / 1000;
     if (latency_enabled())
         latency_consider("expire-cycle", clock_mono_us() - (deadline - budget_us));
     conn_tracking_broadcast();   /* BCAST invalidations of expired keys */
@@ -176,6 +191,7 @@ void server_housekeeping(void)
         dict_rehash_for_us(&db->expires, 100);
     }
     conn_close_idle();
+    conn_evict_housekeeping();
     persist_housekeeping();
     aof_housekeeping();
     conn_blocked_expire(); /* BLPOP & co: timeouts at housekeeping granularity, as Redis */

@@ -17,6 +17,7 @@ struct server {
     int tcp_port;               /* first TCP port actually bound (INFO) */
     int64_t ops_sample_us;      /* when commands_processed was last sampled */
     long long ops_sample_count; /* its value then */
+    long long input_sample_bytes, output_sample_bytes; /* net bytes then */
 };
 
 extern struct server server;

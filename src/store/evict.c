@@ -252,13 +252,36 @@ static int64_t eviction_time_limit_us(void)
 
 static bool eviction_running; /* ran out of time with memory still over */
 
+/* Time spent over maxmemory (INFO total/current_eviction_exceeded_time):
+ * since when it is over (0: not over), and the closed spans' sum. */
+static int64_t exceeded_since_us, exceeded_total_us;
+
+void evict_exceeded_ms(long long *total, long long *current)
+{
+    int64_t now = clock_mono_us();
+    int64_t open = exceeded_since_us ? now - exceeded_since_us : 0;
+    *total = (exceeded_total_us + open) / 1000;
+    *current = open / 1000;
+}
+
+void evict_reset_exceeded(void)
+{
+    exceeded_total_us = 0;
+    if (exceeded_since_us) exceeded_since_us = clock_mono_us();
+}
+
 enum evict_result evict_perform(size_t maxmemory)
 {
     size_t used = xmalloc_used_bytes();
     if (!maxmemory || used <= maxmemory) {
         eviction_running = false;
+        if (exceeded_since_us) {
+            exceeded_total_us += clock_mono_us() - exceeded_since_us;
+            exceeded_since_us = 0;
+        }
         return EVICT_OK;
     }
+    if (!exceeded_since_us) exceeded_since_us = clock_mono_us();
     if (keyspace.expire_paused) return EVICT_OK; /* CLIENT PAUSE: as if under the limit (Redis) */
     if (evict_settings.policy == EVICT_NOEVICTION) return EVICT_FAIL;
     keyspace_begin_command(); /* one instant for the LFU/TTL scores of this pass */

@@ -122,6 +122,13 @@ enum evict_result { EVICT_OK, EVICT_RUNNING, EVICT_FAIL };
 /* Evicts keys until used memory is at most maxmemory (0: no limit). */
 enum evict_result evict_perform(size_t maxmemory);
 
+/* Milliseconds spent with used memory over maxmemory: in all, and in the
+ * current span (0 when under). */
+void evict_exceeded_ms(long long *total, long long *current);
+
+/* CONFIG RESETSTAT: the sum restarts (a span in progress counts from now). */
+void evict_reset_exceeded(void);
+
 /* Housekeeping: continues an eviction that ran out of time (EVICT_RUNNING). */
 void evict_housekeeping(size_t maxmemory);
 

@@ -516,6 +516,30 @@ void zset_visit_ranks(struct zset *z, size_t first, size_t end, bool reverse, zs
     }
 }
 
+void zset_visit_ranks_filtered(struct zset *z, size_t first, size_t end, zset_score_filter_fn *want,
+                               zset_visit_fn *fn, void *arg)
+{
+    if (first >= end) return;
+    if (z->lp) {
+        size_t off = packed_pair_offset(z->lp, first);
+        for (size_t i = first; i < end; i++) {
+            const char *m;
+            size_t len;
+            double s;
+            off = pair_read(z->lp, off, &m, &len, &s);
+            if (want(s, arg) && !fn(m, len, s, arg)) return;
+        }
+        return;
+    }
+    struct zindex_pos pos;
+    if (!zindex_seek(&z->big->index, first, &pos)) return;
+    for (size_t n = end - first; n > 0; n--) {
+        const struct zitem *it = zindex_pos_item(&pos);
+        if (want(it->score, arg) && !fn(it->member->data, it->member->len, it->score, arg)) return;
+        if (n > 1 && !zindex_pos_next(&pos)) return;
+    }
+}
+
 size_t zset_delete_ranks(struct zset *z, size_t first, size_t end)
 {
     size_t len = zset_len(z);

@@ -142,6 +142,14 @@ typedef bool zset_visit_fn(const char *member, size_t len, double score, void *a
 void zset_visit_ranks(struct zset *z, size_t first, size_t end, bool reverse, zset_visit_fn *fn,
                       void *arg);
 
+/* Visits ranks [first, end) in order, calling fn only for members whose
+ * score `want` accepts: a scan that rejects most members by score alone
+ * (GEO searches) never reads their bytes, which in the indexed encoding
+ * live in an allocation of their own. fn returns false to stop. */
+typedef bool zset_score_filter_fn(double score, void *arg);
+void zset_visit_ranks_filtered(struct zset *z, size_t first, size_t end, zset_score_filter_fn *want,
+                               zset_visit_fn *fn, void *arg);
+
 /* Removes ranks [first, end); returns how many were removed. */
 size_t zset_delete_ranks(struct zset *z, size_t first, size_t end);
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/buf.h"
 #include "util/log.h"
 
 #ifdef GOBLIN_JEMALLOC
@@ -45,6 +46,17 @@ bool allocator_purge(void)
     return mallctl(name, NULL, NULL, NULL, 0) == 0;
 }
 
+static void stats_text_write(void *arg, const char *text)
+{
+    buf_append(arg, text, strlen(text));
+}
+
+bool allocator_stats_text(struct buf *out)
+{
+    malloc_stats_print(stats_text_write, out, NULL);
+    return true;
+}
+
 void allocator_decay(void)
 {
     char name[64];
@@ -65,6 +77,12 @@ bool allocator_purge(void)
 {
     malloc_trim(0);
     return true;
+}
+
+bool allocator_stats_text(struct buf *out)
+{
+    (void)out;
+    return false;
 }
 
 void allocator_decay(void) {}

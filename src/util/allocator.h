@@ -36,6 +36,12 @@ bool allocator_stats_read(struct allocator_stats *out);
 /* Returns every free page to the system now (all arenas); false on error. */
 bool allocator_purge(void);
 
+/* Appends the allocator's own statistics report (jemalloc's
+ * malloc_stats_print text, what MEMORY MALLOC-STATS shows); false when the
+ * allocator has none (libc). */
+struct buf;
+bool allocator_stats_text(struct buf *out);
+
 /* Purges the pages whose decay time has passed (housekeeping; cheap when
  * there are none). */
 void allocator_decay(void);

@@ -157,6 +157,40 @@ size_t num_format_long_double_human(char *dst, size_t cap, long double v)
     return (size_t)n;
 }
 
+size_t num_format_fixed(char *dst, double v, int digits)
+{
+    static const double powers[] = {1e0, 1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,
+                                    1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17};
+    size_t n = 0;
+    if (v == 0) {
+        dst[n++] = '0';
+        dst[n++] = '.';
+        for (int i = 0; i < digits; i++) dst[n++] = '0';
+        dst[n] = '\0';
+        return n;
+    }
+    /* llrint's out-of-range result (LLONG_MIN on x86-64) prints as Redis
+     * prints it, as the magnitude 2^63. */
+    long long scaled = llrint(v * powers[digits]);
+    unsigned long long magnitude = (unsigned long long)scaled;
+    if (scaled < 0) {
+        dst[n++] = '-';
+        magnitude =
+            scaled == LLONG_MIN ? (unsigned long long)LLONG_MAX + 1 : (unsigned long long)-scaled;
+    }
+    unsigned long long unit = (unsigned long long)powers[digits];
+    n += (size_t)snprintf(dst + n, 24, "%llu", magnitude / unit);
+    dst[n++] = '.';
+    unsigned long long fraction = magnitude % unit;
+    for (int i = digits - 1; i >= 0; i--) {
+        dst[n + (size_t)i] = (char)('0' + fraction % 10);
+        fraction /= 10;
+    }
+    n += (size_t)digits;
+    dst[n] = '\0';
+    return n;
+}
+
 bool num_parse_memory(const char *s, size_t len, unsigned long long *out)
 {
     size_t digits = 0;

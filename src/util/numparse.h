@@ -43,6 +43,11 @@ size_t num_format_double(char *dst, size_t cap, double v);
  * zeros and a trailing dot removed. Returns 0 when not representable. */
 size_t num_format_long_double_human(char *dst, size_t cap, long double v);
 
+/* v rounded to `digits` (1..17) decimals as Redis's fixedpoint_d2string
+ * writes it (GEODIST, WITHDIST: "0.0000", "12.3457"): llrint(v * 10^digits)
+ * split at the decimal point. dst must hold 24 + digits bytes. */
+size_t num_format_fixed(char *dst, double v, int digits);
+
 /* A memory size as Redis's config files write it: "123", "123b", "1k" (1000),
  * "1kb" (1024), "m", "mb", "g", "gb", case-insensitive. Returns false on a
  * bad number, unknown suffix or overflow. */

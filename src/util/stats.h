@@ -20,7 +20,16 @@ struct stats {
     long long protocol_error_disconnections;
     long long instantaneous_ops_per_sec;           /* over the last sampling second */
     long long pubsub_slow_consumer_disconnections; /* a push did not fit the FIFO */
-    long long typed_calls; /* commands a binary wire's typed template called directly */
+    long long typed_calls;      /* commands a binary wire's typed template called directly */
+    long long reads_processed;  /* transport reads of client input (INFO total_reads_processed) */
+    long long writes_processed; /* output flushes to clients (total_writes_processed) */
+    double instantaneous_input_kbps, instantaneous_output_kbps; /* over the last second */
+    long long expire_cycle_cpu_ms;                              /* active expiry's time, summed */
+    long long expire_cycle_cpu_ms_us;   /* the same in microseconds (the running sum) */
+    long long expired_time_cap_reached; /* active expiry runs that used their whole budget */
+    long long evicted_clients;          /* closed by maxmemory-clients */
+    long long total_forks;              /* BGSAVE / BGREWRITEAOF children started */
+    long long latest_fork_usec;         /* how long the last fork() took */
 };
 
 extern struct stats stats;

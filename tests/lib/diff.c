@@ -132,6 +132,12 @@ void diff_exchange(struct diff_pair *d, int argc, const char *const *argv, const
 
 void diff_check_argv(struct diff_pair *d, int argc, const char *const *argv, const size_t *lens)
 {
+    free(diff_check_argv_reply(d, argc, argv, lens, NULL));
+}
+
+char *diff_check_argv_reply(struct diff_pair *d, int argc, const char *const *argv,
+                            const size_t *lens, size_t *len)
+{
     size_t glen, rlen;
     char *gr;
     if (d->sbe) {
@@ -154,8 +160,9 @@ void diff_check_argv(struct diff_pair *d, int argc, const char *const *argv, con
         exit(1);
     }
     free(gr);
-    free(rr);
     d->commands++;
+    if (len) *len = rlen;
+    return rr;
 }
 
 void diff_check(struct diff_pair *d, ...)

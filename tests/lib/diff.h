@@ -56,6 +56,11 @@ void diff_stop(struct diff_pair *d);
 /* Sends argv to both; fails the test unless the raw replies are identical. */
 void diff_check_argv(struct diff_pair *d, int argc, const char *const *argv, const size_t *lens);
 
+/* The same, returning the reply both sent (caller frees; its length in
+ * *len when len is not NULL): for suites that also look at it. */
+char *diff_check_argv_reply(struct diff_pair *d, int argc, const char *const *argv,
+                            const size_t *lens, size_t *len);
+
 /* Same with a NULL-terminated list of C strings. */
 void diff_check(struct diff_pair *d, ...);
 

@@ -26,6 +26,7 @@ set -u
 # take the next unit from this list as they finish one.
 UNITS=(
     unit/type/list-3
+    unit/geo
     unit/type/zset
     unit/type/list
     unit/hyperloglog
@@ -39,6 +40,7 @@ UNITS=(
     unit/bitops
     unit/bitfield
     unit/dump
+    unit/latency-monitor
     unit/protocol
     unit/info-command
     unit/quit
