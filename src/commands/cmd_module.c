@@ -3,10 +3,9 @@
  * this server does not provide), so no module is ever loaded. MODULE LIST
  * answers the empty list Redis gives with none loaded, MODULE HELP Redis's
  * text, and MODULE LOAD/LOADEX refuse with that reason; UNLOAD answers
- * Redis's "no such module" (there never is one). Redis 7.0 also gates
- * LOAD, LOADEX and UNLOAD on enable-module-command (default no) before
- * they run: that check belongs in front of these handlers once the
- * parameter exists here. */
+ * Redis's "no such module" (there never is one). As in Redis 7.0,
+ * LOAD, LOADEX and UNLOAD are protected: enable-module-command (default
+ * no) refuses them before they run (command.c). */
 #include "commands/command.h"
 
 static void cmd_module_list(struct cmd_ctx *ctx)
@@ -62,19 +61,19 @@ static struct command module_subcommands[] = {
      .complexity = "O(N) where N is the number of loaded modules."},
     {.name = "load",
      .arity = -3,
-     .flags = CMD_ADMIN | CMD_NOSCRIPT,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_PROTECTED,
      .fn = cmd_module_load,
      MODULE_DOC("Loads a module.", "4.0.0"),
      .complexity = "O(1)"},
     {.name = "loadex",
      .arity = -3,
-     .flags = CMD_ADMIN | CMD_NOSCRIPT,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_PROTECTED,
      .fn = cmd_module_load,
      MODULE_DOC("Loads a module using extended parameters.", "7.0.0"),
      .complexity = "O(1)"},
     {.name = "unload",
      .arity = 3,
-     .flags = CMD_ADMIN | CMD_NOSCRIPT,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_PROTECTED,
      .fn = cmd_module_unload,
      MODULE_DOC("Unloads a module.", "4.0.0"),
      .complexity = "O(1)"},

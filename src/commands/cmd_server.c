@@ -209,7 +209,8 @@ static void cmd_config_set(struct cmd_ctx *ctx)
                             (int)ctx->argv_len[a], ctx->argv[a]);
             goto done;
         }
-        refusal = config_set_refusal(ctx->argv[a], ctx->argv_len[a], protected_allowed);
+        refusal = config_set_refusal(ctx->argv[a], ctx->argv_len[a], ctx->argv[a + 1],
+                                     ctx->argv_len[a + 1], protected_allowed);
         for (int k = 0; k < i && !refusal; k++)
             if (strcmp(names[k], names[i]) == 0) refusal = "duplicate parameter";
     }

@@ -446,6 +446,26 @@ static __attribute__((noinline)) struct command *command_check_hooked(const stru
     return cmd;
 }
 
+/* Redis's protected commands: DEBUG under enable-debug-command, MODULE
+ * LOAD/LOADEX/UNLOAD under enable-module-command. False (and the refusal
+ * replied, in Redis's words) when conn may not run cmd. */
+static bool command_protected_admitted(const struct command *cmd, const struct conn *conn,
+                                       struct reply *r)
+{
+    bool module = strncmp(cmd->full_name, "module", 6) == 0;
+    const char *setting = module ? config.enable_module_command : config.enable_debug_command;
+    if (command_protected_action_allowed(setting, conn)) return true;
+    char msg[320];
+    snprintf(msg, sizeof msg,
+             "ERR %s command not allowed. If the %s option is set to \"local\", you can run it "
+             "from a local connection, otherwise you need to set this option in the "
+             "configuration file, and then restart the server.",
+             module ? "MODULE" : "DEBUG",
+             module ? "enable-module-command" : "enable-debug-command");
+    reply_error(r, msg);
+    return false;
+}
+
 /* Looks up (a typed call: typed_cmd, from the jump table) and checks a
  * request in Redis's order; answers the error and returns NULL when it is
  * refused. Text and typed requests share every check after the lookup. */
@@ -488,12 +508,7 @@ static struct command *command_check(const struct cmd_request *req, struct comma
         return NULL;
     }
 admit:
-    if ((cmd->flags & CMD_PROTECTED) &&
-        !command_protected_action_allowed(config.enable_debug_command, conn)) {
-        reply_error(r,
-                    "ERR DEBUG command not allowed. If the enable-debug-command option is set "
-                    "to \"local\", you can run it from a local connection, otherwise you need "
-                    "to set this option in the configuration file, and then restart the server.");
+    if ((cmd->flags & CMD_PROTECTED) && !command_protected_admitted(cmd, conn, r)) {
         cmd->rejected_calls++;
         return NULL;
     }

@@ -48,7 +48,7 @@ enum command_flag {
     CMD_NOSCRIPT = 1u << 9,
     CMD_DENYOOM = 1u << 10,
     CMD_RANDOM = 1u << 11,    /* reply is nondeterministic (differential tests skip) */
-    CMD_PROTECTED = 1u << 12, /* DEBUG: only as --enable-debug-command allows */
+    CMD_PROTECTED = 1u << 12, /* DEBUG, MODULE LOAD/LOADEX/UNLOAD: see enable-*-command */
     CMD_NO_QUEUE = 1u << 13,  /* runs at once inside MULTI (EXEC, DISCARD, WATCH...) */
     CMD_ASKING = 1u << 20, /* cluster: may use an importing slot without ASKING (RESTORE-ASKING) */
     CMD_SKIP_SLOWLOG = 1u << 14, /* never in SLOWLOG (EXEC: its commands are, one by one) */

@@ -540,11 +540,17 @@ const char *config_canonical_name(const char *name, size_t name_len)
     return p ? p->name : NULL;
 }
 
-const char *config_set_refusal(const char *name, size_t name_len, bool protected_allowed)
+static bool immutable_set_to_current(const struct config_param *p, const char *name,
+                                     size_t name_len, const char *value, size_t len);
+
+const char *config_set_refusal(const char *name, size_t name_len, const char *value,
+                               size_t value_len, bool protected_allowed)
 {
     const struct config_param *p = param_find(name, name_len);
     if (!p) return NULL;
-    if (p->flags & CFG_IMMUTABLE) return "can't set immutable config";
+    if ((p->flags & CFG_IMMUTABLE) &&
+        !immutable_set_to_current(p, name, name_len, value, value_len))
+        return "can't set immutable config";
     if ((p->flags & CFG_PROTECTED) && !protected_allowed) return "can't set protected config";
     return NULL;
 }

@@ -88,7 +88,7 @@ struct config {
     char *auth_file;
     char *enable_debug_command;     /* "no", "yes" or "local" (Redis 7's protected action) */
     char *enable_protected_configs; /* CONFIG SET of CFG_PROTECTED rows: "no", "yes", "local" */
-    char *enable_module_command;    /* Redis 7's setting, reported only (no MODULE command) */
+    char *enable_module_command;    /* Redis 7: gates MODULE LOAD/LOADEX/UNLOAD */
 
     /* TLS (transport/tls.c, docs/tls.md); NULL or "" strings: not set */
     long long tls_port; /* 0 = no TLS listener */
@@ -196,10 +196,13 @@ bool config_param_exists(const char *name, size_t name_len);
 /* The parameter's primary name (aliases resolve to it), or NULL. */
 const char *config_canonical_name(const char *name, size_t name_len);
 
-/* Why CONFIG SET must refuse the parameter before any value is applied
- * (Redis 7.0's order: immutable, then protected unless protected_allowed,
- * i.e. enable-protected-configs permits this client), or NULL. */
-const char *config_set_refusal(const char *name, size_t name_len, bool protected_allowed);
+/* Why CONFIG SET must refuse setting the parameter to `value` before any
+ * value is applied (Redis 7.0's order: immutable — unless a startup-only
+ * parameter Redis can set is set to its current value, see config_set —
+ * then protected unless protected_allowed, i.e. enable-protected-configs
+ * permits this client), or NULL. */
+const char *config_set_refusal(const char *name, size_t name_len, const char *value,
+                               size_t value_len, bool protected_allowed);
 
 /* Secrets are stored hashed: their old value cannot be restored. */
 bool config_param_is_secret(const char *name, size_t name_len);

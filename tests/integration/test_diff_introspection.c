@@ -21,9 +21,9 @@
  *  - LOLWUT: exact where Redis's art is deterministic (the default, other
  *    versions, Schotter with at most two rows of squares), the shape of the
  *    skyline (one ANSI-coloured cell per column, the caption).
- *  - MODULE: HELP and LIST exact; LOAD/LOADEX/UNLOAD give goblin-core's
- *    refusal (no module ABI), where redis-server refuses for
- *    enable-module-command.
+ *  - MODULE: HELP and LIST exact; LOAD/LOADEX/UNLOAD refused exactly as
+ *    redis-server refuses them under enable-module-command no; with it
+ *    yes, goblin-core's own refusal (no module ABI).
  *  - COMMAND LIST FILTERBY ACLCAT/PATTERN/MODULE: Redis's list restricted
  *    to the commands goblin-core has, as a set; errors exact.
  *  - maxmemory-clients: CONFIG SET/GET exact, and a client whose query
@@ -435,17 +435,31 @@ static void module_cases(void)
     C("MODULE", "LOAD");
     C("MODULE", "UNLOAD");
     C("MODULE", "LIST", "extra");
+    /* enable-module-command no (the default): both refuse before running. */
+    C("MODULE", "LOAD", "/tmp/no-such-module.so");
+    C("MODULE", "LOADEX", "/tmp/no-such-module.so", "ARGS");
+    C("MODULE", "UNLOAD", "mymodule");
+    /* Allowed, goblin-core refuses for its reason: it has no module ABI
+     * (redis-server would try to dlopen the path). */
+    struct test_server s;
+    const char *const extra[] = {"--enable-module-command", "yes", NULL};
+    test_server_start(&s, TEST_SERVER_GOBLIN, extra);
+    struct rconn c;
+    rconn_open_tcp(&c, s.port);
     static const char *const refused[][3] = {{"LOAD", "/tmp/no-such-module.so", NULL},
                                              {"LOADEX", "/tmp/no-such-module.so", "ARGS"},
                                              {"UNLOAD", "mymodule", NULL}};
     for (int i = 0; i < 3; i++) {
         const char *argv[] = {"MODULE", refused[i][0], refused[i][1], refused[i][2]};
-        char *g = diff_send_both(&d, refused[i][2] ? 4 : 3, argv, NULL);
+        rconn_send_argv(&c, refused[i][2] ? 4 : 3, argv, NULL);
+        char *g = rconn_read_reply(&c, NULL);
         const char *want = i < 2 ? "-ERR Error loading the extension. goblin-core has no module ABI"
                                  : "-ERR Error unloading module: no such module with that name";
         if (strncmp(g, want, strlen(want)) != 0) fail("MODULE %s answered %s", refused[i][0], g);
         free(g);
     }
+    rconn_close(&c);
+    test_server_stop(&s);
 }
 
 /* A COMMAND LIST reply, parsed; its strings point into *raw (the caller
