@@ -36,7 +36,7 @@ static struct command *const families[] = {
     introspection_commands, pubsub_commands,  hash_commands,    zset_commands,    object_commands,
     set_commands,           bitmap_commands,  sort_commands,    persist_commands, list_commands,
     multi_commands,         cluster_commands, migrate_commands, hll_commands,     script_commands,
-    function_commands,      slowlog_commands, monitor_commands, latency_commands,
+    function_commands,      slowlog_commands, monitor_commands, latency_commands, stream_commands,
 };
 
 /* Open-addressing index of top-level commands by name, the hash folding

@@ -270,5 +270,6 @@ extern struct command function_commands[];
 extern struct command slowlog_commands[];
 extern struct command monitor_commands[];
 extern struct command latency_commands[];
+extern struct command stream_commands[];
 
 #endif

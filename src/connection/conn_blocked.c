@@ -129,6 +129,14 @@ static void answer_timeout(struct conn *c)
     answer_end(c);
 }
 
+bool session_block_retry_key(const struct conn *c, const char **key, size_t *len)
+{
+    if (!c || !c->blocked.retrying || !c->blocked.ready_key) return false;
+    *key = c->blocked.ready_key;
+    *len = c->blocked.ready_len;
+    return true;
+}
+
 bool session_unblock(struct conn *c, bool error)
 {
     if (!(c->flags & CONN_BLOCKED_ON_KEYS)) return false;
@@ -170,16 +178,20 @@ static void run_copy(struct conn *c, char *command, int argc, uint64_t request, 
     conn_executing = outer;
 }
 
-/* Runs a waiter's command again (blocking_serve_ready's callback). */
-static void retry_blocked(struct block_waiter *w, void *arg)
+/* Runs a waiter's command again (blocking_serve_ready's callback) for
+ * the key made ready. */
+static void retry_blocked(struct block_waiter *w, const char *key, size_t len, void *arg)
 {
     (void)arg;
     struct conn *c = conn_of_waiter(w);
     struct conn_blocked *b = &c->blocked;
     b->retrying = true;
     b->reblocked = false;
+    b->ready_key = key;
+    b->ready_len = len;
     run_copy(c, b->command, b->argc, b->request, false);
     b->retrying = false;
+    b->ready_key = NULL;
     if (!b->reblocked) {
         unblock(c);
         schedule_resume(c);

@@ -24,6 +24,7 @@
 #include "store/hll.h"
 #include "store/set.h"
 #include "store/list.h"
+#include "store/stream.h"
 #include "store/notify.h"
 #include "store/zset.h"
 #include "transport/tls.h"
@@ -268,6 +269,16 @@ static const struct config_param params[] = {
     {"list-compress-depth", NULL, CFG_INT, &list_limits.compress_depth, 0, INT_MAX, 0, "N",
      "LZF-compress list nodes but the N nearest each end, in lists created from then on "
      "(default 0: none)",
+     NULL, NULL},
+    {"stream-node-max-bytes", NULL, CFG_MEMORY, &stream_limits.node_max_bytes, 0, LONG_MAX, 0,
+     "BYTES",
+     "stream nodes close at this many bytes of Redis's listpack encoding (default 4096; 0 = "
+     "1 GB)",
+     NULL, NULL},
+    {"stream-node-max-entries", NULL, CFG_INT, &stream_limits.node_max_entries, 0, LLONG_MAX, 0,
+     "N",
+     "stream nodes close at this many entries, deleted ones included (default 100; 0 = no "
+     "limit)",
      NULL, NULL},
     {"hll-sparse-max-bytes", NULL, CFG_MEMORY, &hll_limits.sparse_max_bytes, 0, LLONG_MAX, 0,
      "BYTES", "HyperLogLogs whose sparse form would grow past this turn dense (default 3000)", NULL,
