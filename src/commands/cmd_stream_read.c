@@ -188,7 +188,7 @@ static void block_reader(struct cmd_ctx *ctx, const struct xread_args *a,
                          const struct stream_id *ids)
 {
     int n = a->nkeys;
-    int argc = (a->group_mode ? 10 : 6) + (a->noack ? 1 : 0) + 2 * n;
+    int argc = (a->group_mode ? 9 : 6) + (a->noack ? 1 : 0) + 2 * n;
     const char **argv = xmalloc((size_t)argc * sizeof *argv);
     size_t *len = xmalloc((size_t)argc * sizeof *len);
     char(*text)[STREAM_ID_STR_MAX] = xmalloc((size_t)(n + 1) * sizeof *text);

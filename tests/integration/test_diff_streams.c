@@ -282,6 +282,16 @@ static void directed_setid_info(void)
     C("XGROUP", "HELP", "x");
     C("XGROUP", "FOO");
     C("XGROUP");
+    C("COMMAND", "GETKEYS", "XREAD", "COUNT", "2", "BLOCK", "0", "STREAMS", "a", "b", "0", "$");
+    C("COMMAND", "GETKEYSANDFLAGS", "XREADGROUP", "GROUP", "g", "c", "STREAMS", "a", ">");
+    C("COMMAND", "GETKEYS", "XREAD", "STREAMS", "a");
+    C("COMMAND", "GETKEYS", "XADD", "k", "*", "f", "v");
+    C("COMMAND", "GETKEYS", "XGROUP", "CREATE", "k", "g", "$");
+    C("COMMAND", "GETKEYS", "XINFO", "STREAM", "k", "FULL");
+    C("COMMAND", "GETKEYSANDFLAGS", "XAUTOCLAIM", "k", "g", "c", "0", "0");
+    /* (containers: Redis lists their subcommands in its dict order, random per run) */
+    C("COMMAND", "INFO", "XADD", "XREADGROUP", "XGROUP|CREATE", "XINFO|STREAM", "XSETID");
+    C("COMMAND", "DOCS", "XCLAIM");
     C("TYPE", "x");
     C("OBJECT", "ENCODING", "x");
     C("SCAN", "0", "TYPE", "stream");
