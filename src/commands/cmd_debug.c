@@ -38,6 +38,7 @@
 #include "server/config.h"
 #include "server/event_loop.h"
 #include "server/server.h"
+#include "persist/aof.h"
 #include "store/evict.h"
 #include "store/hash.h"
 #include "store/list.h"
@@ -471,6 +472,8 @@ static void debug_help(struct cmd_ctx *ctx)
         "    Output a hex signature representing the current DB content.",
         "DIGEST-VALUE <key> [<key> ...]",
         "    Output a hex signature of the values of all the specified keys.",
+        "LOADAOF",
+        "    Flush the AOF buffers on disk and reload the AOF in memory.",
         "LISTPACK <key>",
         "    Show low level info about the listpack encoding of <key>.",
         "OBJECT <key>",
@@ -520,6 +523,14 @@ void cmd_debug(struct cmd_ctx *ctx)
             reply_ok(ctx->reply);
         else
             reply_error(ctx->reply, "ERR Error trying to load the RDB dump, check server logs.");
+    } else if (argc == 2 && arg_equals(ctx, 1, "loadaof")) {
+        /* Redis exits when the files it just wrote do not load. */
+        if (!aof_reload()) {
+            log_warning("DEBUG LOADAOF: the append only files do not load; exiting");
+            exit(1);
+        }
+        log_warning("Append Only File loaded by DEBUG LOADAOF");
+        reply_ok(ctx->reply);
     } else if (argc == 3 && arg_equals(ctx, 1, "object")) {
         debug_object(ctx);
     } else if (argc == 2 && arg_equals(ctx, 1, "digest")) {

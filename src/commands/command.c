@@ -328,7 +328,7 @@ static inline __attribute__((always_inline)) void command_run(struct cmd_ctx *ct
         if (__builtin_expect(command_hooks != 0, 0)) command_run_hooks(ctx);
     }
     if (frame.active) propagate_end(&frame, ctx);
-    cmd->calls++;
+    cmd->calls += !ctx->rerun;
     if (reply_error_count != errors_before) cmd->failed_calls++;
     stats.commands_processed++;
 }
@@ -573,6 +573,7 @@ void command_dispatch(const struct cmd_request *req)
         .argv_len = req->argv_len,
         .owned = req->owned,
         .cmd = cmd,
+        .rerun = req->rerun,
     };
     *req->last_command = cmd->full_name;
     if (typed) stats.typed_calls++;

@@ -153,7 +153,8 @@ bool session_unblock(struct conn *c, bool error)
 /* Runs a copied command (copy_command) on c as its request `request`,
  * outside c's own batch: as c, in its database, its reply correlated with
  * that request; with `reply_mode`, CLIENT REPLY OFF/SKIP applies to it. */
-static void run_copy(struct conn *c, char *command, int argc, uint64_t request, bool reply_mode)
+static void run_copy(struct conn *c, char *command, int argc, uint64_t request, bool reply_mode,
+                     bool rerun)
 {
     struct conn *outer = conn_executing;
     struct cmd_request creq = {
@@ -167,6 +168,7 @@ static void run_copy(struct conn *c, char *command, int argc, uint64_t request, 
         .argv = (const char **)command,
         .argv_len = (const size_t *)(command + (size_t)argc * sizeof(char *)),
         .last_command = &c->last_command,
+        .rerun = rerun,
     };
     conn_executing = c;
     keyspace_begin_command();
@@ -189,7 +191,7 @@ static void retry_blocked(struct block_waiter *w, const char *key, size_t len, v
     b->reblocked = false;
     b->ready_key = key;
     b->ready_len = len;
-    run_copy(c, b->command, b->argc, b->request, false);
+    run_copy(c, b->command, b->argc, b->request, false, true);
     b->retrying = false;
     b->ready_key = NULL;
     if (!b->reblocked) {
@@ -246,7 +248,7 @@ static void run_postponed(struct conn *c)
     char *command = b->command;
     uint64_t request = b->request;
     b->command = NULL; /* the command may block on keys or be paused: copied again */
-    run_copy(c, command, b->argc, request, true);
+    run_copy(c, command, b->argc, request, true, false);
     if (c->flags & (CONN_PAUSED | CONN_BLOCKED_ON_KEYS)) b->request = request;
     xfree(command);
     if (!(c->flags & CONN_CLOSED) && conn_output_limit_reached(c)) conn_drop_over_output_limit(c);

@@ -56,6 +56,12 @@ const char *aof_validate_dirname(const char *text);
  * (after logging why) when the server must not start. */
 bool aof_startup(void);
 
+/* DEBUG LOADAOF: writes out what is buffered, empties the data set
+ * (functions too) and loads the append-only files again (the manifest
+ * read from disk when the AOF is off), not propagating what it replays.
+ * False when they do not load. */
+bool aof_reload(void);
+
 /* Adds one RESP-encoded command that ran in database db. */
 void aof_append(int db, const char *resp, size_t len);
 

@@ -94,7 +94,6 @@ static const char *const loglevels[] = {"debug", "verbose", "notice", "warning",
 static const char *const idle_strategies[] = {"block", "adaptive", "spin", NULL};
 static const char *const protected_actions[] = {"no", "yes", "local", NULL};
 static const char *const tls_auth_choices[] = {"no", "yes", "optional", NULL};
-static const char *const const_yes[] = {"yes", NULL};
 static const char *const fsync_policies[] = {"always", "everysec", "no", NULL};
 
 /* Rows leave their trailing hooks (apply, validate) out when they have none. */
@@ -365,9 +364,8 @@ static const struct config_param params[] = {
      "at start, drop a command cut short at the end of the AOF (yes) or refuse to start (default "
      "yes)",
      NULL, NULL},
-    {"aof-use-rdb-preamble", NULL, CFG_CONST, NULL, 0, 0, 0, "yes",
-     "AOF bases are RDB files (only yes: .base.aof files Redis wrote are read, not written)",
-     const_yes, NULL},
+    {"aof-use-rdb-preamble", NULL, CFG_BOOL, &config.aof_use_rdb_preamble, 0, 0, 0, "yes|no",
+     "AOF bases (rewrites) are RDB files; no: commands, as Redis writes a .base.aof", NULL, NULL},
     {"aof-timestamp-enabled", NULL, CFG_BOOL, &config.aof_timestamp_enabled, 0, 0, 0, "yes|no",
      "write #TS:<unix time> annotations into the AOF (default no)", NULL, NULL},
     {"maxmemory", NULL, CFG_MEMORY, &config.maxmemory, 0, LLONG_MAX, 0, "BYTES",
@@ -460,6 +458,7 @@ void config_init_defaults(void)
     config.dbfilename = xstrdup("dump.rdb");
     config.save = xstrdup("3600 1 300 100 60 10000");
     config.rdbcompression = true;
+    config.aof_use_rdb_preamble = true;
     config.appendfsync = xstrdup("everysec");
     config.appendfilename = xstrdup("appendonly.aof");
     config.appenddirname = xstrdup("appendonlydir");

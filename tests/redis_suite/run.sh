@@ -26,6 +26,8 @@ set -u
 # take the next unit from this list as they finish one.
 UNITS=(
     unit/type/list-3
+    unit/type/stream
+    unit/type/stream-cgroups
     unit/type/zset
     unit/type/list
     unit/hyperloglog
