@@ -2,6 +2,7 @@
 #include "store/db.h"
 
 #include "store/blocking.h"
+#include "store/stream.h"
 #include "store/notify.h"
 
 #include <limits.h>
@@ -72,6 +73,7 @@ void keyspace_init(int databases)
 void keyspace_release(void)
 {
     keyspace_flush_all();
+    stream_lazy_free_all();
     xfree(keyspace.dbs);
     keyspace.dbs = NULL;
     keyspace.count = 0;

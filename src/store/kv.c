@@ -140,7 +140,7 @@ static void kv_free_value(struct kv *kv)
         list_free(kv->v.ptr);
         break;
     case OBJ_STREAM:
-        stream_free(kv->v.ptr);
+        stream_release(kv->v.ptr); /* a big one later, off the request path */
         break;
     default:
         break;

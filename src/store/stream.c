@@ -6,6 +6,7 @@
 
 #include "persist/listpack.h"
 #include "store/stream_cgroup.h"
+#include "util/clock.h"
 #include "util/xmalloc.h"
 
 struct stream_limits stream_limits = {.node_max_bytes = 4096, .node_max_entries = 100};
@@ -21,6 +22,7 @@ struct stream_node {
     uint32_t lp_fixed;
     uint32_t nfields;    /* master fields */
     uint32_t entries_at; /* offset of the first entry in data[] */
+    uint32_t last_off;   /* offset of the last entry (its flags byte) */
     unsigned char data[];
 };
 
@@ -241,6 +243,71 @@ void stream_free(struct stream *s)
     xfree(s);
 }
 
+/* --- lazy free --------------------------------------------------------- */
+
+#define LAZYFREE_THRESHOLD 64
+
+static struct stream **lazy_queue;
+static size_t lazy_n, lazy_cap;
+
+static size_t free_effort(const struct stream *s)
+{
+    size_t effort = idtree_count(&s->nodes);
+    size_t ng;
+    struct stream_cgroup *const *groups = stream_cg_list(s, &ng);
+    for (size_t i = 0; i < ng && effort <= LAZYFREE_THRESHOLD; i++)
+        effort += 1 + idtree_count(&groups[i]->pel);
+    return effort;
+}
+
+void stream_release(struct stream *s)
+{
+    if (free_effort(s) <= LAZYFREE_THRESHOLD) {
+        stream_free(s);
+        return;
+    }
+    if (lazy_n == lazy_cap) {
+        lazy_cap = lazy_cap ? lazy_cap * 2 : 16;
+        lazy_queue = xrealloc(lazy_queue, lazy_cap * sizeof *lazy_queue);
+    }
+    lazy_queue[lazy_n++] = s;
+}
+
+size_t stream_lazy_free_pending(void)
+{
+    return lazy_n;
+}
+
+bool stream_lazy_free_step(long long budget_us)
+{
+    if (!lazy_n) return false;
+    int64_t deadline = clock_mono_us() + budget_us;
+    while (lazy_n) {
+        struct stream *s = lazy_queue[lazy_n - 1];
+        /* The nodes in batches, the clock read between them. */
+        for (int batch = 0; idtree_count(&s->nodes); batch++) {
+            struct idtree_pos first = idtree_first(&s->nodes);
+            struct stream_id key = *idtree_pos_key(&first);
+            xfree(idtree_remove(&s->nodes, &key));
+            if (batch % 64 == 63 && clock_mono_us() >= deadline) return true;
+        }
+        stream_free(s);
+        lazy_n--;
+        if (clock_mono_us() >= deadline) break;
+    }
+    if (!lazy_n) {
+        xfree(lazy_queue);
+        lazy_queue = NULL;
+        lazy_cap = 0;
+    }
+    return lazy_n != 0;
+}
+
+void stream_lazy_free_all(void)
+{
+    while (stream_lazy_free_step(1000000)) continue;
+}
+
 struct stream *stream_dup(const struct stream *s)
 {
     struct stream *d = stream_new();
@@ -407,6 +474,7 @@ enum stream_append_status stream_append(struct stream *s, const char *const *fv,
     struct stream_node *grown = node_reserve(n, bytes);
     if (grown != n) idtree_set(&s->nodes, &grown->master, grown);
     n = grown;
+    n->last_off = n->used;
     unsigned char *p = n->data + n->used;
     p += head_put(p, &prev, &id, kind, same ? STREAM_ITEM_SAMEFIELDS : 0);
     if (!same) p += varint_put(p, nfields);
@@ -702,6 +770,16 @@ void stream_edge_id(const struct stream *s, bool first, bool skip_tombstones, st
 
 bool stream_last_live_id(const struct stream *s, struct stream_id *out)
 {
+    /* The usual case at once: the last entry is live (XREAD and XREADGROUP
+     * ask for every stream they read). */
+    if (idtree_count(&s->nodes)) {
+        struct idtree_pos last = idtree_last(&s->nodes);
+        const struct stream_node *n = node_at(&last);
+        if (!(n->data[n->last_off] & STREAM_ITEM_DELETED)) {
+            *out = n->last;
+            return true;
+        }
+    }
     struct stream_iter it;
     size_t nfields;
     stream_iter_start(&it, s, NULL, NULL, true);
@@ -838,6 +916,7 @@ const char *stream_loader_entry(struct stream_loader *l, unsigned flags, const s
     const char *err = loader_put(l, bytes);
     if (err) return err;
     n = l->node;
+    n->last_off = n->used;
     unsigned char *p = n->data + n->used;
     p += head_put(p, &prev, id, kind, flags);
     if (!(flags & STREAM_ITEM_SAMEFIELDS)) p += varint_put(p, nfields);
@@ -918,9 +997,10 @@ const char *stream_verify(const struct stream *s)
         if (n->used > n->cap) return "node overflows its allocation";
         uint32_t lv = 0, dl = 0;
         struct stream_id prev = node_virtual_prev(n);
-        uint32_t off = n->entries_at;
+        uint32_t off = n->entries_at, last_off = 0;
         while (off < n->used) {
             struct entry_head e;
+            last_off = off;
             entry_decode(n, off, &prev, &e);
             if (any && stream_id_cmp(&e.id, &prev_entry) <= 0) return "entry IDs not increasing";
             if (stream_id_cmp(&e.id, &n->master) < 0) return "entry below its master ID";
@@ -936,6 +1016,7 @@ const char *stream_verify(const struct stream *s)
         if (lv != n->live || dl != n->deleted) return "node counts differ from its entries";
         if (lv + dl == 0) return "empty node";
         if (stream_id_cmp(&prev, &n->last) != 0) return "node's last ID differs from its entries";
+        if (n->last_off != last_off) return "node's last entry offset is wrong";
         live += lv;
     }
     if (live != s->length) return "length differs from the live entries";

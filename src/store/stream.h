@@ -74,6 +74,20 @@ struct stream {
 struct stream *stream_new(void);
 void stream_free(struct stream *s);
 
+/* Lazy free. A stream whose freeing takes more than Redis's
+ * LAZYFREE_THRESHOLD steps (nodes, groups and pending entries: 64) is not
+ * freed on the request path that dropped it (DEL, UNLINK, an overwrite,
+ * expiry, FLUSHALL) but queued, and housekeeping frees queued streams a
+ * few nodes at a time for a bounded time (stream_lazy_free_step); others
+ * are freed at once. stream_release is what kv_free calls. */
+void stream_release(struct stream *s);
+/* Frees queued streams for about budget_us; returns whether any remain. */
+bool stream_lazy_free_step(long long budget_us);
+/* Streams queued and not freed yet. */
+size_t stream_lazy_free_pending(void);
+/* Frees everything queued now (shutdown, tests). */
+void stream_lazy_free_all(void);
+
 /* A deep copy, consumer groups included (COPY). */
 struct stream *stream_dup(const struct stream *s);
 

@@ -309,7 +309,7 @@ port, path = int(sys.argv[1]), sys.argv[2]
 lines = open(path).read().split("\n")
 added = [l[2:] for l in lines if l.startswith("a ")]
 acked = [l[2:] for l in lines if l.startswith("k ")]
-s = socket.create_connection(("127.0.0.1", port))
+s = socket.create_connection(("127.0.0.1", port), timeout=30)
 f = s.makefile("rb")
 def call(*args):
     s.sendall(b"*%d\r\n" % len(args) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a) for a in args))
@@ -327,7 +327,7 @@ for _ in range(int(f.readline()[1:])):
     f.readline()
     f.readline()
     pending.add(f.readline()[:-2].decode())
-    for _ in range(5):
+    for _ in range(4):  # the consumer's name, idle time, deliveries
         f.readline()
 missing = [x for x in added if x not in present]
 unacked = [x for x in acked if x in pending]

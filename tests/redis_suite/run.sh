@@ -28,6 +28,8 @@ UNITS=(
     unit/type/list-3
     unit/type/stream
     unit/type/stream-cgroups
+    unit/keyspace
+    unit/pubsub
     unit/type/zset
     unit/type/list
     unit/hyperloglog

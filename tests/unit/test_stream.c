@@ -238,6 +238,29 @@ static void groups(void)
     free(model);
 }
 
+/* A big stream is freed off the request path: queued, then a step at a
+ * time; a small one at once. */
+static void lazy_free(void)
+{
+    stream_limits.node_max_bytes = 4096;
+    stream_limits.node_max_entries = 10;
+    struct stream *small = stream_new(), *big = stream_new();
+    model = calloc(5051, sizeof *model);
+    nmodel = 0;
+    for (int i = 0; i < 50; i++) append_one(small, i);
+    for (int i = 0; i < 5000; i++) append_one(big, i);
+    CHECK(stream_node_count(big) > 64 && stream_node_count(small) <= 64);
+    stream_release(small);
+    CHECK_EQ_LL(stream_lazy_free_pending(), 0);
+    stream_release(big);
+    CHECK_EQ_LL(stream_lazy_free_pending(), 1);
+    int steps = 0;
+    while (stream_lazy_free_step(0)) steps++;
+    CHECK(steps > 0);
+    CHECK_EQ_LL(stream_lazy_free_pending(), 0);
+    free(model);
+}
+
 int main(void)
 {
     rand_seed(7);
@@ -247,6 +270,7 @@ int main(void)
     run(200, 5, 3000);
     run(1, 0, 800);
     groups();
+    lazy_free();
     printf("test_stream: ok\n");
     return 0;
 }
