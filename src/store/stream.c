@@ -23,6 +23,10 @@ struct stream_node {
     uint32_t nfields;    /* master fields */
     uint32_t entries_at; /* offset of the first entry in data[] */
     uint32_t last_off;   /* offset of the last entry (its flags byte) */
+    /* The reference lengths: the first entry's values (when it has the
+     * master fields), whose lengths entries flagged SAMELENS share. */
+    uint32_t ref_at;    /* offset of its first value; 0: none */
+    uint32_t ref_total; /* bytes of its values */
     unsigned char data[];
 };
 
@@ -30,6 +34,10 @@ struct stream_node {
 #define KIND_SEQ_DELTA 1u /* same ms, previous seq + 1 + varint */
 #define KIND_MS_DELTA 2u  /* ms + varint, then seq as a varint */
 #define FLAG_BITS 3u
+/* Bit 4: the master fields, and values as long as the reference entry's,
+ * stored without their lengths (a stream of same-shaped entries, the
+ * usual kind, saves a byte per value). */
+#define SAMELENS 0x10u
 
 /* Nodes are allocated with this much room to start with (most streams
  * get more entries), then grown by half; a node that closes is shrunk to
@@ -149,6 +157,7 @@ struct entry_head {
     size_t nfields;
     const unsigned char *strings; /* its first field or value */
     const unsigned char *end;     /* the next entry */
+    bool samelens;                /* values without lengths (the reference's) */
 };
 
 static void entry_decode(const struct stream_node *n, uint32_t off, const struct stream_id *prev,
@@ -157,7 +166,8 @@ static void entry_decode(const struct stream_node *n, uint32_t off, const struct
     const unsigned char *p = n->data + off;
     unsigned hdr = *p++;
     e->flags = hdr & FLAG_BITS;
-    switch (hdr >> 2) {
+    e->samelens = hdr & SAMELENS;
+    switch ((hdr >> 2) & 3) {
     case KIND_NEXT_SEQ:
         e->id = (struct stream_id){prev->ms, prev->seq + 1};
         break;
@@ -170,7 +180,11 @@ static void entry_decode(const struct stream_node *n, uint32_t off, const struct
         e->id.seq = varint_get(&p);
         break;
     }
-    if (e->flags & STREAM_ITEM_SAMEFIELDS) {
+    if (e->samelens) {
+        e->nfields = n->nfields;
+        e->strings = p;
+        e->end = p + n->ref_total;
+    } else if (e->flags & STREAM_ITEM_SAMEFIELDS) {
         e->nfields = n->nfields;
         e->strings = p;
         e->end = strings_skip(p, e->nfields);
@@ -219,6 +233,31 @@ static bool same_as_master(const struct stream_node *n, const char *const *fv, c
         if (len != fvlen[2 * i] || memcmp(f, fv[2 * i], len) != 0) return false;
     }
     return true;
+}
+
+/* Whether the values have the reference entry's lengths. */
+static bool same_lengths(const struct stream_node *n, const size_t *fvlen, size_t nfields)
+{
+    const unsigned char *p = n->data + n->ref_at;
+    for (size_t i = 0; i < nfields; i++) {
+        const char *v;
+        size_t len;
+        p = string_get(p, &v, &len);
+        if (len != fvlen[2 * i + 1]) return false;
+    }
+    return true;
+}
+
+/* The next value of an entry: length-prefixed, or (SAMELENS) as long as
+ * the reference entry's value `*ref` points at. */
+static const unsigned char *value_get(const unsigned char *p, const unsigned char **ref,
+                                      bool samelens, const char **v, size_t *len)
+{
+    if (!samelens) return string_get(p, v, len);
+    const char *unused;
+    *ref = string_get(*ref, &unused, len);
+    *v = (const char *)p;
+    return p + *len;
 }
 
 /* --- life --------------------------------------------------------------- */
@@ -466,20 +505,33 @@ enum stream_append_status stream_append(struct stream *s, const char *const *fv,
         same = same_as_master(n, fv, fvlen, nfields);
         prev = n->live + n->deleted ? n->last : node_virtual_prev(n);
     }
+    bool samelens = same && n->live + n->deleted && n->ref_at && same_lengths(n, fvlen, nfields);
     unsigned kind;
     size_t bytes = head_len(&prev, &id, &kind);
     if (!same) bytes += varint_len(nfields);
     for (size_t i = same ? 1 : 0; i < nfields * 2; i += same ? 2 : 1)
-        bytes += varint_len(fvlen[i]) + fvlen[i];
+        bytes += (samelens ? 0 : varint_len(fvlen[i])) + fvlen[i];
     struct stream_node *grown = node_reserve(n, bytes);
     if (grown != n) idtree_set(&s->nodes, &grown->master, grown);
     n = grown;
     n->last_off = n->used;
     unsigned char *p = n->data + n->used;
-    p += head_put(p, &prev, &id, kind, same ? STREAM_ITEM_SAMEFIELDS : 0);
+    p += head_put(p, &prev, &id, kind,
+                  (same ? STREAM_ITEM_SAMEFIELDS : 0) | (samelens ? SAMELENS : 0));
     if (!same) p += varint_put(p, nfields);
-    for (size_t i = same ? 1 : 0; i < nfields * 2; i += same ? 2 : 1)
-        p += string_put(p, fv[i], fvlen[i]);
+    if (same && n->live + n->deleted == 0) { /* the first entry: the reference */
+        n->ref_at = (uint32_t)(p - n->data);
+        n->ref_total = 0;
+        for (size_t i = 1; i < nfields * 2; i += 2) n->ref_total += (uint32_t)fvlen[i];
+    }
+    for (size_t i = same ? 1 : 0; i < nfields * 2; i += same ? 2 : 1) {
+        if (samelens) {
+            memcpy(p, fv[i], fvlen[i]);
+            p += fvlen[i];
+        } else {
+            p += string_put(p, fv[i], fvlen[i]);
+        }
+    }
     n->used = (uint32_t)(p - n->data);
 
     /* Redis's listpack grows by: flags, ms and seq deltas, [num-fields,
@@ -729,6 +781,8 @@ bool stream_iter_next(struct stream_iter *it, struct stream_id *id, size_t *nfie
         *nfields = e.nfields;
         it->flags = e.flags;
         it->same = e.flags & STREAM_ITEM_SAMEFIELDS;
+        it->samelens = e.samelens;
+        it->ref = n->data + n->ref_at;
         it->fp = e.strings;
         it->master = n->data;
         return true;
@@ -744,7 +798,7 @@ void stream_iter_field(struct stream_iter *it, const char **f, size_t *flen, con
         it->master = string_get(it->master, f, flen);
     else
         it->fp = string_get(it->fp, f, flen);
-    it->fp = string_get(it->fp, v, vlen);
+    it->fp = value_get(it->fp, &it->ref, it->samelens, v, vlen);
 }
 
 void stream_iter_stop(struct stream_iter *it)
@@ -842,6 +896,8 @@ bool stream_walk_entry(struct stream_walk *w, unsigned *flags, struct stream_id 
     *id = e.id;
     *nfields = e.nfields;
     w->same = e.flags & STREAM_ITEM_SAMEFIELDS;
+    w->samelens = e.samelens;
+    w->ref = n->data + n->ref_at;
     w->fp = e.strings;
     w->mp = n->data;
     return true;
@@ -854,7 +910,7 @@ void stream_walk_field(struct stream_walk *w, const char **f, size_t *flen, cons
         w->mp = string_get(w->mp, f, flen);
     else
         w->fp = string_get(w->fp, f, flen);
-    w->fp = string_get(w->fp, v, vlen);
+    w->fp = value_get(w->fp, &w->ref, w->samelens, v, vlen);
 }
 
 size_t stream_walk_lp_bytes(const struct stream_walk *w)
@@ -921,6 +977,9 @@ const char *stream_loader_entry(struct stream_loader *l, unsigned flags, const s
     p += head_put(p, &prev, id, kind, flags);
     if (!(flags & STREAM_ITEM_SAMEFIELDS)) p += varint_put(p, nfields);
     n->used = (uint32_t)(p - n->data);
+    l->entry_strings_at = n->used;
+    l->entry_same = flags & STREAM_ITEM_SAMEFIELDS;
+    l->entry_first = l->live + l->deleted == 0;
     n->last = *id;
     l->prev = *id;
     l->any = true;
@@ -930,6 +989,46 @@ const char *stream_loader_entry(struct stream_loader *l, unsigned flags, const s
         l->live++;
     l->strings_left = (uint32_t)((flags & STREAM_ITEM_SAMEFIELDS) ? nfields : nfields * 2);
     return NULL;
+}
+
+/* A same-fields entry is complete: the first of its node becomes the
+ * reference; a later one with the reference's lengths drops its own
+ * (SAMELENS), as appends store it. */
+static void loader_entry_done(struct stream_loader *l)
+{
+    struct stream_node *n = l->node;
+    uint32_t at = l->entry_strings_at;
+    if (l->entry_first) {
+        n->ref_at = at;
+        n->ref_total = n->used - at;
+        for (const unsigned char *p = n->data + at; p < n->data + n->used;) {
+            const char *v;
+            size_t len;
+            p = string_get(p, &v, &len);
+            n->ref_total -= (uint32_t)varint_len(len);
+        }
+        return;
+    }
+    if (!n->ref_at) return;
+    const unsigned char *p = n->data + at, *ref = n->data + n->ref_at;
+    for (uint32_t i = 0; i < n->nfields; i++) {
+        const char *v, *rv;
+        size_t len, rlen;
+        p = string_get(p, &v, &len);
+        ref = string_get(ref, &rv, &rlen);
+        if (len != rlen) return;
+    }
+    unsigned char *out = n->data + at;
+    p = n->data + at;
+    for (uint32_t i = 0; i < n->nfields; i++) {
+        const char *v;
+        size_t len;
+        p = string_get(p, &v, &len);
+        memmove(out, v, len);
+        out += len;
+    }
+    n->used = (uint32_t)(out - n->data);
+    n->data[n->last_off] |= SAMELENS;
 }
 
 const char *stream_loader_string(struct stream_loader *l, const char *s, size_t len)
@@ -942,6 +1041,8 @@ const char *stream_loader_string(struct stream_loader *l, const char *s, size_t 
     if (--l->strings_left == 0 && l->in_master) {
         l->in_master = false;
         n->entries_at = n->used;
+    } else if (l->strings_left == 0 && l->entry_same) {
+        loader_entry_done(l);
     }
     return NULL;
 }

@@ -12,15 +12,18 @@
  *   entry = [flags/kind byte][ID delta][values, or nfields + field/value pairs]
  *   flags: bit 0 deleted (a tombstone XDEL or trimming left), bit 1 same
  *          fields as the master entry (then only the values are stored)
+ *   bit 4: same fields, and values as long as the node's first entry's
+ *          (the reference): stored without their lengths
  *   kind (bits 2-3), the ID relative to the previous entry in the node
  *          (the first relative to the master ID minus one sequence):
  *          0 same ms, seq + 1 (no bytes); 1 same ms, seq + 1 + varint;
  *          2 ms + varint, then seq as a varint
  *   strings are a LEB128 length and the bytes
  *
- * so an entry of the common shape (same fields, IDs from `*`) costs one
- * byte besides its values' bytes and their one-byte lengths: Redis's
- * listpack spends seven more (flags, two deltas, lp-count, back lengths).
+ * so an entry of the common shape (same fields and value lengths, IDs
+ * from `*`) costs one byte besides its values' bytes: Redis's listpack
+ * spends seven more, and a byte per value (flags, two deltas, lp-count,
+ * back lengths, value headers).
  *
  * Node boundaries are Redis's. A node closes where Redis 7.0 would start a
  * new listpack (stream-node-max-bytes of *listpack* bytes, which each node
@@ -175,7 +178,8 @@ struct stream_iter {
     /* the current entry */
     const unsigned char *fp;     /* its next field or value */
     const unsigned char *master; /* the master field to pair next (same fields) */
-    bool same;
+    const unsigned char *ref;    /* the reference value whose length is next (same lengths) */
+    bool same, samelens;
     unsigned flags;
 };
 
@@ -196,8 +200,8 @@ struct stream_walk {
     const struct stream_node *node;
     uint32_t off, master_off, master_left;
     struct stream_id prev;
-    const unsigned char *fp, *mp;
-    bool same;
+    const unsigned char *fp, *mp, *ref;
+    bool same, samelens;
 };
 
 void stream_walk_start(struct stream_walk *w, const struct stream *s);
@@ -225,6 +229,8 @@ struct stream_loader {
     bool in_master;
     uint64_t live, deleted; /* counted in the current node */
     uint64_t total_live;
+    uint32_t entry_strings_at; /* where the current entry's strings begin */
+    bool entry_same, entry_first;
 };
 
 void stream_loader_init(struct stream_loader *l, struct stream *s);
