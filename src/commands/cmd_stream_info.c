@@ -45,17 +45,20 @@ static void reply_name(struct reply *r, const struct stream_named *n)
     reply_bulk(r, n->name, n->len);
 }
 
-/* A group's pending entries for XINFO STREAM FULL (at most count; 0: all). */
-static void reply_group_pel(struct reply *r, const struct stream_cgroup *g, long long count)
+/* Pending entries for XINFO STREAM FULL (at most count; 0: all): a
+ * group's as [id, consumer, delivery time, deliveries], a consumer's
+ * without the consumer. */
+static void reply_pel(struct reply *r, const struct idtree *pel, long long count,
+                      bool with_consumer)
 {
     reply_mark m = reply_defer(r);
     long long n = 0;
-    for (struct idtree_pos p = idtree_first(&g->pel); idtree_pos_valid(&p) && (!count || n < count);
+    for (struct idtree_pos p = idtree_first(pel); idtree_pos_valid(&p) && (!count || n < count);
          idtree_next(&p), n++) {
         const struct stream_nack *nack = idtree_pos_value(&p);
-        reply_array_len(r, 4);
+        reply_array_len(r, with_consumer ? 4 : 3);
         reply_stream_id(r, idtree_pos_key(&p));
-        reply_name(r, &nack->consumer->named);
+        if (with_consumer) reply_name(r, &nack->consumer->named);
         reply_int(r, nack->delivery_time);
         reply_int(r, (long long)nack->delivery_count);
     }
@@ -77,17 +80,7 @@ static void reply_consumers_full(struct reply *r, const struct stream_cgroup *g,
         reply_key(r, "pel-count");
         reply_int(r, (long long)idtree_count(&c->pel));
         reply_key(r, "pending");
-        reply_mark m = reply_defer(r);
-        long long n = 0;
-        for (struct idtree_pos p = idtree_first(&c->pel);
-             idtree_pos_valid(&p) && (!count || n < count); idtree_next(&p), n++) {
-            const struct stream_nack *nack = idtree_pos_value(&p);
-            reply_array_len(r, 3);
-            reply_stream_id(r, idtree_pos_key(&p));
-            reply_int(r, nack->delivery_time);
-            reply_int(r, (long long)nack->delivery_count);
-        }
-        reply_defer_array(r, m, n);
+        reply_pel(r, &c->pel, count, false);
     }
 }
 
@@ -110,7 +103,7 @@ static void reply_groups_full(struct reply *r, const struct stream *s, long long
         reply_key(r, "pel-count");
         reply_int(r, (long long)idtree_count(&g->pel));
         reply_key(r, "pending");
-        reply_group_pel(r, g, count);
+        reply_pel(r, &g->pel, count, true);
         reply_key(r, "consumers");
         reply_consumers_full(r, g, count);
     }

@@ -248,16 +248,33 @@ static bool same_lengths(const struct stream_node *n, const size_t *fvlen, size_
     return true;
 }
 
-/* The next value of an entry: length-prefixed, or (SAMELENS) as long as
- * the reference entry's value `*ref` points at. */
-static const unsigned char *value_get(const unsigned char *p, const unsigned char **ref,
-                                      bool samelens, const char **v, size_t *len)
+static void cursor_start(struct stream_entry_cursor *c, const struct stream_node *n,
+                         const struct entry_head *e)
 {
-    if (!samelens) return string_get(p, v, len);
+    c->fp = e->strings;
+    c->master = n->data;
+    c->ref = n->data + n->ref_at;
+    c->same = e->flags & STREAM_ITEM_SAMEFIELDS;
+    c->samelens = e->samelens;
+}
+
+/* The entry's next field (its own, or the master's) and value (length
+ * prefixed, or as long as the reference entry's). */
+static void cursor_field(struct stream_entry_cursor *c, const char **f, size_t *flen,
+                         const char **v, size_t *vlen)
+{
+    if (c->same)
+        c->master = string_get(c->master, f, flen);
+    else
+        c->fp = string_get(c->fp, f, flen);
+    if (!c->samelens) {
+        c->fp = string_get(c->fp, v, vlen);
+        return;
+    }
     const char *unused;
-    *ref = string_get(*ref, &unused, len);
-    *v = (const char *)p;
-    return p + *len;
+    c->ref = string_get(c->ref, &unused, vlen);
+    *v = (const char *)c->fp;
+    c->fp += *vlen;
 }
 
 /* --- life --------------------------------------------------------------- */
@@ -779,12 +796,7 @@ bool stream_iter_next(struct stream_iter *it, struct stream_id *id, size_t *nfie
         }
         *id = e.id;
         *nfields = e.nfields;
-        it->flags = e.flags;
-        it->same = e.flags & STREAM_ITEM_SAMEFIELDS;
-        it->samelens = e.samelens;
-        it->ref = n->data + n->ref_at;
-        it->fp = e.strings;
-        it->master = n->data;
+        cursor_start(&it->cur, n, &e);
         return true;
     }
     it->done = true;
@@ -794,11 +806,7 @@ bool stream_iter_next(struct stream_iter *it, struct stream_id *id, size_t *nfie
 void stream_iter_field(struct stream_iter *it, const char **f, size_t *flen, const char **v,
                        size_t *vlen)
 {
-    if (it->same)
-        it->master = string_get(it->master, f, flen);
-    else
-        it->fp = string_get(it->fp, f, flen);
-    it->fp = value_get(it->fp, &it->ref, it->samelens, v, vlen);
+    cursor_field(&it->cur, f, flen, v, vlen);
 }
 
 void stream_iter_stop(struct stream_iter *it)
@@ -895,22 +903,14 @@ bool stream_walk_entry(struct stream_walk *w, unsigned *flags, struct stream_id 
     *flags = e.flags;
     *id = e.id;
     *nfields = e.nfields;
-    w->same = e.flags & STREAM_ITEM_SAMEFIELDS;
-    w->samelens = e.samelens;
-    w->ref = n->data + n->ref_at;
-    w->fp = e.strings;
-    w->mp = n->data;
+    cursor_start(&w->cur, n, &e);
     return true;
 }
 
 void stream_walk_field(struct stream_walk *w, const char **f, size_t *flen, const char **v,
                        size_t *vlen)
 {
-    if (w->same)
-        w->mp = string_get(w->mp, f, flen);
-    else
-        w->fp = string_get(w->fp, f, flen);
-    w->fp = value_get(w->fp, &w->ref, w->samelens, v, vlen);
+    cursor_field(&w->cur, f, flen, v, vlen);
 }
 
 size_t stream_walk_lp_bytes(const struct stream_walk *w)

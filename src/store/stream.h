@@ -150,6 +150,16 @@ bool stream_last_live_id(const struct stream *s, struct stream_id *out);
 /* Whether a live entry has this ID. */
 bool stream_entry_exists(const struct stream *s, const struct stream_id *id);
 
+/* Where an entry's fields are read from: its own bytes, the node's master
+ * fields (same fields) and the reference entry's value lengths (same
+ * lengths). Internal to stream.c, embedded in both iterators. */
+struct stream_entry_cursor {
+    const unsigned char *fp;     /* the entry's next field or value */
+    const unsigned char *master; /* the master field to pair next (same fields) */
+    const unsigned char *ref;    /* the reference value whose length is next (same lengths) */
+    bool same, samelens;
+};
+
 /* Iteration over [start, end] (NULL: unbounded) in ID order or reversed.
  *
  *   struct stream_iter it;
@@ -175,12 +185,7 @@ struct stream_iter {
     uint32_t nent, at, cap;
     uint32_t inline_offs[32];
     struct stream_id inline_ids[32];
-    /* the current entry */
-    const unsigned char *fp;     /* its next field or value */
-    const unsigned char *master; /* the master field to pair next (same fields) */
-    const unsigned char *ref;    /* the reference value whose length is next (same lengths) */
-    bool same, samelens;
-    unsigned flags;
+    struct stream_entry_cursor cur; /* the current entry */
 };
 
 void stream_iter_start(struct stream_iter *it, const struct stream *s,
@@ -200,8 +205,7 @@ struct stream_walk {
     const struct stream_node *node;
     uint32_t off, master_off, master_left;
     struct stream_id prev;
-    const unsigned char *fp, *mp, *ref;
-    bool same, samelens;
+    struct stream_entry_cursor cur;
 };
 
 void stream_walk_start(struct stream_walk *w, const struct stream *s);
