@@ -135,26 +135,19 @@ static bool digest_zset_member(const char *m, size_t len, double score, void *ar
 
 /* A stream's entries, each ID as "<ms>.<seq>" then its fields and values
  * (Redis's digest leaves consumer groups out). */
-static void digest_stream(unsigned char digest[20], const struct stream *s)
+static void digest_stream_entry(const struct stream_id *id, size_t nfields, void *digest)
 {
-    struct stream_iter it;
-    struct stream_id id;
-    size_t nfields;
-    stream_iter_start(&it, s, NULL, NULL, false);
-    while (stream_iter_next(&it, &id, &nfields)) {
-        char text[STREAM_ID_STR_MAX];
-        int n = snprintf(text, sizeof text, "%llu.%llu", (unsigned long long)id.ms,
-                         (unsigned long long)id.seq);
-        mix_digest(digest, text, (size_t)n);
-        while (nfields--) {
-            const char *f, *v;
-            size_t fl, vl;
-            stream_iter_field(&it, &f, &fl, &v, &vl);
-            mix_digest(digest, f, fl);
-            mix_digest(digest, v, vl);
-        }
-    }
-    stream_iter_stop(&it);
+    (void)nfields;
+    char text[STREAM_ID_STR_MAX];
+    int n = snprintf(text, sizeof text, "%llu.%llu", (unsigned long long)id->ms,
+                     (unsigned long long)id->seq);
+    mix_digest(digest, text, (size_t)n);
+}
+
+static void digest_stream_field(const char *f, size_t fl, const char *v, size_t vl, void *digest)
+{
+    mix_digest(digest, f, fl);
+    mix_digest(digest, v, vl);
 }
 
 /* Redis's xorObjectDigest: the value's type (Redis's numbering), its
@@ -184,7 +177,7 @@ static void value_digest(unsigned char digest[20], struct kv *kv)
     } else if (kv->type == OBJ_HASH) {
         hash_foreach(kv->v.ptr, digest_hash_field, digest);
     } else if (kv->type == OBJ_STREAM) {
-        digest_stream(digest, kv->v.ptr);
+        stream_foreach(kv->v.ptr, digest_stream_entry, digest_stream_field, digest);
     }
     if (kv->expire_ms) xor_digest(digest, "!!expire!!", 10);
 }

@@ -493,10 +493,8 @@ static void cmd_xtrim(struct cmd_ctx *ctx)
 
 /* --- XDEL, XLEN, XRANGE, XREVRANGE, XSETID ------------------------------ */
 
-/* The IDs argv[first..argc), strict; NULL (replied) on an invalid one. The
- * caller frees what is not `small`. */
-static struct stream_id *parse_ids(struct cmd_ctx *ctx, int first, struct stream_id *small,
-                                   size_t small_n)
+struct stream_id *stream_arg_ids(struct cmd_ctx *ctx, int first, struct stream_id *small,
+                                 size_t small_n)
 {
     size_t n = (size_t)(ctx->argc - first);
     struct stream_id *ids = n <= small_n ? small : xmalloc(n * sizeof *ids);
@@ -519,7 +517,7 @@ static void cmd_xdel(struct cmd_ctx *ctx)
         return;
     }
     struct stream_id small[8];
-    struct stream_id *ids = parse_ids(ctx, 2, small, 8);
+    struct stream_id *ids = stream_arg_ids(ctx, 2, small, 8);
     if (!ids) return;
     size_t deleted = stream_delete_ids(stream_of(kv), ids, (size_t)(ctx->argc - 2));
     if (ids != small) xfree(ids);

@@ -32,6 +32,13 @@ static inline struct stream *stream_of(struct kv *kv)
 bool stream_arg_id(struct cmd_ctx *ctx, int i, uint64_t missing_seq, unsigned flags,
                    struct stream_id *out, bool *seq_given);
 
+/* The strict IDs argv[first..argc), into `small` when they fit (small_n),
+ * else a new array the caller frees; NULL having replied the "Invalid
+ * stream ID" error when one is not an ID (all parsed before any is used,
+ * so a bad one changes nothing). */
+struct stream_id *stream_arg_ids(struct cmd_ctx *ctx, int first, struct stream_id *small,
+                                 size_t small_n);
+
 /* A range bound: an ID, "-"/"+", or "(" and a strict ID (exclusive: the
  * next ID for a start, the previous for an end, with Redis's "invalid
  * start/end ID for the interval" errors). */

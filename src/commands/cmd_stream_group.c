@@ -212,21 +212,16 @@ void cmd_xack(struct cmd_ctx *ctx)
         return;
     }
     /* All the IDs are parsed first: an invalid one acknowledges nothing. */
-    size_t n = (size_t)(ctx->argc - 3);
     struct stream_id small[8];
-    struct stream_id *ids = n <= 8 ? small : xmalloc(n * sizeof *ids);
-    bool ok = true;
-    for (size_t j = 0; j < n && ok; j++)
-        ok = stream_arg_id(ctx, 3 + (int)j, 0, STREAM_ID_STRICT, &ids[j], NULL);
-    if (ok) {
-        long long acked = 0;
-        for (size_t j = 0; j < n; j++) {
-            if (!stream_pel_ack(g, &ids[j])) continue;
-            acked++;
-            keyspace.stats.dirty++;
-        }
-        reply_int(ctx->reply, acked);
+    struct stream_id *ids = stream_arg_ids(ctx, 3, small, 8);
+    if (!ids) return;
+    long long acked = 0;
+    for (size_t j = 0; j < (size_t)(ctx->argc - 3); j++) {
+        if (!stream_pel_ack(g, &ids[j])) continue;
+        acked++;
+        keyspace.stats.dirty++;
     }
+    reply_int(ctx->reply, acked);
     if (ids != small) xfree(ids);
 }
 

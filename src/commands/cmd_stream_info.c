@@ -18,23 +18,6 @@ static struct stream *info_stream(struct cmd_ctx *ctx)
     return stream_of(kv);
 }
 
-static void reply_lag(struct reply *r, const struct stream *s, const struct stream_cgroup *g)
-{
-    long long lag;
-    if (stream_cg_lag(s, g, &lag))
-        reply_int(r, lag);
-    else
-        reply_nil(r);
-}
-
-static void reply_entries_read(struct reply *r, const struct stream_cgroup *g)
-{
-    if (g->entries_read != STREAM_ENTRIES_READ_INVALID)
-        reply_int(r, g->entries_read);
-    else
-        reply_nil(r);
-}
-
 static void reply_key(struct reply *r, const char *k)
 {
     reply_bulk(r, k, strlen(k));
@@ -43,6 +26,27 @@ static void reply_key(struct reply *r, const char *k)
 static void reply_name(struct reply *r, const struct stream_named *n)
 {
     reply_bulk(r, n->name, n->len);
+}
+
+/* A group's position in the stream, as both XINFO GROUPS and STREAM FULL
+ * list it: last-delivered-id, entries-read and lag (nil when 7.0 cannot
+ * tell them). */
+static void reply_group_position(struct reply *r, const struct stream *s,
+                                 const struct stream_cgroup *g)
+{
+    reply_key(r, "last-delivered-id");
+    reply_stream_id(r, &g->last_id);
+    reply_key(r, "entries-read");
+    if (g->entries_read != STREAM_ENTRIES_READ_INVALID)
+        reply_int(r, g->entries_read);
+    else
+        reply_nil(r);
+    reply_key(r, "lag");
+    long long lag;
+    if (stream_cg_lag(s, g, &lag))
+        reply_int(r, lag);
+    else
+        reply_nil(r);
 }
 
 /* Pending entries for XINFO STREAM FULL (at most count; 0: all): a
@@ -94,12 +98,7 @@ static void reply_groups_full(struct reply *r, const struct stream *s, long long
         reply_map_len(r, 7);
         reply_key(r, "name");
         reply_name(r, &g->named);
-        reply_key(r, "last-delivered-id");
-        reply_stream_id(r, &g->last_id);
-        reply_key(r, "entries-read");
-        reply_entries_read(r, g);
-        reply_key(r, "lag");
-        reply_lag(r, s, g);
+        reply_group_position(r, s, g);
         reply_key(r, "pel-count");
         reply_int(r, (long long)idtree_count(&g->pel));
         reply_key(r, "pending");
@@ -178,12 +177,7 @@ void cmd_xinfo_groups(struct cmd_ctx *ctx)
         reply_int(r, (long long)stream_consumer_count(g));
         reply_key(r, "pending");
         reply_int(r, (long long)idtree_count(&g->pel));
-        reply_key(r, "last-delivered-id");
-        reply_stream_id(r, &g->last_id);
-        reply_key(r, "entries-read");
-        reply_entries_read(r, g);
-        reply_key(r, "lag");
-        reply_lag(r, s, g);
+        reply_group_position(r, s, g);
     }
 }
 

@@ -101,6 +101,24 @@ static bool zset_member(const char *m, size_t len, double score, void *arg)
     return true;
 }
 
+/* Each stream entry as one XADD key id field value ... (of the batch, w
+ * and kv alone: one entry is one command). */
+static void stream_entry_xadd(const struct stream_id *id, size_t nfields, void *arg)
+{
+    struct batch *b = arg;
+    w_count(b->w, (long long)(3 + nfields * 2));
+    w_str(b->w, "XADD");
+    w_bulk(b->w, b->kv->key, b->kv->key_len);
+    w_id(b->w, id);
+}
+
+static void stream_field_args(const char *f, size_t fl, const char *v, size_t vl, void *arg)
+{
+    struct batch *b = arg;
+    w_bulk(b->w, f, fl);
+    w_bulk(b->w, v, vl);
+}
+
 /* rewriteStreamObject: the entries as XADD (an empty stream through XADD
  * MAXLEN 0), XSETID for the last ID and counters, then each group's
  * XGROUP CREATE ... ENTRIESREAD, its pending entries as XCLAIM ... JUSTID
@@ -109,24 +127,8 @@ static void write_stream(struct rdb_writer *w, const struct kv *kv)
 {
     const struct stream *s = kv->v.ptr;
     if (s->length) {
-        struct stream_iter it;
-        struct stream_id id;
-        size_t nf;
-        stream_iter_start(&it, s, NULL, NULL, false);
-        while (stream_iter_next(&it, &id, &nf)) {
-            w_count(w, (long long)(3 + nf * 2));
-            w_str(w, "XADD");
-            w_bulk(w, kv->key, kv->key_len);
-            w_id(w, &id);
-            for (size_t i = 0; i < nf; i++) {
-                const char *f, *v;
-                size_t fl, vl;
-                stream_iter_field(&it, &f, &fl, &v, &vl);
-                w_bulk(w, f, fl);
-                w_bulk(w, v, vl);
-            }
-        }
-        stream_iter_stop(&it);
+        struct batch b = {.w = w, .kv = kv};
+        stream_foreach(s, stream_entry_xadd, stream_field_args, &b);
     } else {
         w_count(w, 7);
         w_str(w, "XADD");

@@ -7,6 +7,7 @@
 #include "persist/listpack.h"
 #include "store/stream_cgroup.h"
 #include "util/clock.h"
+#include "util/varint.h"
 #include "util/xmalloc.h"
 
 struct stream_limits stream_limits = {.node_max_bytes = 4096, .node_max_entries = 100};
@@ -44,42 +45,7 @@ struct stream_node {
  * its size. */
 #define NODE_FIRST_CAP 256
 
-/* --- varints and strings ------------------------------------------------ */
-
-static size_t varint_len(uint64_t v)
-{
-    size_t n = 1;
-    while (v >= 128) {
-        v >>= 7;
-        n++;
-    }
-    return n;
-}
-
-static size_t varint_put(unsigned char *p, uint64_t v)
-{
-    size_t n = 0;
-    while (v >= 128) {
-        p[n++] = (unsigned char)(v | 128);
-        v >>= 7;
-    }
-    p[n++] = (unsigned char)v;
-    return n;
-}
-
-static uint64_t varint_get(const unsigned char **pp)
-{
-    const unsigned char *p = *pp;
-    uint64_t v = 0;
-    unsigned shift = 0;
-    while (*p & 128) {
-        v |= (uint64_t)(*p++ & 127) << shift;
-        shift += 7;
-    }
-    v |= (uint64_t)*p++ << shift;
-    *pp = p;
-    return v;
-}
+/* --- strings (util/varint.h lengths) ------------------------------------ */
 
 static size_t string_put(unsigned char *p, const char *s, size_t n)
 {
@@ -817,6 +783,25 @@ void stream_iter_stop(struct stream_iter *it)
         it->offs = it->inline_offs;
         it->ids = it->inline_ids;
     }
+}
+
+void stream_foreach(const struct stream *s, stream_entry_fn *entry, stream_field_fn *field,
+                    void *arg)
+{
+    struct stream_iter it;
+    struct stream_id id;
+    size_t nfields;
+    stream_iter_start(&it, s, NULL, NULL, false);
+    while (stream_iter_next(&it, &id, &nfields)) {
+        entry(&id, nfields, arg);
+        while (nfields--) {
+            const char *f, *v;
+            size_t fl, vl;
+            stream_iter_field(&it, &f, &fl, &v, &vl);
+            field(f, fl, v, vl, arg);
+        }
+    }
+    stream_iter_stop(&it);
 }
 
 void stream_edge_id(const struct stream *s, bool first, bool skip_tombstones, struct stream_id *out)

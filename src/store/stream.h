@@ -195,6 +195,13 @@ void stream_iter_field(struct stream_iter *it, const char **f, size_t *flen, con
                        size_t *vlen);
 void stream_iter_stop(struct stream_iter *it);
 
+/* Every live entry in ID order: entry(id, nfields, arg), then field() for
+ * each of its field/value pairs (DEBUG DIGEST, the AOF rewrite's XADDs). */
+typedef void stream_entry_fn(const struct stream_id *id, size_t nfields, void *arg);
+typedef void stream_field_fn(const char *f, size_t flen, const char *v, size_t vlen, void *arg);
+void stream_foreach(const struct stream *s, stream_entry_fn *entry, stream_field_fn *field,
+                    void *arg);
+
 /* --- raw access (RDB and DUMP, persist/rdb_stream.c) ------------------ */
 
 /* Walks the nodes as Redis's listpacks hold them: per node its master ID,

@@ -7,15 +7,9 @@
 # empty stream with a group, groups with pending entries and consumers.
 #   tests/fuzz/make_stream_seeds.sh [GOBLIN_SERVER]   (default build/goblin-core)
 set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
-goblin="${1:-$root/build/goblin-core}"
-out="$here/corpus/fuzz_stream_rdb"
-tmp=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
-mkdir -p "$out"
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_up() { for _ in $(seq 100); do redis-cli -p "$1" PING >/dev/null 2>&1 && return; sleep 0.05; done; exit 1; }
+# shellcheck source=tests/fuzz/seed_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/seed_lib.sh"
+seed_setup fuzz_stream_rdb "${1:-}"
 
 fill() {
     local c=(redis-cli -p "$1")
@@ -39,18 +33,11 @@ fill() {
     "${c[@]}" XACK groups g1 2-0 >/dev/null
 }
 
-dump_to() { # PORT KEY FILE
-    python3 - "$@" <<'PY'
-import socket, sys
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-k = sys.argv[2].encode()
-s.sendall(b"*2\r\n$4\r\nDUMP\r\n$%d\r\n%s\r\n" % (len(k), k))
-f = s.makefile("rb")
-n = int(f.readline()[1:-2])
-payload = f.read(n)
-assert payload[0] == 19
-open(sys.argv[3], "wb").write(b"\x00" + payload[1:-10])
-PY
+# dump_to PORT KEY FILE: the value's RDB bytes behind the control byte.
+dump_to() {
+    dump_payload "$1" "$2" "$tmp/payload"
+    [ "$(head -c 1 "$tmp/payload" | od -An -tu1 | tr -d ' ')" = 19 ] || exit 1
+    { printf '\0'; tail -c +2 "$tmp/payload" | head -c -10; } >"$3"
 }
 
 for server in redis goblin; do

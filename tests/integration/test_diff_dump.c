@@ -14,21 +14,6 @@
 #include "diff.h"
 #include "persist/crc64.h"
 
-/* The payload of a DUMP reply ("$N\r\n<bytes>\r\n"); *len set. */
-static char *payload_of(struct rconn *c, const char *key, size_t *len)
-{
-    rconn_send(c, "DUMP", key, NULL);
-    size_t n;
-    char *raw = rconn_read_reply(c, &n);
-    CHECKF(raw[0] == '$' && raw[1] != '-', "DUMP %s: %.40s", key, raw);
-    char *body = strstr(raw, "\r\n") + 2;
-    *len = (size_t)atol(raw + 1);
-    char *p = malloc(*len);
-    memcpy(p, body, *len);
-    free(raw);
-    return p;
-}
-
 static void restore_both(struct diff_pair *d, const char *key, const char *p, size_t len,
                          const char *opt)
 {
@@ -139,7 +124,7 @@ static void run(struct diff_pair *d)
     for (int from_goblin = 0; from_goblin < 2; from_goblin++) {
         for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
             size_t len;
-            char *p = payload_of(from_goblin ? &d->g : &d->r, all[i], &len);
+            char *p = rconn_dump_payload(from_goblin ? &d->g : &d->r, all[i], &len);
             char copy[64];
             snprintf(copy, sizeof copy, "copy:%s", all[i]);
             restore_both(d, copy, p, len, NULL);
@@ -163,7 +148,7 @@ static void run(struct diff_pair *d)
     }
 
     size_t len;
-    char *p = payload_of(&d->g, "s:emb", &len);
+    char *p = rconn_dump_payload(&d->g, "s:emb", &len);
     const char *opts[][6] = {
         {"IDLETIME", "-1"},
         {"IDLETIME", "x"},

@@ -764,20 +764,6 @@ static void random_op(void)
     }
 }
 
-/* A DUMP payload from one server's connection: the bulk's bytes. */
-static char *dump_of(struct rconn *c, const char *key, size_t *len)
-{
-    rconn_send(c, "DUMP", key, NULL);
-    size_t n;
-    char *raw = rconn_read_reply(c, &n);
-    CHECKF(raw[0] == '$' && raw[1] != '-', "DUMP %s: %.40s", key, raw);
-    *len = (size_t)atol(raw + 1);
-    char *p = malloc(*len);
-    memcpy(p, strstr(raw, "\r\n") + 2, *len);
-    free(raw);
-    return p;
-}
-
 /* Persistence of a stream both ways: each server's DUMP restores in both
  * to the same stream (XINFO STREAM FULL byte for byte: the payload fixes
  * the clock readings too), and without its groups the two DUMP payloads
@@ -794,7 +780,7 @@ static void dump_crosscheck(const char *key)
     struct rconn *from[2] = {&d.g, &d.r};
     for (int i = 0; i < 2; i++) {
         size_t len;
-        char *payload = dump_of(from[i], key, &len);
+        char *payload = rconn_dump_payload(from[i], key, &len);
         const char *argv[] = {"RESTORE", "restored", "0", payload, "REPLACE"};
         size_t lens[] = {7, 8, 1, len, 7};
         diff_check_argv(&d, 5, argv, lens);

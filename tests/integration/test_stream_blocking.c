@@ -13,62 +13,13 @@
  * does not stop the loop from serving a TCP client, and is served.
  * No wall-clock assertion: waits are bounded only to fail instead of hang.
  */
-#include <goblin/ring_client.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "testlib.h"
+#include "blocking_testutil.h"
 
 static int port;
-
-static void expect_reply_at(struct rconn *c, const char *want, int line)
-{
-    size_t n;
-    char *got = rconn_try_read_reply(c, &n, 10000);
-    CHECKF(got, "line %d: no reply, expected '%s'", line, want);
-    CHECKF(n == strlen(want) && memcmp(got, want, n) == 0, "line %d: got '%s' expected '%s'", line,
-           got, want);
-    free(got);
-}
-#define expect_reply(c, want) expect_reply_at(c, want, __LINE__)
-
-#define CALL(c, want, ...)                                                                         \
-    do {                                                                                           \
-        rconn_send(c, __VA_ARGS__, NULL);                                                          \
-        expect_reply(c, want);                                                                     \
-    } while (0)
-
-static void wait_blocked_at(struct rconn *ctl, int n, int line)
-{
-    char want[64];
-    snprintf(want, sizeof want, "blocked_clients:%d\r\n", n);
-    for (int i = 0; i < 2000; i++) {
-        char *info = rconn_call(ctl, "INFO", "clients", NULL);
-        bool ok = strstr(info, want) != NULL;
-        free(info);
-        if (ok) return;
-        usleep(5000);
-    }
-    CHECKF(false, "line %d: never reached %s", line, want);
-}
-#define wait_blocked(ctl, n) wait_blocked_at(ctl, n, __LINE__)
-
-static void no_reply_yet(struct rconn *c)
-{
-    size_t n;
-    char *got = rconn_try_read_reply(c, &n, 50);
-    CHECKF(got == NULL, "unexpected reply '%s'", got ? got : "");
-}
-
-static long long client_id(struct rconn *c)
-{
-    char *r = rconn_call(c, "CLIENT", "ID", NULL);
-    long long id = strtoll(r + 1, NULL, 10);
-    free(r);
-    return id;
-}
 
 #define ENTRY_1_1 "*2\r\n$3\r\n1-1\r\n*2\r\n$1\r\nf\r\n$1\r\nv\r\n"
 #define ENTRY_1_2 "*2\r\n$3\r\n1-2\r\n*2\r\n$1\r\nf\r\n$1\r\nw\r\n"
@@ -287,35 +238,15 @@ static void run(enum test_server_kind kind)
 }
 
 /* A reader blocked on a ring while a TCP client works, then served. */
+static void ring_wake(struct rconn *ctl)
+{
+    CALL(ctl, "$3\r\n1-1\r\n", "XADD", "rs", "1-1", "f", "v");
+}
+
 static void ring_blocked(void)
 {
-    char dir[] = "/dev/shm/goblin-stream-ring-XXXXXX";
-    CHECK(mkdtemp(dir));
-    char path[256];
-    snprintf(path, sizeof path, "%s/r.ring", dir);
-    const char *const extra[] = {"--ring", path, "64k", NULL};
-    struct test_server s;
-    test_server_start(&s, TEST_SERVER_GOBLIN, extra);
-    port = s.port;
-    struct goblin_ring *r = NULL;
-    CHECK(goblin_ring_open(path, 10000, &r) == 0);
-    const char *xread[] = {"XREAD", "BLOCK", "0", "STREAMS", "rs", "$"};
-    CHECK(goblin_ring_send_command(r, 6, xread, NULL) == 0);
-    struct rconn ctl;
-    rconn_open_tcp(&ctl, port);
-    wait_blocked(&ctl, 1);
-    for (int i = 0; i < 100; i++) CALL(&ctl, "+PONG\r\n", "PING");
-    CALL(&ctl, "$3\r\n1-1\r\n", "XADD", "rs", "1-1", "f", "v");
-    const char *reply;
-    ssize_t n = goblin_ring_read_reply(r, &reply, 10 * 1000000LL);
-    const char *want = "*1\r\n*2\r\n$2\r\nrs\r\n*1\r\n" ENTRY_1_1;
-    CHECKF(n == (ssize_t)strlen(want) && memcmp(reply, want, (size_t)n) == 0, "ring got '%.*s'",
-           (int)(n > 0 ? n : 0), n > 0 ? reply : "");
-    goblin_ring_close(r);
-    rconn_close(&ctl);
-    test_server_stop(&s);
-    unlink(path);
-    rmdir(dir);
+    const char *const xread[] = {"XREAD", "BLOCK", "0", "STREAMS", "rs", "$"};
+    blocking_ring_served(6, xread, ring_wake, "*1\r\n*2\r\n$2\r\nrs\r\n*1\r\n" ENTRY_1_1);
 }
 
 int main(void)
