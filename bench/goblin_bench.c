@@ -421,6 +421,7 @@ int main(int argc, char **argv)
     struct options o;
     parse_options(argc, argv, &o);
     struct run r = {.o = &o, .progress = isatty(STDERR_FILENO)};
+    r.state.per_op = o.warmup + o.samples;
 
     r.transport = bench_transport_find(o.transport);
     if (!r.transport) usage_error("--transport: unknown transport '%s'", o.transport);

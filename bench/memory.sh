@@ -9,6 +9,10 @@
 #   set-str one set of N short strings    (SADD s <16-byte member>)
 #   list-int  one list of N integers      (RPUSH l 0, RPUSH l 1, ... RPUSH l N-1)
 #   list-str  one list of N strings       (RPUSH l <16-byte string>)
+#   stream1   one stream of N entries      (XADD s * <16-byte field> <16-byte value>; the
+#             field name is the same in every entry, the value differs)
+#   stream5   one stream of N entries of five pairs (five fixed 16-byte field names,
+#             five distinct 16-byte values per entry)
 #
 # For every workload and server a fresh server process is started, its
 # VmRSS read from /proc/<pid>/status when idle, the workload loaded through
@@ -66,6 +70,12 @@ generate() {
                 printf "*3\r\n$5\r\nRPUSH\r\n$1\r\nl\r\n$%d\r\n%d\r\n", length(i ""), i
             } else if (kind == "list-str") {
                 printf "*3\r\n$5\r\nRPUSH\r\n$1\r\nl\r\n$16\r\ne%015d\r\n", i
+            } else if (kind == "stream1") {
+                printf "*5\r\n$4\r\nXADD\r\n$1\r\ns\r\n$1\r\n*\r\n$16\r\nfield-name-00001\r\n$16\r\nv%015d\r\n", i
+            } else if (kind == "stream5") {
+                printf "*13\r\n$4\r\nXADD\r\n$1\r\ns\r\n$1\r\n*\r\n"
+                for (f = 1; f <= 5; f++)
+                    printf "$16\r\nfield-name-0000%d\r\n$16\r\nv%d%014d\r\n", f, f, i
             } else if (kind == "hash") {
                 printf "*4\r\n$4\r\nHSET\r\n$1\r\nh\r\n$16\r\nf%015d\r\n$16\r\nv%015d\r\n", i, i
             } else {
@@ -82,6 +92,7 @@ count_of() {
     list-*) "$REDIS_CLI" -p "$SERVER_PORT" LLEN l ;;
     string) "$REDIS_CLI" -p "$SERVER_PORT" DBSIZE ;;
     set-*) "$REDIS_CLI" -p "$SERVER_PORT" SCARD s ;;
+    stream*) "$REDIS_CLI" -p "$SERVER_PORT" XLEN s ;;
     esac
 }
 
@@ -105,7 +116,7 @@ measure() {
 
 emit echo "memory.sh: N=$N, goblin-core $GOBLIN_SERVER, redis-server $("$REDIS_SERVER" --version | awk '{ sub("v=", "", $3); print $3 }')"
 emit printf '%-8s %12s %12s %8s\n' workload goblin-core redis-server ratio
-for workload in ${WORKLOADS:-zset hash string set-int set-str list-int list-str}; do
+for workload in ${WORKLOADS:-zset hash string set-int set-str list-int list-str stream1 stream5}; do
     generate "$workload" >"$WORK/$workload.resp"
     g=$(measure goblin "$workload")
     r=$(measure redis "$workload")

@@ -25,8 +25,8 @@ static const double scores[2] = {1, 2};
 static const char echo_message[] = "*1\r\n$4\r\nPING\r\n";
 
 static const char *const op_names[BENCH_OP_COUNT] = {
-    "PING",   "SET",  "GET",   "HSET",    "HGET", "ZADD",  "ZSCORE",
-    "PUBSUB", "ECHO", "MULTI", "EVALSHA", "EVAL", "FCALL",
+    "PING", "SET",   "GET",     "HSET", "HGET",  "ZADD", "ZSCORE",     "PUBSUB",
+    "ECHO", "MULTI", "EVALSHA", "EVAL", "FCALL", "XADD", "XREADGROUP",
 };
 
 /* EVALSHA's one-call script and its SHA1 (what SCRIPT LOAD answers). */
@@ -55,9 +55,11 @@ int bench_ops_parse(const char *list, enum bench_op_id *ops, char *err, size_t e
         for (int i = 0; i < BENCH_OP_COUNT; i++)
             if (strlen(op_names[i]) == len && strncasecmp(op_names[i], p, len) == 0) found = i;
         if (found < 0) {
-            snprintf(err, err_cap,
-                     "--ops: unknown operation '%.*s' (known: %s,ECHO,MULTI,EVALSHA,EVAL,FCALL)",
-                     (int)len, p, BENCH_OPS_DEFAULT);
+            snprintf(
+                err, err_cap,
+                "--ops: unknown operation '%.*s' (known: %s,ECHO,MULTI,EVALSHA,EVAL,FCALL,XADD,"
+                "XREADGROUP)",
+                (int)len, p, BENCH_OPS_DEFAULT);
             return -1;
         }
         for (int i = 0; i < count; i++) {
@@ -93,6 +95,10 @@ enum bench_fixture bench_op_fixture(enum bench_op_id op)
     case BENCH_OP_ZADD:
     case BENCH_OP_ZSCORE:
         return BENCH_FIXTURE_ZSET;
+    case BENCH_OP_XADD:
+        return BENCH_FIXTURE_XADD;
+    case BENCH_OP_XREADGROUP:
+        return BENCH_FIXTURE_XREAD;
     default:
         return BENCH_FIXTURE_NONE;
     }
@@ -104,10 +110,11 @@ bool bench_op_needs_subscriber(enum bench_op_id op)
 }
 
 /* Encodes argv as a request into step. */
-static int step_request(struct bench_step *step, const struct bench_wire *wire, int argc,
+static int step_request(struct bench_step *step, const struct bench_wire *wire,
+                        int argc, /* argc <= 16 */
                         const char *const *argv)
 {
-    size_t lens[8];
+    size_t lens[16];
     for (int i = 0; i < argc; i++) lens[i] = strlen(argv[i]);
     int n = wire->encode_command(step->request, sizeof step->request, argc, argv, lens);
     step->request_len = n < 0 ? 0 : (size_t)n;
@@ -234,10 +241,43 @@ static int step_build(enum bench_op_id op, const struct bench_wire *wire, unsign
         if (step_request(step, wire, 4, argv) < 0) return -1;
         return step_reply(step, wire->encode_bulk(reply, cap, values[v], VALUE_LEN));
     }
+    case BENCH_OP_XADD:
+    case BENCH_OP_XREADGROUP:
     case BENCH_OP_COUNT:
-        break;
+        break; /* generated per sample: bench_plan_step */
     }
     return -1;
+}
+
+#define STREAM_FIELD "field-0"
+#define STREAM_GROUP "goblin-bench"
+#define STREAM_CONSUMER "c"
+
+int bench_plan_step(const struct bench_plan *plan, uint64_t k, struct bench_step *step)
+{
+    char id[48];
+    uint64_t n = plan->base + k + 1;
+    step->delivery_len = 0;
+    step->replies = 1;
+    if (plan->generated == BENCH_OP_XADD) {
+        snprintf(id, sizeof id, "%llu-1", (unsigned long long)n);
+        const char *argv[] = {"XADD", BENCH_KEY_XADD, id, STREAM_FIELD, values[k % 2]};
+        if (step_request(step, plan->wire, 5, argv) < 0) return -1;
+        return step_reply(step,
+                          plan->wire->encode_bulk(step->reply, sizeof step->reply, id, strlen(id)));
+    }
+    /* XREADGROUP: the nested arrays are RESP's (the op is RESP-only). */
+    const char *argv[] = {"XREADGROUP",    "GROUP",         STREAM_GROUP,
+                          STREAM_CONSUMER, "COUNT",         "1",
+                          "STREAMS",       BENCH_KEY_XREAD, ">"};
+    if (step_request(step, plan->wire, 9, argv) < 0) return -1;
+    snprintf(id, sizeof id, "%llu-0", (unsigned long long)n);
+    int len = snprintf(step->reply, sizeof step->reply,
+                       "*1\r\n*2\r\n$%zu\r\n%s\r\n*1\r\n*2\r\n$%zu\r\n%s\r\n*2\r\n$%zu\r\n%s\r\n"
+                       "$%d\r\n%s\r\n",
+                       strlen(BENCH_KEY_XREAD), BENCH_KEY_XREAD, strlen(id), id,
+                       strlen(STREAM_FIELD), STREAM_FIELD, VALUE_LEN, values[n % 2]);
+    return step_reply(step, len > 0 && (size_t)len < sizeof step->reply ? len : -1);
 }
 
 /* The model's current value index of the fixture op works on. */
@@ -264,6 +304,16 @@ static bool op_alternates(enum bench_op_id op)
 int bench_plan_build(enum bench_op_id op, const struct bench_wire *wire,
                      const struct bench_fixture_state *state, struct bench_plan *plan)
 {
+    plan->generated = BENCH_OP_COUNT;
+    plan->wire = wire;
+    if (op == BENCH_OP_XADD || op == BENCH_OP_XREADGROUP) {
+        if (op == BENCH_OP_XREADGROUP && strcmp(wire->name, "resp") != 0) return -1;
+        plan->generated = op;
+        plan->base = op == BENCH_OP_XADD ? state->xadd_next : state->xread_next;
+        plan->count = 1;
+        plan->first = 0;
+        return 0;
+    }
     struct bench_fixture_state copy = *state;
     unsigned *slot = fixture_slot(op, &copy);
     unsigned current = slot ? *slot : 0;
@@ -285,6 +335,8 @@ int bench_plan_build(enum bench_op_id op, const struct bench_wire *wire,
 void bench_fixture_advance(enum bench_op_id op, const struct bench_plan *plan, uint64_t total,
                            struct bench_fixture_state *state)
 {
+    if (op == BENCH_OP_XADD) state->xadd_next += total;
+    if (op == BENCH_OP_XREADGROUP) state->xread_next += total;
     unsigned *slot = fixture_slot(op, state);
     if (!slot || !op_alternates(op) || total == 0) return;
     *slot = (unsigned)((plan->first + total - 1) % plan->count);
@@ -342,13 +394,49 @@ static int seed_zset(struct bench_conn *conn, const struct bench_wire *wire)
     return bench_call(conn, wire, "fixture ZADD", 2 + 2 * ZSET_MEMBERS, zadd, expected, (size_t)n);
 }
 
+/* XREADGROUP's stream: a group at 0-0 and `n` entries k-0 (k = 1..n),
+ * value alternating as its replies expect, loaded in pipelined batches. */
+static int seed_xread(struct bench_conn *conn, const struct bench_wire *wire, uint64_t n)
+{
+    const char *create[] = {"XGROUP", "CREATE", BENCH_KEY_XREAD, STREAM_GROUP, "0", "MKSTREAM"};
+    if (bench_call(conn, wire, "fixture XGROUP CREATE", 6, create, NULL, 0) < 0) return -1;
+    static char batch[256 * 100];
+    for (uint64_t k = 1; k <= n;) {
+        size_t used = 0;
+        unsigned in_batch = 0;
+        for (; in_batch < 100 && k <= n; in_batch++, k++) {
+            char id[48];
+            snprintf(id, sizeof id, "%llu-0", (unsigned long long)k);
+            const char *argv[] = {"XADD", BENCH_KEY_XREAD, id, STREAM_FIELD, values[k % 2]};
+            size_t lens[5];
+            for (int i = 0; i < 5; i++) lens[i] = strlen(argv[i]);
+            int len = wire->encode_command(batch + used, sizeof batch - used, 5, argv, lens);
+            if (len < 0) return -1;
+            used += (size_t)len;
+        }
+        if (conn->transport->send(conn, batch, used) != 0) {
+            fprintf(stderr, "goblin-bench: fixture XADD: %s\n", conn->error);
+            return -1;
+        }
+        for (unsigned i = 0; i < in_batch; i++) {
+            long long got = bench_conn_read_reply(conn, wire->frame);
+            if (got < 0 || wire->is_error(conn->rx, (size_t)got)) {
+                fprintf(stderr, "goblin-bench: fixture XADD failed\n");
+                return -1;
+            }
+            bench_conn_consume(conn, (size_t)got);
+        }
+    }
+    return 0;
+}
+
 int bench_fixture_seed(struct bench_conn *conn, const struct bench_wire *wire,
                        enum bench_fixture fixture, struct bench_fixture_state *state)
 {
     static const char *const keys[BENCH_FIXTURE_COUNT] = {
-        [BENCH_FIXTURE_STRING] = BENCH_KEY_STRING,
-        [BENCH_FIXTURE_HASH] = BENCH_KEY_HASH,
-        [BENCH_FIXTURE_ZSET] = BENCH_KEY_ZSET,
+        [BENCH_FIXTURE_STRING] = BENCH_KEY_STRING, [BENCH_FIXTURE_HASH] = BENCH_KEY_HASH,
+        [BENCH_FIXTURE_ZSET] = BENCH_KEY_ZSET,     [BENCH_FIXTURE_XADD] = BENCH_KEY_XADD,
+        [BENCH_FIXTURE_XREAD] = BENCH_KEY_XREAD,
     };
     if (fixture == BENCH_FIXTURE_NONE || fixture >= BENCH_FIXTURE_COUNT) return 0;
     /* Whatever the key held before (another type, another size) goes. */
@@ -366,6 +454,13 @@ int bench_fixture_seed(struct bench_conn *conn, const struct bench_wire *wire,
     case BENCH_FIXTURE_ZSET:
         if (seed_zset(conn, wire) < 0) return -1;
         state->zset_score = 0;
+        break;
+    case BENCH_FIXTURE_XADD:
+        state->xadd_next = 0; /* the stream is created by the first sample */
+        break;
+    case BENCH_FIXTURE_XREAD:
+        if (seed_xread(conn, wire, state->per_op) < 0) return -1;
+        state->xread_next = 0;
         break;
     default:
         break;

@@ -28,6 +28,14 @@
  *   FCALL   FCALL of goblin_bench_get, a function doing the same GET
  *           (library goblinbench, FUNCTION LOAD REPLACE before the first
  *           FCALL)             -> the current value
+ * and two stream operations (RESP only), each sample with its own ID so
+ * the exact reply is known in advance:
+ *   XADD    XADD of one 16-byte field/value pair with the explicit ID k-1
+ *           (k counting samples) to a stream of its own -> that ID
+ *   XREADGROUP  XREADGROUP GROUP g c COUNT 1 STREAMS key > on a stream
+ *           preloaded with one entry per operation (IDs k-0): each sample
+ *           is delivered the next entry, which becomes pending
+ *           -> [[key, [[k-0, [field, value]]]]]
  * and the floor operation
  *   ECHO    a RESP PING's bytes sent to a plain echo server (echo_floor.c),
  *           which must come back unchanged
@@ -66,6 +74,8 @@ enum bench_op_id {
     BENCH_OP_EVALSHA,
     BENCH_OP_EVAL,
     BENCH_OP_FCALL,
+    BENCH_OP_XADD,
+    BENCH_OP_XREADGROUP,
     BENCH_OP_COUNT
 };
 
@@ -77,12 +87,18 @@ enum bench_op_id {
 #define BENCH_KEY_HASH "goblin-bench:hash"
 #define BENCH_KEY_ZSET "goblin-bench:zset"
 #define BENCH_CHANNEL "goblin-bench:channel"
+#define BENCH_KEY_XADD "goblin-bench:xadd"
+#define BENCH_KEY_XREAD "goblin-bench:xread"
 
 /* Index (0 or 1) of the value each fixture holds now. */
 struct bench_fixture_state {
     unsigned string_value;
     unsigned hash_value;
     unsigned zset_score;
+    uint64_t xadd_next;  /* XADD: samples done on its stream (the next ID is this + 1) */
+    uint64_t xread_next; /* XREADGROUP: entries delivered so far */
+    uint64_t per_op; /* operations per distribution (warmup + samples): what XREADGROUP's stream is
+                        loaded with */
 };
 
 #define BENCH_STEP_CAP 256
@@ -104,7 +120,16 @@ struct bench_plan {
     struct bench_step steps[2];
     unsigned count;
     unsigned first;
+    /* Ops whose every sample differs (the stream ops): the step of
+     * operation k is built by bench_plan_step() before it is timed. */
+    enum bench_op_id generated; /* BENCH_OP_COUNT: none */
+    uint64_t base;
+    const struct bench_wire *wire;
 };
+
+/* The step of operation k of a generated plan, built into *step (outside
+ * the timed region); -1 if it does not fit (a bug). */
+int bench_plan_step(const struct bench_plan *plan, uint64_t k, struct bench_step *step);
 
 /* Name of an op ("PING", ...). */
 const char *bench_op_name(enum bench_op_id op);
@@ -120,6 +145,8 @@ enum bench_fixture {
     BENCH_FIXTURE_STRING,
     BENCH_FIXTURE_HASH,
     BENCH_FIXTURE_ZSET,
+    BENCH_FIXTURE_XADD,
+    BENCH_FIXTURE_XREAD,
     BENCH_FIXTURE_COUNT
 };
 

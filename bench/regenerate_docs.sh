@@ -8,6 +8,7 @@
 #   fanout.out                       bench/report_fanout.py     (report.md)
 #   memory.out in a *-memory dir     bench/report_memory.py     (report.md)
 #   runs/*/aggregate.csv             bench/report_interleaved.py (report.md)
+#   depth1-goblin-tcp.txt + raw/     bench/report_streams.py    (report.md)
 #   raw/*.csv + metadata.txt         bench/report_redis_benchmark.py (report.md)
 #     ("report: twemproxy" in it)    bench/report_twemproxy.py (report.md)
 #     ("report: geo" in it)          bench/report_geo.py        (report.md)
@@ -61,6 +62,8 @@ for dir in "$DOCS"/benchmarks/*/; do
         python3 "$ROOT/bench/report_sbe_auth.py" "$dir"
     elif [ -d "$dir/raw" ] && grep -q '^report: geo' "$dir/metadata.txt" 2>/dev/null; then
         python3 "$ROOT/bench/report_geo.py" "$dir"
+    elif [ -f "$dir/depth1-goblin-tcp.txt" ] && [ -d "$dir/raw" ]; then
+        python3 "$ROOT/bench/report_streams.py" "$dir"
     elif [ -d "$dir/raw" ] && grep -q '^report: twemproxy' "$dir/metadata.txt" 2>/dev/null; then
         python3 "$ROOT/bench/report_twemproxy.py" "$dir"
     elif [ -d "$dir/raw" ] && [ -f "$dir/metadata.txt" ]; then

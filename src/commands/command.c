@@ -38,7 +38,7 @@ static struct command *const families[] = {
     set_commands,           bitmap_commands,  sort_commands,    persist_commands, list_commands,
     multi_commands,         cluster_commands, migrate_commands, hll_commands,     script_commands,
     function_commands,      slowlog_commands, monitor_commands, latency_commands, geo_commands,
-    lolwut_commands,        module_commands,  memory_commands,
+    lolwut_commands,        module_commands,  memory_commands,  stream_commands,
 };
 
 /* Open-addressing index of top-level commands by name, the hash folding
@@ -338,7 +338,7 @@ static inline __attribute__((always_inline)) void command_run(struct cmd_ctx *ct
         if (__builtin_expect(command_hooks != 0, 0)) command_run_hooks(ctx);
     }
     if (frame.active) propagate_end(&frame, ctx);
-    cmd->calls++;
+    cmd->calls += !ctx->rerun;
     if (reply_error_count != errors_before) cmd->failed_calls++;
     stats.commands_processed++;
 }
@@ -599,6 +599,7 @@ void command_dispatch(const struct cmd_request *req)
         .argv_len = req->argv_len,
         .owned = req->owned,
         .cmd = cmd,
+        .rerun = req->rerun,
     };
     *req->last_command = cmd->full_name;
     if (typed) stats.typed_calls++;

@@ -81,6 +81,9 @@ struct cmd_request {
     /* A typed call (binary wires, commands/typed_call.h): the command is
      * its op's, argc/argv are its byte slots; NULL for a text request. */
     const struct typed_call *typed;
+    /* A blocked command run again (conn_blocked.c): its call was counted
+     * when it blocked, as Redis counts a blocked command once. */
+    bool rerun;
 };
 
 struct cmd_ctx {
@@ -97,6 +100,7 @@ struct cmd_ctx {
     /* Inside EXEC (later: a script): a blocking command must not block but
      * act as its non-blocking form (BLPOP answers nil at once). */
     bool deny_blocking;
+    bool rerun; /* cmd_request.rerun: not counted in calls again */
 };
 
 typedef void command_fn(struct cmd_ctx *ctx);
@@ -288,5 +292,6 @@ extern struct command geo_commands[];
 extern struct command lolwut_commands[];
 extern struct command module_commands[];
 extern struct command memory_commands[];
+extern struct command stream_commands[];
 
 #endif

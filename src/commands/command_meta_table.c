@@ -4215,6 +4215,471 @@ static const struct meta_node docs_watch[] = {
 static const struct key_spec keys_watch[] = {
     {.flags = KEY_SPEC_RO, .begin = KEY_BEGIN_INDEX, .index = 1, .find = KEY_FIND_RANGE, .lastkey = -1, .keystep = 1, .limit = 0},
 };
+static const struct meta_node info_xack[] = {
+    B("xack"), I(-4), T(2), S("write"), S("fast"), I(1), I(1), I(1), T(3), S("@write"),
+    S("@stream"), S("@fast"), T(0), T(1), M(3), B("flags"), T(2), S("RW"), S("update"),
+    B("begin_search"), M(2), B("type"), B("index"), B("spec"), M(1), B("index"), I(1),
+    B("find_keys"), M(2), B("type"), B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"),
+    I(1), B("limit"), I(0),
+};
+static const struct meta_node docs_xack[] = {
+    B("summary"),
+    B("Marks a pending message as correctly processed, effectively removing it from the pending entries list of the consumer group. Return value of the command is the number of messages successfully acknowledged, that is, the IDs we were actually able to resolve in the PEL."),
+    B("since"), B("5.0.0"), B("group"), B("stream"), B("complexity"),
+    B("O(1) for each message ID processed."), B("arguments"), A(3), M(3), B("name"), B("key"),
+    B("type"), B("key"), B("key_spec_index"), I(0), M(2), B("name"), B("group"), B("type"),
+    B("string"), M(3), B("name"), B("id"), B("type"), B("string"), B("flags"), T(1), S("multiple"),
+};
+static const struct key_spec keys_xack[] = {
+    {.flags = KEY_SPEC_RW | KEY_SPEC_UPDATE, .begin = KEY_BEGIN_INDEX, .index = 1, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_xadd[] = {
+    B("xadd"), I(-5), T(3), S("write"), S("denyoom"), S("fast"), I(1), I(1), I(1), T(3),
+    S("@write"), S("@stream"), S("@fast"), T(1), B("nondeterministic_output"), T(1), M(4),
+    B("notes"), B("UPDATE instead of INSERT because of the optional trimming feature"), B("flags"),
+    T(2), S("RW"), S("update"), B("begin_search"), M(2), B("type"), B("index"), B("spec"), M(1),
+    B("index"), I(1), B("find_keys"), M(2), B("type"), B("range"), B("spec"), M(3), B("lastkey"),
+    I(0), B("keystep"), I(1), B("limit"), I(0),
+};
+static const struct meta_node docs_xadd[] = {
+    B("summary"), B("Appends a new entry to a stream"), B("since"), B("5.0.0"), B("group"),
+    B("stream"), B("complexity"),
+    B("O(1) when adding a new entry, O(N) when trimming where N being the number of entries evicted."),
+    B("history"), T(2), A(2), B("6.2.0"),
+    B("Added the `NOMKSTREAM` option, `MINID` trimming strategy and the `LIMIT` option."), A(2),
+    B("7.0.0"), B("Added support for the `<ms>-*` explicit ID form."), B("arguments"), A(5), M(3),
+    B("name"), B("key"), B("type"), B("key"), B("key_spec_index"), I(0), M(5), B("name"),
+    B("nomkstream"), B("type"), B("pure-token"), B("token"), B("NOMKSTREAM"), B("since"),
+    B("6.2.0"), B("flags"), T(1), S("optional"), M(4), B("name"), B("trim"), B("type"), B("block"),
+    B("flags"), T(1), S("optional"), B("arguments"), A(4), M(3), B("name"), B("strategy"),
+    B("type"), B("oneof"), B("arguments"), A(2), M(3), B("name"), B("maxlen"), B("type"),
+    B("pure-token"), B("token"), B("MAXLEN"), M(4), B("name"), B("minid"), B("type"),
+    B("pure-token"), B("token"), B("MINID"), B("since"), B("6.2.0"), M(4), B("name"), B("operator"),
+    B("type"), B("oneof"), B("flags"), T(1), S("optional"), B("arguments"), A(2), M(3), B("name"),
+    B("equal"), B("type"), B("pure-token"), B("token"), B("="), M(3), B("name"), B("approximately"),
+    B("type"), B("pure-token"), B("token"), B("~"), M(2), B("name"), B("threshold"), B("type"),
+    B("string"), M(5), B("name"), B("count"), B("type"), B("integer"), B("token"), B("LIMIT"),
+    B("since"), B("6.2.0"), B("flags"), T(1), S("optional"), M(3), B("name"), B("id_or_auto"),
+    B("type"), B("oneof"), B("arguments"), A(2), M(3), B("name"), B("auto_id"), B("type"),
+    B("pure-token"), B("token"), B("*"), M(2), B("name"), B("id"), B("type"), B("string"), M(4),
+    B("name"), B("field_value"), B("type"), B("block"), B("flags"), T(1), S("multiple"),
+    B("arguments"), A(2), M(2), B("name"), B("field"), B("type"), B("string"), M(2), B("name"),
+    B("value"), B("type"), B("string"),
+};
+static const struct key_spec keys_xadd[] = {
+    {.flags = KEY_SPEC_RW | KEY_SPEC_UPDATE, .begin = KEY_BEGIN_INDEX, .index = 1, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_xautoclaim[] = {
+    B("xautoclaim"), I(-6), T(2), S("write"), S("fast"), I(1), I(1), I(1), T(3), S("@write"),
+    S("@stream"), S("@fast"), T(1), B("nondeterministic_output"), T(1), M(3), B("flags"), T(2),
+    S("RW"), S("delete"), B("begin_search"), M(2), B("type"), B("index"), B("spec"), M(1),
+    B("index"), I(1), B("find_keys"), M(2), B("type"), B("range"), B("spec"), M(3), B("lastkey"),
+    I(0), B("keystep"), I(1), B("limit"), I(0),
+};
+static const struct meta_node docs_xautoclaim[] = {
+    B("summary"),
+    B("Changes (or acquires) ownership of messages in a consumer group, as if the messages were delivered to the specified consumer."),
+    B("since"), B("6.2.0"), B("group"), B("stream"), B("complexity"), B("O(1) if COUNT is small."),
+    B("history"), T(1), A(2), B("7.0.0"),
+    B("Added an element to the reply array, containing deleted entries the command cleared from the PEL"),
+    B("arguments"), A(7), M(3), B("name"), B("key"), B("type"), B("key"), B("key_spec_index"), I(0),
+    M(2), B("name"), B("group"), B("type"), B("string"), M(2), B("name"), B("consumer"), B("type"),
+    B("string"), M(2), B("name"), B("min-idle-time"), B("type"), B("string"), M(2), B("name"),
+    B("start"), B("type"), B("string"), M(4), B("name"), B("count"), B("type"), B("integer"),
+    B("token"), B("COUNT"), B("flags"), T(1), S("optional"), M(4), B("name"), B("justid"),
+    B("type"), B("pure-token"), B("token"), B("JUSTID"), B("flags"), T(1), S("optional"),
+};
+static const struct key_spec keys_xautoclaim[] = {
+    {.flags = KEY_SPEC_RW | KEY_SPEC_DELETE, .begin = KEY_BEGIN_INDEX, .index = 1, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_xclaim[] = {
+    B("xclaim"), I(-6), T(2), S("write"), S("fast"), I(1), I(1), I(1), T(3), S("@write"),
+    S("@stream"), S("@fast"), T(1), B("nondeterministic_output"), T(1), M(3), B("flags"), T(2),
+    S("RW"), S("update"), B("begin_search"), M(2), B("type"), B("index"), B("spec"), M(1),
+    B("index"), I(1), B("find_keys"), M(2), B("type"), B("range"), B("spec"), M(3), B("lastkey"),
+    I(0), B("keystep"), I(1), B("limit"), I(0),
+};
+static const struct meta_node docs_xclaim[] = {
+    B("summary"),
+    B("Changes (or acquires) ownership of a message in a consumer group, as if the message was delivered to the specified consumer."),
+    B("since"), B("5.0.0"), B("group"), B("stream"), B("complexity"),
+    B("O(log N) with N being the number of messages in the PEL of the consumer group."),
+    B("arguments"), A(11), M(3), B("name"), B("key"), B("type"), B("key"), B("key_spec_index"),
+    I(0), M(2), B("name"), B("group"), B("type"), B("string"), M(2), B("name"), B("consumer"),
+    B("type"), B("string"), M(2), B("name"), B("min-idle-time"), B("type"), B("string"), M(3),
+    B("name"), B("id"), B("type"), B("string"), B("flags"), T(1), S("multiple"), M(4), B("name"),
+    B("ms"), B("type"), B("integer"), B("token"), B("IDLE"), B("flags"), T(1), S("optional"), M(4),
+    B("name"), B("unix-time-milliseconds"), B("type"), B("unix-time"), B("token"), B("TIME"),
+    B("flags"), T(1), S("optional"), M(4), B("name"), B("count"), B("type"), B("integer"),
+    B("token"), B("RETRYCOUNT"), B("flags"), T(1), S("optional"), M(4), B("name"), B("force"),
+    B("type"), B("pure-token"), B("token"), B("FORCE"), B("flags"), T(1), S("optional"), M(4),
+    B("name"), B("justid"), B("type"), B("pure-token"), B("token"), B("JUSTID"), B("flags"), T(1),
+    S("optional"), M(4), B("name"), B("id"), B("type"), B("string"), B("token"), B("LASTID"),
+    B("flags"), T(1), S("optional"),
+};
+static const struct key_spec keys_xclaim[] = {
+    {.flags = KEY_SPEC_RW | KEY_SPEC_UPDATE, .begin = KEY_BEGIN_INDEX, .index = 1, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_xdel[] = {
+    B("xdel"), I(-3), T(2), S("write"), S("fast"), I(1), I(1), I(1), T(3), S("@write"),
+    S("@stream"), S("@fast"), T(0), T(1), M(3), B("flags"), T(2), S("RW"), S("delete"),
+    B("begin_search"), M(2), B("type"), B("index"), B("spec"), M(1), B("index"), I(1),
+    B("find_keys"), M(2), B("type"), B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"),
+    I(1), B("limit"), I(0),
+};
+static const struct meta_node docs_xdel[] = {
+    B("summary"),
+    B("Removes the specified entries from the stream. Returns the number of items actually deleted, that may be different from the number of IDs passed in case certain IDs do not exist."),
+    B("since"), B("5.0.0"), B("group"), B("stream"), B("complexity"),
+    B("O(1) for each single item to delete in the stream, regardless of the stream size."),
+    B("arguments"), A(2), M(3), B("name"), B("key"), B("type"), B("key"), B("key_spec_index"), I(0),
+    M(3), B("name"), B("id"), B("type"), B("string"), B("flags"), T(1), S("multiple"),
+};
+static const struct key_spec keys_xdel[] = {
+    {.flags = KEY_SPEC_RW | KEY_SPEC_DELETE, .begin = KEY_BEGIN_INDEX, .index = 1, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_xgroup[] = {
+    B("xgroup"), I(-2), T(0), I(0), I(0), I(0), T(1), S("@slow"), T(0), T(0),
+};
+static const struct meta_node docs_xgroup[] = {
+    B("summary"), B("A container for consumer groups commands"), B("since"), B("5.0.0"), B("group"),
+    B("stream"), B("complexity"), B("Depends on subcommand."),
+};
+static const struct meta_node info_xgroup_create[] = {
+    B("xgroup|create"), I(-5), T(2), S("write"), S("denyoom"), I(2), I(2), I(1), T(3), S("@write"),
+    S("@stream"), S("@slow"), T(0), T(1), M(3), B("flags"), T(2), S("RW"), S("insert"),
+    B("begin_search"), M(2), B("type"), B("index"), B("spec"), M(1), B("index"), I(2),
+    B("find_keys"), M(2), B("type"), B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"),
+    I(1), B("limit"), I(0),
+};
+static const struct meta_node docs_xgroup_create[] = {
+    B("summary"), B("Create a consumer group."), B("since"), B("5.0.0"), B("group"), B("stream"),
+    B("complexity"), B("O(1)"), B("history"), T(1), A(2), B("7.0.0"),
+    B("Added the `entries_read` named argument."), B("arguments"), A(5), M(3), B("name"), B("key"),
+    B("type"), B("key"), B("key_spec_index"), I(0), M(2), B("name"), B("groupname"), B("type"),
+    B("string"), M(3), B("name"), B("id"), B("type"), B("oneof"), B("arguments"), A(2), M(2),
+    B("name"), B("id"), B("type"), B("string"), M(3), B("name"), B("new_id"), B("type"),
+    B("pure-token"), B("token"), B("$"), M(4), B("name"), B("mkstream"), B("type"), B("pure-token"),
+    B("token"), B("MKSTREAM"), B("flags"), T(1), S("optional"), M(4), B("name"), B("entries_read"),
+    B("type"), B("integer"), B("token"), B("ENTRIESREAD"), B("flags"), T(1), S("optional"),
+};
+static const struct key_spec keys_xgroup_create[] = {
+    {.flags = KEY_SPEC_RW | KEY_SPEC_INSERT, .begin = KEY_BEGIN_INDEX, .index = 2, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_xgroup_createconsumer[] = {
+    B("xgroup|createconsumer"), I(5), T(2), S("write"), S("denyoom"), I(2), I(2), I(1), T(3),
+    S("@write"), S("@stream"), S("@slow"), T(0), T(1), M(3), B("flags"), T(2), S("RW"), S("insert"),
+    B("begin_search"), M(2), B("type"), B("index"), B("spec"), M(1), B("index"), I(2),
+    B("find_keys"), M(2), B("type"), B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"),
+    I(1), B("limit"), I(0),
+};
+static const struct meta_node docs_xgroup_createconsumer[] = {
+    B("summary"), B("Create a consumer in a consumer group."), B("since"), B("6.2.0"), B("group"),
+    B("stream"), B("complexity"), B("O(1)"), B("arguments"), A(3), M(3), B("name"), B("key"),
+    B("type"), B("key"), B("key_spec_index"), I(0), M(2), B("name"), B("groupname"), B("type"),
+    B("string"), M(2), B("name"), B("consumername"), B("type"), B("string"),
+};
+static const struct key_spec keys_xgroup_createconsumer[] = {
+    {.flags = KEY_SPEC_RW | KEY_SPEC_INSERT, .begin = KEY_BEGIN_INDEX, .index = 2, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_xgroup_delconsumer[] = {
+    B("xgroup|delconsumer"), I(5), T(1), S("write"), I(2), I(2), I(1), T(3), S("@write"),
+    S("@stream"), S("@slow"), T(0), T(1), M(3), B("flags"), T(2), S("RW"), S("delete"),
+    B("begin_search"), M(2), B("type"), B("index"), B("spec"), M(1), B("index"), I(2),
+    B("find_keys"), M(2), B("type"), B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"),
+    I(1), B("limit"), I(0),
+};
+static const struct meta_node docs_xgroup_delconsumer[] = {
+    B("summary"), B("Delete a consumer from a consumer group."), B("since"), B("5.0.0"), B("group"),
+    B("stream"), B("complexity"), B("O(1)"), B("arguments"), A(3), M(3), B("name"), B("key"),
+    B("type"), B("key"), B("key_spec_index"), I(0), M(2), B("name"), B("groupname"), B("type"),
+    B("string"), M(2), B("name"), B("consumername"), B("type"), B("string"),
+};
+static const struct key_spec keys_xgroup_delconsumer[] = {
+    {.flags = KEY_SPEC_RW | KEY_SPEC_DELETE, .begin = KEY_BEGIN_INDEX, .index = 2, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_xgroup_destroy[] = {
+    B("xgroup|destroy"), I(4), T(1), S("write"), I(2), I(2), I(1), T(3), S("@write"), S("@stream"),
+    S("@slow"), T(0), T(1), M(3), B("flags"), T(2), S("RW"), S("delete"), B("begin_search"), M(2),
+    B("type"), B("index"), B("spec"), M(1), B("index"), I(2), B("find_keys"), M(2), B("type"),
+    B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"), I(1), B("limit"), I(0),
+};
+static const struct meta_node docs_xgroup_destroy[] = {
+    B("summary"), B("Destroy a consumer group."), B("since"), B("5.0.0"), B("group"), B("stream"),
+    B("complexity"),
+    B("O(N) where N is the number of entries in the group's pending entries list (PEL)."),
+    B("arguments"), A(2), M(3), B("name"), B("key"), B("type"), B("key"), B("key_spec_index"), I(0),
+    M(2), B("name"), B("groupname"), B("type"), B("string"),
+};
+static const struct key_spec keys_xgroup_destroy[] = {
+    {.flags = KEY_SPEC_RW | KEY_SPEC_DELETE, .begin = KEY_BEGIN_INDEX, .index = 2, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_xgroup_help[] = {
+    B("xgroup|help"), I(2), T(2), S("loading"), S("stale"), I(0), I(0), I(0), T(2), S("@stream"),
+    S("@slow"), T(0), T(0),
+};
+static const struct meta_node docs_xgroup_help[] = {
+    B("summary"), B("Show helpful text about the different subcommands"), B("since"), B("5.0.0"),
+    B("group"), B("stream"), B("complexity"), B("O(1)"),
+};
+static const struct meta_node info_xgroup_setid[] = {
+    B("xgroup|setid"), I(-5), T(1), S("write"), I(2), I(2), I(1), T(3), S("@write"), S("@stream"),
+    S("@slow"), T(0), T(1), M(3), B("flags"), T(2), S("RW"), S("update"), B("begin_search"), M(2),
+    B("type"), B("index"), B("spec"), M(1), B("index"), I(2), B("find_keys"), M(2), B("type"),
+    B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"), I(1), B("limit"), I(0),
+};
+static const struct meta_node docs_xgroup_setid[] = {
+    B("summary"), B("Set a consumer group to an arbitrary last delivered ID value."), B("since"),
+    B("5.0.0"), B("group"), B("stream"), B("complexity"), B("O(1)"), B("history"), T(1), A(2),
+    B("7.0.0"), B("Added the optional `entries_read` argument."), B("arguments"), A(4), M(3),
+    B("name"), B("key"), B("type"), B("key"), B("key_spec_index"), I(0), M(2), B("name"),
+    B("groupname"), B("type"), B("string"), M(3), B("name"), B("id"), B("type"), B("oneof"),
+    B("arguments"), A(2), M(2), B("name"), B("id"), B("type"), B("string"), M(3), B("name"),
+    B("new_id"), B("type"), B("pure-token"), B("token"), B("$"), M(4), B("name"), B("entries_read"),
+    B("type"), B("integer"), B("token"), B("ENTRIESREAD"), B("flags"), T(1), S("optional"),
+};
+static const struct key_spec keys_xgroup_setid[] = {
+    {.flags = KEY_SPEC_RW | KEY_SPEC_UPDATE, .begin = KEY_BEGIN_INDEX, .index = 2, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_xinfo[] = {
+    B("xinfo"), I(-2), T(0), I(0), I(0), I(0), T(1), S("@slow"), T(0), T(0),
+};
+static const struct meta_node docs_xinfo[] = {
+    B("summary"), B("A container for stream introspection commands"), B("since"), B("5.0.0"),
+    B("group"), B("stream"), B("complexity"), B("Depends on subcommand."),
+};
+static const struct meta_node info_xinfo_consumers[] = {
+    B("xinfo|consumers"), I(4), T(1), S("readonly"), I(2), I(2), I(1), T(3), S("@read"),
+    S("@stream"), S("@slow"), T(1), B("nondeterministic_output"), T(1), M(3), B("flags"), T(2),
+    S("RO"), S("access"), B("begin_search"), M(2), B("type"), B("index"), B("spec"), M(1),
+    B("index"), I(2), B("find_keys"), M(2), B("type"), B("range"), B("spec"), M(3), B("lastkey"),
+    I(0), B("keystep"), I(1), B("limit"), I(0),
+};
+static const struct meta_node docs_xinfo_consumers[] = {
+    B("summary"), B("List the consumers in a consumer group"), B("since"), B("5.0.0"), B("group"),
+    B("stream"), B("complexity"), B("O(1)"), B("arguments"), A(2), M(3), B("name"), B("key"),
+    B("type"), B("key"), B("key_spec_index"), I(0), M(2), B("name"), B("groupname"), B("type"),
+    B("string"),
+};
+static const struct key_spec keys_xinfo_consumers[] = {
+    {.flags = KEY_SPEC_RO | KEY_SPEC_ACCESS, .begin = KEY_BEGIN_INDEX, .index = 2, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_xinfo_groups[] = {
+    B("xinfo|groups"), I(3), T(1), S("readonly"), I(2), I(2), I(1), T(3), S("@read"), S("@stream"),
+    S("@slow"), T(0), T(1), M(3), B("flags"), T(2), S("RO"), S("access"), B("begin_search"), M(2),
+    B("type"), B("index"), B("spec"), M(1), B("index"), I(2), B("find_keys"), M(2), B("type"),
+    B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"), I(1), B("limit"), I(0),
+};
+static const struct meta_node docs_xinfo_groups[] = {
+    B("summary"), B("List the consumer groups of a stream"), B("since"), B("5.0.0"), B("group"),
+    B("stream"), B("complexity"), B("O(1)"), B("history"), T(1), A(2), B("7.0.0"),
+    B("Added the `entries-read` and `lag` fields"), B("arguments"), A(1), M(3), B("name"), B("key"),
+    B("type"), B("key"), B("key_spec_index"), I(0),
+};
+static const struct key_spec keys_xinfo_groups[] = {
+    {.flags = KEY_SPEC_RO | KEY_SPEC_ACCESS, .begin = KEY_BEGIN_INDEX, .index = 2, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_xinfo_help[] = {
+    B("xinfo|help"), I(2), T(2), S("loading"), S("stale"), I(0), I(0), I(0), T(2), S("@stream"),
+    S("@slow"), T(0), T(0),
+};
+static const struct meta_node docs_xinfo_help[] = {
+    B("summary"), B("Show helpful text about the different subcommands"), B("since"), B("5.0.0"),
+    B("group"), B("stream"), B("complexity"), B("O(1)"),
+};
+static const struct meta_node info_xinfo_stream[] = {
+    B("xinfo|stream"), I(-3), T(1), S("readonly"), I(2), I(2), I(1), T(3), S("@read"), S("@stream"),
+    S("@slow"), T(0), T(1), M(3), B("flags"), T(2), S("RO"), S("access"), B("begin_search"), M(2),
+    B("type"), B("index"), B("spec"), M(1), B("index"), I(2), B("find_keys"), M(2), B("type"),
+    B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"), I(1), B("limit"), I(0),
+};
+static const struct meta_node docs_xinfo_stream[] = {
+    B("summary"), B("Get information about a stream"), B("since"), B("5.0.0"), B("group"),
+    B("stream"), B("complexity"), B("O(1)"), B("history"), T(2), A(2), B("6.0.0"),
+    B("Added the `FULL` modifier."), A(2), B("7.0.0"),
+    B("Added the `max-deleted-entry-id`, `entries-added`, `recorded-first-entry-id`, `entries-read` and `lag` fields"),
+    B("arguments"), A(2), M(3), B("name"), B("key"), B("type"), B("key"), B("key_spec_index"), I(0),
+    M(5), B("name"), B("full"), B("type"), B("block"), B("token"), B("FULL"), B("flags"), T(1),
+    S("optional"), B("arguments"), A(1), M(4), B("name"), B("count"), B("type"), B("integer"),
+    B("token"), B("COUNT"), B("flags"), T(1), S("optional"),
+};
+static const struct key_spec keys_xinfo_stream[] = {
+    {.flags = KEY_SPEC_RO | KEY_SPEC_ACCESS, .begin = KEY_BEGIN_INDEX, .index = 2, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_xlen[] = {
+    B("xlen"), I(2), T(2), S("readonly"), S("fast"), I(1), I(1), I(1), T(3), S("@read"),
+    S("@stream"), S("@fast"), T(0), T(1), M(3), B("flags"), T(1), S("RO"), B("begin_search"), M(2),
+    B("type"), B("index"), B("spec"), M(1), B("index"), I(1), B("find_keys"), M(2), B("type"),
+    B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"), I(1), B("limit"), I(0),
+};
+static const struct meta_node docs_xlen[] = {
+    B("summary"), B("Return the number of entries in a stream"), B("since"), B("5.0.0"), B("group"),
+    B("stream"), B("complexity"), B("O(1)"), B("arguments"), A(1), M(3), B("name"), B("key"),
+    B("type"), B("key"), B("key_spec_index"), I(0),
+};
+static const struct key_spec keys_xlen[] = {
+    {.flags = KEY_SPEC_RO, .begin = KEY_BEGIN_INDEX, .index = 1, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_xpending[] = {
+    B("xpending"), I(-3), T(1), S("readonly"), I(1), I(1), I(1), T(3), S("@read"), S("@stream"),
+    S("@slow"), T(1), B("nondeterministic_output"), T(1), M(3), B("flags"), T(2), S("RO"),
+    S("access"), B("begin_search"), M(2), B("type"), B("index"), B("spec"), M(1), B("index"), I(1),
+    B("find_keys"), M(2), B("type"), B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"),
+    I(1), B("limit"), I(0),
+};
+static const struct meta_node docs_xpending[] = {
+    B("summary"),
+    B("Return information and entries from a stream consumer group pending entries list, that are messages fetched but never acknowledged."),
+    B("since"), B("5.0.0"), B("group"), B("stream"), B("complexity"),
+    B("O(N) with N being the number of elements returned, so asking for a small fixed number of entries per call is O(1). O(M), where M is the total number of entries scanned when used with the IDLE filter. When the command returns just the summary and the list of consumers is small, it runs in O(1) time; otherwise, an additional O(N) time for iterating every consumer."),
+    B("history"), T(1), A(2), B("6.2.0"),
+    B("Added the `IDLE` option and exclusive range intervals."), B("arguments"), A(3), M(3),
+    B("name"), B("key"), B("type"), B("key"), B("key_spec_index"), I(0), M(2), B("name"),
+    B("group"), B("type"), B("string"), M(4), B("name"), B("filters"), B("type"), B("block"),
+    B("flags"), T(1), S("optional"), B("arguments"), A(5), M(5), B("name"), B("min-idle-time"),
+    B("type"), B("integer"), B("token"), B("IDLE"), B("since"), B("6.2.0"), B("flags"), T(1),
+    S("optional"), M(2), B("name"), B("start"), B("type"), B("string"), M(2), B("name"), B("end"),
+    B("type"), B("string"), M(2), B("name"), B("count"), B("type"), B("integer"), M(3), B("name"),
+    B("consumer"), B("type"), B("string"), B("flags"), T(1), S("optional"),
+};
+static const struct key_spec keys_xpending[] = {
+    {.flags = KEY_SPEC_RO | KEY_SPEC_ACCESS, .begin = KEY_BEGIN_INDEX, .index = 1, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_xrange[] = {
+    B("xrange"), I(-4), T(1), S("readonly"), I(1), I(1), I(1), T(3), S("@read"), S("@stream"),
+    S("@slow"), T(0), T(1), M(3), B("flags"), T(2), S("RO"), S("access"), B("begin_search"), M(2),
+    B("type"), B("index"), B("spec"), M(1), B("index"), I(1), B("find_keys"), M(2), B("type"),
+    B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"), I(1), B("limit"), I(0),
+};
+static const struct meta_node docs_xrange[] = {
+    B("summary"),
+    B("Return a range of elements in a stream, with IDs matching the specified IDs interval"),
+    B("since"), B("5.0.0"), B("group"), B("stream"), B("complexity"),
+    B("O(N) with N being the number of elements being returned. If N is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1)."),
+    B("history"), T(1), A(2), B("6.2.0"), B("Added exclusive ranges."), B("arguments"), A(4), M(3),
+    B("name"), B("key"), B("type"), B("key"), B("key_spec_index"), I(0), M(2), B("name"),
+    B("start"), B("type"), B("string"), M(2), B("name"), B("end"), B("type"), B("string"), M(4),
+    B("name"), B("count"), B("type"), B("integer"), B("token"), B("COUNT"), B("flags"), T(1),
+    S("optional"),
+};
+static const struct key_spec keys_xrange[] = {
+    {.flags = KEY_SPEC_RO | KEY_SPEC_ACCESS, .begin = KEY_BEGIN_INDEX, .index = 1, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_xread[] = {
+    B("xread"), I(-4), T(3), S("readonly"), S("blocking"), S("movablekeys"), I(0), I(0), I(0), T(4),
+    S("@read"), S("@stream"), S("@slow"), S("@blocking"), T(0), T(1), M(3), B("flags"), T(2),
+    S("RO"), S("access"), B("begin_search"), M(2), B("type"), B("keyword"), B("spec"), M(2),
+    B("keyword"), B("STREAMS"), B("startfrom"), I(1), B("find_keys"), M(2), B("type"), B("range"),
+    B("spec"), M(3), B("lastkey"), I(-1), B("keystep"), I(1), B("limit"), I(2),
+};
+static const struct meta_node docs_xread[] = {
+    B("summary"),
+    B("Return never seen elements in multiple streams, with IDs greater than the ones reported by the caller for each stream. Can block."),
+    B("since"), B("5.0.0"), B("group"), B("stream"), B("complexity"),
+    B("For each stream mentioned: O(N) with N being the number of elements being returned, it means that XREAD-ing with a fixed COUNT is O(1). Note that when the BLOCK option is used, XADD will pay O(M) time in order to serve the M clients blocked on the stream getting new data."),
+    B("arguments"), A(3), M(4), B("name"), B("count"), B("type"), B("integer"), B("token"),
+    B("COUNT"), B("flags"), T(1), S("optional"), M(4), B("name"), B("milliseconds"), B("type"),
+    B("integer"), B("token"), B("BLOCK"), B("flags"), T(1), S("optional"), M(4), B("name"),
+    B("streams"), B("type"), B("block"), B("token"), B("STREAMS"), B("arguments"), A(2), M(4),
+    B("name"), B("key"), B("type"), B("key"), B("key_spec_index"), I(0), B("flags"), T(1),
+    S("multiple"), M(3), B("name"), B("id"), B("type"), B("string"), B("flags"), T(1),
+    S("multiple"),
+};
+static const struct key_spec keys_xread[] = {
+    {.flags = KEY_SPEC_RO | KEY_SPEC_ACCESS, .begin = KEY_BEGIN_KEYWORD, .keyword = "STREAMS", .startfrom = 1, .find = KEY_FIND_RANGE, .lastkey = -1, .keystep = 1, .limit = 2},
+};
+static const struct meta_node info_xreadgroup[] = {
+    B("xreadgroup"), I(-7), T(3), S("write"), S("blocking"), S("movablekeys"), I(0), I(0), I(0),
+    T(4), S("@write"), S("@stream"), S("@slow"), S("@blocking"), T(0), T(1), M(3), B("flags"), T(2),
+    S("RO"), S("access"), B("begin_search"), M(2), B("type"), B("keyword"), B("spec"), M(2),
+    B("keyword"), B("STREAMS"), B("startfrom"), I(4), B("find_keys"), M(2), B("type"), B("range"),
+    B("spec"), M(3), B("lastkey"), I(-1), B("keystep"), I(1), B("limit"), I(2),
+};
+static const struct meta_node docs_xreadgroup[] = {
+    B("summary"),
+    B("Return new entries from a stream using a consumer group, or access the history of the pending entries for a given consumer. Can block."),
+    B("since"), B("5.0.0"), B("group"), B("stream"), B("complexity"),
+    B("For each stream mentioned: O(M) with M being the number of elements returned. If M is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1). On the other side when XREADGROUP blocks, XADD will pay the O(N) time in order to serve the N clients blocked on the stream getting new data."),
+    B("arguments"), A(5), M(4), B("name"), B("group_consumer"), B("type"), B("block"), B("token"),
+    B("GROUP"), B("arguments"), A(2), M(2), B("name"), B("group"), B("type"), B("string"), M(2),
+    B("name"), B("consumer"), B("type"), B("string"), M(4), B("name"), B("count"), B("type"),
+    B("integer"), B("token"), B("COUNT"), B("flags"), T(1), S("optional"), M(4), B("name"),
+    B("milliseconds"), B("type"), B("integer"), B("token"), B("BLOCK"), B("flags"), T(1),
+    S("optional"), M(4), B("name"), B("noack"), B("type"), B("pure-token"), B("token"), B("NOACK"),
+    B("flags"), T(1), S("optional"), M(4), B("name"), B("streams"), B("type"), B("block"),
+    B("token"), B("STREAMS"), B("arguments"), A(2), M(4), B("name"), B("key"), B("type"), B("key"),
+    B("key_spec_index"), I(0), B("flags"), T(1), S("multiple"), M(3), B("name"), B("id"), B("type"),
+    B("string"), B("flags"), T(1), S("multiple"),
+};
+static const struct key_spec keys_xreadgroup[] = {
+    {.flags = KEY_SPEC_RO | KEY_SPEC_ACCESS, .begin = KEY_BEGIN_KEYWORD, .keyword = "STREAMS", .startfrom = 4, .find = KEY_FIND_RANGE, .lastkey = -1, .keystep = 1, .limit = 2},
+};
+static const struct meta_node info_xrevrange[] = {
+    B("xrevrange"), I(-4), T(1), S("readonly"), I(1), I(1), I(1), T(3), S("@read"), S("@stream"),
+    S("@slow"), T(0), T(1), M(3), B("flags"), T(2), S("RO"), S("access"), B("begin_search"), M(2),
+    B("type"), B("index"), B("spec"), M(1), B("index"), I(1), B("find_keys"), M(2), B("type"),
+    B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"), I(1), B("limit"), I(0),
+};
+static const struct meta_node docs_xrevrange[] = {
+    B("summary"),
+    B("Return a range of elements in a stream, with IDs matching the specified IDs interval, in reverse order (from greater to smaller IDs) compared to XRANGE"),
+    B("since"), B("5.0.0"), B("group"), B("stream"), B("complexity"),
+    B("O(N) with N being the number of elements returned. If N is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1)."),
+    B("history"), T(1), A(2), B("6.2.0"), B("Added exclusive ranges."), B("arguments"), A(4), M(3),
+    B("name"), B("key"), B("type"), B("key"), B("key_spec_index"), I(0), M(2), B("name"), B("end"),
+    B("type"), B("string"), M(2), B("name"), B("start"), B("type"), B("string"), M(4), B("name"),
+    B("count"), B("type"), B("integer"), B("token"), B("COUNT"), B("flags"), T(1), S("optional"),
+};
+static const struct key_spec keys_xrevrange[] = {
+    {.flags = KEY_SPEC_RO | KEY_SPEC_ACCESS, .begin = KEY_BEGIN_INDEX, .index = 1, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_xsetid[] = {
+    B("xsetid"), I(-3), T(3), S("write"), S("denyoom"), S("fast"), I(1), I(1), I(1), T(3),
+    S("@write"), S("@stream"), S("@fast"), T(0), T(1), M(3), B("flags"), T(2), S("RW"), S("update"),
+    B("begin_search"), M(2), B("type"), B("index"), B("spec"), M(1), B("index"), I(1),
+    B("find_keys"), M(2), B("type"), B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"),
+    I(1), B("limit"), I(0),
+};
+static const struct meta_node docs_xsetid[] = {
+    B("summary"), B("An internal command for replicating stream values"), B("since"), B("5.0.0"),
+    B("group"), B("stream"), B("complexity"), B("O(1)"), B("history"), T(1), A(2), B("7.0.0"),
+    B("Added the `entries_added` and `max_deleted_entry_id` arguments."), B("arguments"), A(4),
+    M(3), B("name"), B("key"), B("type"), B("key"), B("key_spec_index"), I(0), M(2), B("name"),
+    B("last-id"), B("type"), B("string"), M(5), B("name"), B("entries_added"), B("type"),
+    B("integer"), B("token"), B("ENTRIESADDED"), B("since"), B("7.0.0"), B("flags"), T(1),
+    S("optional"), M(5), B("name"), B("max_deleted_entry_id"), B("type"), B("string"), B("token"),
+    B("MAXDELETEDID"), B("since"), B("7.0.0"), B("flags"), T(1), S("optional"),
+};
+static const struct key_spec keys_xsetid[] = {
+    {.flags = KEY_SPEC_RW | KEY_SPEC_UPDATE, .begin = KEY_BEGIN_INDEX, .index = 1, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_xtrim[] = {
+    B("xtrim"), I(-4), T(1), S("write"), I(1), I(1), I(1), T(3), S("@write"), S("@stream"),
+    S("@slow"), T(1), B("nondeterministic_output"), T(1), M(3), B("flags"), T(2), S("RW"),
+    S("delete"), B("begin_search"), M(2), B("type"), B("index"), B("spec"), M(1), B("index"), I(1),
+    B("find_keys"), M(2), B("type"), B("range"), B("spec"), M(3), B("lastkey"), I(0), B("keystep"),
+    I(1), B("limit"), I(0),
+};
+static const struct meta_node docs_xtrim[] = {
+    B("summary"), B("Trims the stream to (approximately if '~' is passed) a certain size"),
+    B("since"), B("5.0.0"), B("group"), B("stream"), B("complexity"),
+    B("O(N), with N being the number of evicted entries. Constant times are very small however, since entries are organized in macro nodes containing multiple entries that can be released with a single deallocation."),
+    B("history"), T(1), A(2), B("6.2.0"),
+    B("Added the `MINID` trimming strategy and the `LIMIT` option."), B("arguments"), A(2), M(3),
+    B("name"), B("key"), B("type"), B("key"), B("key_spec_index"), I(0), M(3), B("name"), B("trim"),
+    B("type"), B("block"), B("arguments"), A(4), M(3), B("name"), B("strategy"), B("type"),
+    B("oneof"), B("arguments"), A(2), M(3), B("name"), B("maxlen"), B("type"), B("pure-token"),
+    B("token"), B("MAXLEN"), M(4), B("name"), B("minid"), B("type"), B("pure-token"), B("token"),
+    B("MINID"), B("since"), B("6.2.0"), M(4), B("name"), B("operator"), B("type"), B("oneof"),
+    B("flags"), T(1), S("optional"), B("arguments"), A(2), M(3), B("name"), B("equal"), B("type"),
+    B("pure-token"), B("token"), B("="), M(3), B("name"), B("approximately"), B("type"),
+    B("pure-token"), B("token"), B("~"), M(2), B("name"), B("threshold"), B("type"), B("string"),
+    M(5), B("name"), B("count"), B("type"), B("integer"), B("token"), B("LIMIT"), B("since"),
+    B("6.2.0"), B("flags"), T(1), S("optional"),
+};
+static const struct key_spec keys_xtrim[] = {
+    {.flags = KEY_SPEC_RW | KEY_SPEC_DELETE, .begin = KEY_BEGIN_INDEX, .index = 1, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
 static const struct meta_node info_zadd[] = {
     B("zadd"), I(-4), T(3), S("write"), S("denyoom"), S("fast"), I(1), I(1), I(1), T(3),
     S("@write"), S("@sortedset"), S("@fast"), T(0), T(1), M(3), B("flags"), T(2), S("RW"),
@@ -5168,6 +5633,31 @@ const struct command_meta command_meta_table[] = {
     {"unsubscribe", NULL, 0, false, 5, info_unsubscribe, docs_unsubscribe},
     {"unwatch", NULL, 0, false, 4, info_unwatch, docs_unwatch},
     {"watch", keys_watch, 1, false, 5, info_watch, docs_watch},
+    {"xack", keys_xack, 1, false, 5, info_xack, docs_xack},
+    {"xadd", keys_xadd, 1, false, 6, info_xadd, docs_xadd},
+    {"xautoclaim", keys_xautoclaim, 1, false, 6, info_xautoclaim, docs_xautoclaim},
+    {"xclaim", keys_xclaim, 1, false, 5, info_xclaim, docs_xclaim},
+    {"xdel", keys_xdel, 1, false, 5, info_xdel, docs_xdel},
+    {"xgroup", NULL, 0, false, 4, info_xgroup, docs_xgroup},
+    {"xgroup|create", keys_xgroup_create, 1, false, 6, info_xgroup_create, docs_xgroup_create},
+    {"xgroup|createconsumer", keys_xgroup_createconsumer, 1, false, 5, info_xgroup_createconsumer, docs_xgroup_createconsumer},
+    {"xgroup|delconsumer", keys_xgroup_delconsumer, 1, false, 5, info_xgroup_delconsumer, docs_xgroup_delconsumer},
+    {"xgroup|destroy", keys_xgroup_destroy, 1, false, 5, info_xgroup_destroy, docs_xgroup_destroy},
+    {"xgroup|help", NULL, 0, false, 4, info_xgroup_help, docs_xgroup_help},
+    {"xgroup|setid", keys_xgroup_setid, 1, false, 6, info_xgroup_setid, docs_xgroup_setid},
+    {"xinfo", NULL, 0, false, 4, info_xinfo, docs_xinfo},
+    {"xinfo|consumers", keys_xinfo_consumers, 1, false, 5, info_xinfo_consumers, docs_xinfo_consumers},
+    {"xinfo|groups", keys_xinfo_groups, 1, false, 6, info_xinfo_groups, docs_xinfo_groups},
+    {"xinfo|help", NULL, 0, false, 4, info_xinfo_help, docs_xinfo_help},
+    {"xinfo|stream", keys_xinfo_stream, 1, false, 6, info_xinfo_stream, docs_xinfo_stream},
+    {"xlen", keys_xlen, 1, false, 5, info_xlen, docs_xlen},
+    {"xpending", keys_xpending, 1, false, 6, info_xpending, docs_xpending},
+    {"xrange", keys_xrange, 1, false, 6, info_xrange, docs_xrange},
+    {"xread", keys_xread, 1, false, 5, info_xread, docs_xread},
+    {"xreadgroup", keys_xreadgroup, 1, false, 5, info_xreadgroup, docs_xreadgroup},
+    {"xrevrange", keys_xrevrange, 1, false, 6, info_xrevrange, docs_xrevrange},
+    {"xsetid", keys_xsetid, 1, false, 6, info_xsetid, docs_xsetid},
+    {"xtrim", keys_xtrim, 1, false, 6, info_xtrim, docs_xtrim},
     {"zadd", keys_zadd, 1, false, 6, info_zadd, docs_zadd},
     {"zcard", keys_zcard, 1, false, 5, info_zcard, docs_zcard},
     {"zcount", keys_zcount, 1, false, 5, info_zcount, docs_zcount},
@@ -5201,4 +5691,4 @@ const struct command_meta command_meta_table[] = {
     {"zunion", keys_zunion, 1, false, 5, info_zunion, docs_zunion},
     {"zunionstore", keys_zunionstore, 2, false, 5, info_zunionstore, docs_zunionstore},
 };
-const size_t command_meta_count = 320;
+const size_t command_meta_count = 345;

@@ -85,6 +85,7 @@ static struct {
     struct buf spans; /* per op: struct op_span */
     struct buf spop;  /* members SPOP named in the running call, as RESP bulks */
     long long spop_count;
+    struct propagate_frame *current; /* the innermost call running */
 } p;
 
 struct op_span {
@@ -112,6 +113,7 @@ void propagate_set(bool on)
     buf_truncate(&p.ops, 0);
     buf_truncate(&p.spans, 0);
     p.depth = 0;
+    p.current = NULL;
 }
 
 /* --- building ops ------------------------------------------------------- */
@@ -147,7 +149,7 @@ static void op_end(void)
     s->len = buf_len(&p.ops) - s->start;
 }
 
-static void op_argv(int db, int argc, const char **argv, const size_t *len)
+static void op_argv(int db, int argc, const char *const *argv, const size_t *len)
 {
     op_begin(db, argc);
     for (int i = 0; i < argc; i++) op_arg(argv[i], len[i]);
@@ -228,6 +230,9 @@ void propagate_begin(struct propagate_frame *f, struct cmd_ctx *ctx)
     f->calls = p.calls++;
     f->db = ctx->db->id;
     f->served_key = 0;
+    f->prevented = false;
+    f->outer = p.current;
+    p.current = f;
     p.depth++;
     if (!(ctx->cmd->flags & CMD_WRITE)) return;
     switch (rule_of(ctx->cmd)) {
@@ -465,12 +470,26 @@ static void op_rewritten(struct cmd_ctx *ctx, const struct propagate_frame *f)
     op_argv(db, ctx->argc, argv, len);
 }
 
+void propagate_prevent(struct cmd_ctx *ctx)
+{
+    (void)ctx;
+    if (propagate_on && p.current) p.current->prevented = true;
+}
+
+void propagate_command(struct cmd_ctx *ctx, int argc, const char *const *argv, const size_t *len)
+{
+    if (!propagate_on || !p.current) return;
+    (void)ctx;
+    op_argv(p.current->db, argc, argv, len);
+}
+
 void propagate_end(struct propagate_frame *f, struct cmd_ctx *ctx)
 {
+    if (p.current == f) p.current = f->outer;
     if (!f->active || !propagate_on) return; /* (turned off meanwhile: nothing pending) */
     bool leaf = p.calls == f->calls + 1;
     bool wrote = keyspace.stats.dirty != f->dirty || keyspace.modified_signals != f->signals;
-    if (leaf && wrote && (ctx->cmd->flags & CMD_WRITE)) op_rewritten(ctx, f);
+    if (leaf && wrote && !f->prevented && (ctx->cmd->flags & CMD_WRITE)) op_rewritten(ctx, f);
     if (leaf) { /* SPOP's members belong to this call only */
         buf_truncate(&p.spop, 0);
         p.spop_count = 0;

@@ -23,6 +23,12 @@
  *   BZPOPMIN/MAX, BZMPOP, ZMPOP          ZPOPMIN/ZPOPMAX key [count]
  *   GEOADD                               zadd key [options] score member ...
  *
+ * Stream commands write their effects themselves, as Redis's
+ * alsoPropagate + preventCommandPropagation do: propagate_command() adds
+ * an op for the running call (XREADGROUP's deliveries as XCLAIM ...
+ * JUSTID, XADD with its generated ID and exact trim), propagate_prevent()
+ * drops the call's own.
+ *
  * A key found expired during a command adds DEL key before it (as Redis's
  * propagateDeletion); active expiry writes DEL key on its own. A call that
  * ran nested commands (EXEC, later a script) is not written itself: its
@@ -49,6 +55,8 @@ struct propagate_frame {
     int db;                     /* database the command runs in */
     int served_key;             /* blocking/multi pops: argv index of the key served, 0 = none */
     bool active;                /* begin ran (propagation was on) */
+    bool prevented;             /* the handler wrote its effects itself */
+    struct propagate_frame *outer;
 };
 
 /* Before and after the handler (command_call). */
@@ -57,6 +65,14 @@ void propagate_end(struct propagate_frame *f, struct cmd_ctx *ctx);
 
 /* SPOP names each member it removed (nothing when propagation is off). */
 void propagate_spop_member(struct cmd_ctx *ctx, const char *member, size_t len);
+
+/* The running call's own command is not written (Redis's
+ * preventCommandPropagation); no-op while propagation is off. */
+void propagate_prevent(struct cmd_ctx *ctx);
+
+/* Adds argv as an op of the running call, in its database (Redis's
+ * alsoPropagate); no-op while propagation is off. */
+void propagate_command(struct cmd_ctx *ctx, int argc, const char *const *argv, const size_t *len);
 
 /* Turns propagation on or off (the AOF layer); off drops anything pending. */
 void propagate_set(bool on);

@@ -235,10 +235,12 @@ struct conn_blocked {
     struct block_waiter waiter;
     char *command; /* one allocation: argv pointers, lengths, bytes */
     int argc;
-    int64_t deadline_ms;      /* 0 = never */
-    uint64_t request;         /* the blocked request's sequence (framed replies) */
-    bool retrying;            /* the command is being run again */
-    bool reblocked;           /* ... and found nothing again */
+    int64_t deadline_ms;   /* 0 = never */
+    uint64_t request;      /* the blocked request's sequence (framed replies) */
+    bool retrying;         /* the command is being run again */
+    bool reblocked;        /* ... and found nothing again */
+    const char *ready_key; /* ... for this key (made ready), while retrying */
+    size_t ready_len;
     struct conn *prev, *next; /* list of blocked conns */
     struct conn *resume_next; /* list of conns to resume */
     bool resume_pending;

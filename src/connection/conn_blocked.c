@@ -137,6 +137,14 @@ static void answer_timeout(struct conn *c)
     answer_end(c);
 }
 
+bool session_block_retry_key(const struct conn *c, const char **key, size_t *len)
+{
+    if (!c || !c->blocked.retrying || !c->blocked.ready_key) return false;
+    *key = c->blocked.ready_key;
+    *len = c->blocked.ready_len;
+    return true;
+}
+
 bool session_unblock(struct conn *c, bool error)
 {
     if (!(c->flags & CONN_BLOCKED_ON_KEYS)) return false;
@@ -153,7 +161,8 @@ bool session_unblock(struct conn *c, bool error)
 /* Runs a copied command (copy_command) on c as its request `request`,
  * outside c's own batch: as c, in its database, its reply correlated with
  * that request; with `reply_mode`, CLIENT REPLY OFF/SKIP applies to it. */
-static void run_copy(struct conn *c, char *command, int argc, uint64_t request, bool reply_mode)
+static void run_copy(struct conn *c, char *command, int argc, uint64_t request, bool reply_mode,
+                     bool rerun)
 {
     struct conn *outer = conn_executing;
     struct cmd_request creq = {
@@ -167,6 +176,7 @@ static void run_copy(struct conn *c, char *command, int argc, uint64_t request, 
         .argv = (const char **)command,
         .argv_len = (const size_t *)(command + (size_t)argc * sizeof(char *)),
         .last_command = &c->last_command,
+        .rerun = rerun,
     };
     conn_executing = c;
     keyspace_begin_command();
@@ -178,16 +188,20 @@ static void run_copy(struct conn *c, char *command, int argc, uint64_t request, 
     conn_executing = outer;
 }
 
-/* Runs a waiter's command again (blocking_serve_ready's callback). */
-static void retry_blocked(struct block_waiter *w, void *arg)
+/* Runs a waiter's command again (blocking_serve_ready's callback) for
+ * the key made ready. */
+static void retry_blocked(struct block_waiter *w, const char *key, size_t len, void *arg)
 {
     (void)arg;
     struct conn *c = conn_of_waiter(w);
     struct conn_blocked *b = &c->blocked;
     b->retrying = true;
     b->reblocked = false;
-    run_copy(c, b->command, b->argc, b->request, false);
+    b->ready_key = key;
+    b->ready_len = len;
+    run_copy(c, b->command, b->argc, b->request, false, true);
     b->retrying = false;
+    b->ready_key = NULL;
     if (!b->reblocked) {
         unblock(c);
         schedule_resume(c);
@@ -242,7 +256,7 @@ static void run_postponed(struct conn *c)
     char *command = b->command;
     uint64_t request = b->request;
     b->command = NULL; /* the command may block on keys or be paused: copied again */
-    run_copy(c, command, b->argc, request, true);
+    run_copy(c, command, b->argc, request, true, false);
     if (c->flags & (CONN_PAUSED | CONN_BLOCKED_ON_KEYS)) b->request = request;
     xfree(command);
     if (!(c->flags & CONN_CLOSED) && conn_output_limit_reached(c)) conn_drop_over_output_limit(c);

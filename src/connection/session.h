@@ -90,6 +90,11 @@ void session_set_lib_version(struct conn *c, const char *version, size_t len);
 void session_block_on_keys(struct conn *c, enum obj_type type, int argc, const char *const *argv,
                            const size_t *argv_len, int first_key, int nkeys, int64_t deadline_ms);
 
+/* While c's blocked command runs again because a key it waits on is
+ * ready: true, with that key (stream readers serve that key alone, as
+ * Redis serves a blocked XREAD). */
+bool session_block_retry_key(const struct conn *c, const char **key, size_t *len);
+
 /* CLIENT UNBLOCK: when c is blocked on keys, answers its command with the
  * timeout reply (or, with error, -UNBLOCKED) and returns true. */
 bool session_unblock(struct conn *c, bool error);

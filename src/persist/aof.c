@@ -1,5 +1,6 @@
 /* aof.c — the append-only file: files, writing, fsync, rewrite; see aof.h. */
 #include "persist/aof.h"
+#include "persist/aof_rewrite.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -66,6 +67,7 @@ static struct {
     int write_errno;
     /* rewrite */
     pid_t child;
+    const char *child_base_kind; /* "base.rdb" or "base.aof": what the child writes */
     int child_pipe;
     int64_t child_start_us;
     bool scheduled;
@@ -516,6 +518,20 @@ static void use_incr(int fd, long long size)
     a.selected_db = -1; /* a new file starts with SELECT */
 }
 
+/* The kind of base aof-use-rdb-preamble asks for: an RDB file, or
+ * commands (aof_rewrite.h); named for it. */
+static const char *base_kind(void)
+{
+    return config.aof_use_rdb_preamble ? "base.rdb" : "base.aof";
+}
+
+static bool write_base(const char *path, const char *tmp, char *err, size_t err_len)
+{
+    if (config.aof_use_rdb_preamble)
+        return rdb_save_file(path, tmp, config.rdbcompression, config.rdbchecksum, err, err_len);
+    return aof_rewrite_commands_file(path, tmp, err, err_len);
+}
+
 /* Writes a base of the current keyspace synchronously (a fresh AOF). */
 static bool write_base_now(const char *name)
 {
@@ -523,7 +539,7 @@ static bool write_base_now(const char *name)
     file_path(path, sizeof path, name);
     snprintf(tname, sizeof tname, "temp-rewriteaof-%d.aof", (int)getpid());
     file_path(tmp, sizeof tmp, tname);
-    if (!rdb_save_file(path, tmp, config.rdbcompression, config.rdbchecksum, err, sizeof err)) {
+    if (!write_base(path, tmp, err, sizeof err)) {
         log_warning("Can't write the AOF base %s: %s", name, err);
         return false;
     }
@@ -560,7 +576,7 @@ bool aof_startup(void)
     if (ms == MANIFEST_LOADED && !load_files()) return false;
     if (!a.m.base.name && a.m.nincr == 0) {
         /* A fresh AOF: its base is what is in memory now (empty), as Redis 7.0. */
-        char *name = file_name(++a.m.base_seq, "base.rdb");
+        char *name = file_name(++a.m.base_seq, base_kind());
         if (!write_base_now(name)) {
             xfree(name);
             return false;
@@ -689,6 +705,27 @@ const char *aof_write_error(void)
     return text;
 }
 
+bool aof_reload(void)
+{
+    bool on = a.state != AOF_OFF;
+    if (on) {
+        aof_flush_buffer();
+        fsync_if_due(true);
+    } else {
+        manifest_clear(&a.m);
+        if (manifest_load(&a.m) == MANIFEST_ERROR) return false;
+    }
+    keyspace_flush_all();
+    const struct rdb_function_source *fs = rdb_function_source();
+    if (fs) fs->flush();
+    bool propagating = propagate_on;
+    if (propagating) propagate_set(false);
+    bool ok = load_files();
+    if (propagating) propagate_set(true);
+    keyspace.stats.dirty = 0;
+    return ok;
+}
+
 /* --- rewrite ------------------------------------------------------------ */
 
 static void rewrite_temp_path(char *out, size_t len, pid_t pid)
@@ -705,7 +742,7 @@ static void child_main(int pipe_fd)
     char path[PATH_LEN], tmp[PATH_LEN], err[1024];
     rewrite_temp_path(path, sizeof path, getpid());
     bool ok = snprintf(tmp, sizeof tmp, "%s.tmp", path) < (int)sizeof tmp;
-    ok = ok && rdb_save_file(path, tmp, config.rdbcompression, config.rdbchecksum, err, sizeof err);
+    ok = ok && write_base(path, tmp, err, sizeof err);
     if (!ok) log_warning("AOF rewrite failed: %s", err);
     long long cow = persist_private_dirty_bytes();
     ssize_t w = write(pipe_fd, &cow, sizeof cow);
@@ -786,6 +823,7 @@ enum aof_rewrite_result aof_bgrewrite(void)
     }
     close(fds[1]);
     a.child = pid;
+    a.child_base_kind = base_kind(); /* what the child writes, whatever changes meanwhile */
     a.child_pipe = fds[0];
     a.child_start_us = start;
     a.scheduled = false;
@@ -818,7 +856,7 @@ static void rewrite_done(int status)
     a.child = 0;
     bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     if (ok) {
-        char *base = file_name(a.m.base_seq + 1, "base.rdb");
+        char *base = file_name(a.m.base_seq + 1, a.child_base_kind);
         char path[PATH_LEN];
         file_path(path, sizeof path, base);
         struct manifest next = {0};
@@ -1006,33 +1044,4 @@ void aof_info(struct buf *b)
 size_t aof_buffer_bytes(void)
 {
     return a.state == AOF_OFF ? 0 : a.buf.cap;
-}
-
-bool aof_debug_load(char *err, size_t err_len)
-{
-    bool on = a.state != AOF_OFF;
-    if (on) aof_flush_buffer();
-    /* Off, the files on disk are what the manifest there says. */
-    if (!on) manifest_clear(&a.m);
-    if (!on && manifest_load(&a.m) == MANIFEST_ERROR) {
-        snprintf(err, err_len, "the append-only manifest cannot be read");
-        return false;
-    }
-    if (!a.m.base.name && a.m.nincr == 0) {
-        snprintf(err, err_len, "there is no append-only file to load");
-        return false;
-    }
-    keyspace_flush_all();
-    const struct rdb_function_source *functions = rdb_function_source();
-    if (functions) functions->flush(); /* Redis's emptyData: the functions go too */
-    /* The replayed commands are in the file already: not written again. */
-    if (on) propagate_set(false);
-    bool ok = load_files();
-    if (on) propagate_set(true);
-    if (!ok) {
-        snprintf(err, err_len, "loading the append-only files failed (see the log)");
-        return false;
-    }
-    keyspace.stats.dirty = 0; /* as Redis: nothing to save or propagate */
-    return true;
 }

@@ -56,6 +56,12 @@ const char *aof_validate_dirname(const char *text);
  * (after logging why) when the server must not start. */
 bool aof_startup(void);
 
+/* DEBUG LOADAOF: writes out what is buffered, empties the data set
+ * (functions too) and loads the append-only files again (the manifest
+ * read from disk when the AOF is off), not propagating what it replays.
+ * False when they do not load. */
+bool aof_reload(void);
+
 /* Adds one RESP-encoded command that ran in database db. */
 void aof_append(int db, const char *resp, size_t len);
 
@@ -97,12 +103,6 @@ void aof_shutdown(void);
 
 /* INFO persistence aof_* lines. */
 void aof_info(struct buf *b);
-
-/* DEBUG LOADAOF: the pending writes flushed, the data set emptied and
- * loaded again from the append-only files on disk; false with the reason
- * in err (the data set may then be partly loaded, as after a failed
- * start). */
-bool aof_debug_load(char *err, size_t err_len);
 
 /* Bytes of the buffer of writes not yet written (MEMORY STATS aof.buffer). */
 size_t aof_buffer_bytes(void);

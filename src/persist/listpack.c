@@ -51,6 +51,39 @@ static void append_backlen(struct buf *b, size_t l)
     buf_append(b, x, n);
 }
 
+static size_t backlen_size(size_t l)
+{
+    return l <= 127 ? 1 : l < 16383 ? 2 : l < 2097151 ? 3 : l < 268435455 ? 4 : 5;
+}
+
+static size_t int_encoding_size(long long v)
+{
+    if (v >= 0 && v <= 127) return 1;
+    if (v >= -4096 && v <= 4095) return 2;
+    if (v >= -32768 && v <= 32767) return 3;
+    if (v >= -8388608 && v <= 8388607) return 4;
+    if (v >= INT32_MIN && v <= INT32_MAX) return 5;
+    return 9;
+}
+
+size_t lp_int_size(long long v)
+{
+    return int_encoding_size(v) + 1;
+}
+
+static size_t string_header_size(size_t n)
+{
+    return n < 64 ? 1 : n < 4096 ? 2 : 5;
+}
+
+size_t lp_string_size(const char *p, size_t n)
+{
+    long long v;
+    if (n > 0 && n <= 20 && num_parse_ll(p, n, &v)) return lp_int_size(v);
+    size_t e = string_header_size(n) + n;
+    return e + backlen_size(e);
+}
+
 void lp_append_int(struct buf *b, long long v)
 {
     unsigned char x[9];

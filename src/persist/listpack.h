@@ -30,6 +30,15 @@ void lp_append(struct buf *b, const char *p, size_t n);
 void lp_append_int(struct buf *b, long long v);
 void lp_end(struct buf *b, size_t start, size_t count);
 
+/* Bytes lp_append_int / lp_append would add (the element's encoding and
+ * its back length): what Redis's listpack takes for it, so a stream can
+ * follow Redis's node-size limits without keeping listpacks. */
+size_t lp_int_size(long long v);
+size_t lp_string_size(const char *p, size_t n);
+
+/* Header and end marker of an empty listpack. */
+#define LP_EMPTY_BYTES 7
+
 struct lp_iter {
     const unsigned char *p;
     size_t len, pos;

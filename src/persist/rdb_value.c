@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "persist/listpack.h"
+#include "persist/rdb_stream.h"
 #include "store/hash.h"
 #include "store/list.h"
 #include "store/set.h"
@@ -187,6 +188,12 @@ static void list_save(struct rdb_writer *w, const struct kv *kv)
     list_iter_release(&it);
 }
 
+static unsigned stream_rdb_type(const struct kv *kv)
+{
+    (void)kv;
+    return RDB_TYPE_STREAM_LISTPACKS_2;
+}
+
 struct value_saver {
     enum obj_type type;
     unsigned (*rdb_type)(const struct kv *kv);
@@ -196,7 +203,7 @@ struct value_saver {
 static const struct value_saver savers[] = {
     {OBJ_STRING, string_rdb_type, string_save}, {OBJ_HASH, hash_rdb_type, hash_save},
     {OBJ_ZSET, zset_rdb_type, zset_save},       {OBJ_SET, set_rdb_type, set_save},
-    {OBJ_LIST, list_rdb_type, list_save},
+    {OBJ_LIST, list_rdb_type, list_save},       {OBJ_STREAM, stream_rdb_type, rdb_stream_save},
 };
 
 void rdb_value_save(struct rdb_writer *w, const struct kv *kv, bool with_key)
@@ -584,11 +591,11 @@ static const struct value_loader loaders[RDB_TYPE_COUNT] = {
     [RDB_TYPE_ZSET_ZIPLIST] = {"zset", "ziplist (Redis < 7.0)", NULL},
     [RDB_TYPE_HASH_ZIPLIST] = {"hash", "ziplist (Redis < 7.0)", NULL},
     [RDB_TYPE_LIST_QUICKLIST] = {"list", "quicklist", NULL},
-    [RDB_TYPE_STREAM_LISTPACKS] = {"stream", "listpacks", NULL},
+    [RDB_TYPE_STREAM_LISTPACKS] = {"stream", "listpacks (Redis < 7.0)", rdb_stream_load},
     [RDB_TYPE_HASH_LISTPACK] = {"hash", "listpack", hash_load_listpack},
     [RDB_TYPE_ZSET_LISTPACK] = {"zset", "listpack", zset_load_listpack},
     [RDB_TYPE_LIST_QUICKLIST_2] = {"list", "quicklist", list_load_quicklist},
-    [RDB_TYPE_STREAM_LISTPACKS_2] = {"stream", "listpacks", NULL},
+    [RDB_TYPE_STREAM_LISTPACKS_2] = {"stream", "listpacks", rdb_stream_load},
 };
 
 bool rdb_type_known(unsigned type)

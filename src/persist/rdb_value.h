@@ -7,8 +7,8 @@
  *            (listpack blob for compact hashes and sorted sets, as Redis
  *            writes them) and the function writing its body;
  *   loading  RDB type byte → the function building the value, or NULL for
- *            a type this build does not implement (lists, sets, streams,
- *            modules), which is an error naming the key and the type — a
+ *            a type this build does not implement (modules, pre-7.0
+ *            ziplists), which is an error naming the key and the type — a
  *            key is never skipped silently.
  * Adding a type is one row in each table.
  *

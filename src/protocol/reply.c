@@ -119,6 +119,27 @@ void reply_bulk_ll(struct reply *r, long long v)
     reply_bulk(r, tmp, n);
 }
 
+void reply_keyed_len(struct reply *r, long long n)
+{
+    if (reply_protocol(r) == PROTO_RESP2)
+        reply_array_len(r, n);
+    else
+        reply_map_len(r, n);
+}
+
+void reply_defer_keyed(struct reply *r, reply_mark m, long long n)
+{
+    if (reply_protocol(r) == PROTO_RESP2)
+        reply_defer_array(r, m, n);
+    else
+        reply_defer_map(r, m, n);
+}
+
+void reply_keyed_begin(struct reply *r)
+{
+    if (reply_protocol(r) == PROTO_RESP2) reply_array_len(r, 2);
+}
+
 void reply_bulk_double_human(struct reply *r, long double v)
 {
     char tmp[NUM_DOUBLE_STR_SIZE];

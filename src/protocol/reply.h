@@ -257,6 +257,14 @@ static inline void reply_defer_set(struct reply *r, reply_mark m, long long n)
     r->enc->defer_set(r, m, n);
 }
 
+/* A map in RESP3 (and SBE) that RESP2 sends as an array of [key, value]
+ * pairs, not flat (Redis's XREAD/XREADGROUP reply): reply_keyed_len(n) or
+ * a deferred header (reply_defer, then reply_defer_keyed), and
+ * reply_keyed_begin() before each pair's key. */
+void reply_keyed_len(struct reply *r, long long n);
+void reply_defer_keyed(struct reply *r, reply_mark m, long long n);
+void reply_keyed_begin(struct reply *r);
+
 /* A RESP3 big number ((<digits>), a bulk string in RESP2 and on SBE (Lua
  * scripts' {big_number=...}; no command answers with one). */
 void reply_big_number(struct reply *r, const char *digits, size_t n);

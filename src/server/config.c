@@ -26,6 +26,7 @@
 #include "store/hll.h"
 #include "store/set.h"
 #include "store/list.h"
+#include "store/stream.h"
 #include "store/notify.h"
 #include "store/zset.h"
 #include "transport/tls.h"
@@ -99,7 +100,6 @@ static const char *const loglevels[] = {"debug", "verbose", "notice", "warning",
 static const char *const idle_strategies[] = {"block", "adaptive", "spin", NULL};
 static const char *const protected_actions[] = {"no", "yes", "local", NULL};
 static const char *const tls_auth_choices[] = {"no", "yes", "optional", NULL};
-static const char *const const_yes[] = {"yes", NULL};
 static const char *const fsync_policies[] = {"always", "everysec", "no", NULL};
 
 /* Rows leave their trailing hooks (apply, validate) out when they have none. */
@@ -292,6 +292,16 @@ static const struct config_param params[] = {
      "LZF-compress list nodes but the N nearest each end, in lists created from then on "
      "(default 0: none)",
      NULL, NULL},
+    {"stream-node-max-bytes", NULL, CFG_MEMORY, &stream_limits.node_max_bytes, 0, LONG_MAX, 0,
+     "BYTES",
+     "stream nodes close at this many bytes of Redis's listpack encoding (default 4096; 0 = "
+     "1 GB)",
+     NULL, NULL},
+    {"stream-node-max-entries", NULL, CFG_INT, &stream_limits.node_max_entries, 0, LLONG_MAX, 0,
+     "N",
+     "stream nodes close at this many entries, deleted ones included (default 100; 0 = no "
+     "limit)",
+     NULL, NULL},
     {"hll-sparse-max-bytes", NULL, CFG_MEMORY, &hll_limits.sparse_max_bytes, 0, LLONG_MAX, 0,
      "BYTES", "HyperLogLogs whose sparse form would grow past this turn dense (default 3000)", NULL,
      NULL},
@@ -393,9 +403,8 @@ static const struct config_param params[] = {
      "at start, drop a command cut short at the end of the AOF (yes) or refuse to start (default "
      "yes)",
      NULL, NULL},
-    {"aof-use-rdb-preamble", NULL, CFG_CONST, NULL, 0, 0, 0, "yes",
-     "AOF bases are RDB files (only yes: .base.aof files Redis wrote are read, not written)",
-     const_yes, NULL},
+    {"aof-use-rdb-preamble", NULL, CFG_BOOL, &config.aof_use_rdb_preamble, 0, 0, 0, "yes|no",
+     "AOF bases (rewrites) are RDB files; no: commands, as Redis writes a .base.aof", NULL, NULL},
     {"aof-timestamp-enabled", NULL, CFG_BOOL, &config.aof_timestamp_enabled, 0, 0, 0, "yes|no",
      "write #TS:<unix time> annotations into the AOF (default no)", NULL, NULL},
     {"maxmemory", NULL, CFG_MEMORY, &config.maxmemory, 0, LLONG_MAX, 0, "BYTES",
@@ -498,6 +507,7 @@ void config_init_defaults(void)
     config.dbfilename = xstrdup("dump.rdb");
     config.save = xstrdup("3600 1 300 100 60 10000");
     config.rdbcompression = true;
+    config.aof_use_rdb_preamble = true;
     config.appendfsync = xstrdup("everysec");
     config.appendfilename = xstrdup("appendonly.aof");
     config.appenddirname = xstrdup("appendonlydir");

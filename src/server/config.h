@@ -149,6 +149,7 @@ struct config {
     long long auto_aof_rewrite_min_size;
     bool aof_load_truncated;
     bool aof_timestamp_enabled;
+    bool aof_use_rdb_preamble; /* AOF bases as RDB (yes) or commands */
     /* introspection */
     char *notify_keyspace_events;      /* canonical flag string (store/notify.h) */
     long long slowlog_log_slower_than; /* microseconds; < 0: off (commands/slowlog.h) */

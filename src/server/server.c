@@ -20,6 +20,7 @@
 #include "persist/aof.h"
 #include "persist/persist.h"
 #include "store/db.h"
+#include "store/stream.h"
 #include "store/evict.h"
 #include "transport/transport.h"
 #include "cluster/cluster.h"
@@ -190,6 +191,7 @@ void server_housekeeping(void)
         dict_rehash_for_us(&db->keys, 500);
         dict_rehash_for_us(&db->expires, 100);
     }
+    stream_lazy_free_step(1000); /* big streams deleted since: a millisecond's worth */
     conn_close_idle();
     conn_evict_housekeeping();
     persist_housekeeping();

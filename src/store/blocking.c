@@ -140,20 +140,34 @@ void blocking_signal_key_slow(int db, const char *key, size_t len)
     if (wk) mark_ready(wk);
 }
 
+struct db_signal {
+    int db;
+    bool streams_only;
+};
+
 static bool signal_if_present(struct dict_node *n, void *arg)
 {
     struct waiting_key *wk = (struct waiting_key *)n;
-    int db = *(const int *)arg;
-    if (wk->db == db) {
-        struct kv *kv = db_lookup_quiet(keyspace_db(db), wk->key, wk->key_len);
-        if (kv && (kv->type == OBJ_LIST || kv->type == OBJ_ZSET)) mark_ready(wk);
+    const struct db_signal *sig = arg;
+    if (wk->db == sig->db) {
+        struct kv *kv = db_lookup_quiet(keyspace_db(sig->db), wk->key, wk->key_len);
+        if (kv && (kv->type == OBJ_STREAM ||
+                   (!sig->streams_only && (kv->type == OBJ_LIST || kv->type == OBJ_ZSET))))
+            mark_ready(wk);
     }
     return true;
 }
 
 void blocking_signal_db(int db)
 {
-    if (blocking_waited_keys) dict_foreach(&waiting, signal_if_present, &db);
+    struct db_signal sig = {db, false};
+    if (blocking_waited_keys) dict_foreach(&waiting, signal_if_present, &sig);
+}
+
+void blocking_signal_db_streams(int db)
+{
+    struct db_signal sig = {db, true};
+    if (blocking_waited_keys) dict_foreach(&waiting, signal_if_present, &sig);
 }
 
 bool blocking_has_ready(void)
@@ -161,7 +175,9 @@ bool blocking_has_ready(void)
     return ready_head != NULL;
 }
 
-void blocking_serve_ready(void (*serve)(struct block_waiter *w, void *arg), void *arg)
+void blocking_serve_ready(void (*serve)(struct block_waiter *w, const char *key, size_t len,
+                                        void *arg),
+                          void *arg)
 {
     while (ready_head) {
         struct waiting_key *wk = ready_head;
@@ -171,9 +187,10 @@ void blocking_serve_ready(void (*serve)(struct block_waiter *w, void *arg), void
         struct block_link *link = wk->first;
         while (link) {
             struct kv *kv = db_lookup_quiet(keyspace_db(wk->db), wk->key, wk->key_len);
-            if (!kv) break;
             struct block_link *next = link->next;
-            if (kv->type == link->waiter->type) serve(link->waiter, arg);
+            enum obj_type type = link->waiter->type;
+            if (type == OBJ_STREAM || (kv && kv->type == type))
+                serve(link->waiter, wk->key, wk->key_len, arg);
             link = next;
         }
         wk->ready = false;

@@ -2,6 +2,7 @@
 #include "store/db.h"
 
 #include "store/blocking.h"
+#include "store/stream.h"
 #include "store/notify.h"
 
 #include <limits.h>
@@ -72,6 +73,7 @@ void keyspace_init(int databases)
 void keyspace_release(void)
 {
     keyspace_flush_all();
+    stream_lazy_free_all();
     xfree(keyspace.dbs);
     keyspace.dbs = NULL;
     keyspace.count = 0;
@@ -220,6 +222,7 @@ void db_replace(struct db *db, struct kv *old, struct kv *fresh, bool keep_ttl)
         }
     }
     db_signal_modified_key(db, fresh->key, fresh->key_len);
+    blocking_signal_removed(db->id, old);
     kv_free(old);
     blocking_signal_key(db->id, fresh);
 }
@@ -288,6 +291,7 @@ void db_unlink_kv(struct db *db, struct kv *kv)
     if (kv->expire_ms) expires_forget(db, kv);
     dict_remove(&db->keys, kv->key, kv->key_len, hash_bytes(kv->key, kv->key_len));
     db_signal_modified_key(db, kv->key, kv->key_len); /* after removal: watch.c checks presence */
+    blocking_signal_removed(db->id, kv);
 }
 
 void db_delete_kv(struct db *db, struct kv *kv)
@@ -354,6 +358,7 @@ long long db_flush(struct db *db)
 {
     long long removed = (long long)dict_size(&db->keys);
     watch_touch_db(db, NULL);
+    blocking_signal_db_streams(db->id);
     dict_release(&db->expires, free_expire_node, NULL);
     dict_release(&db->keys, free_kv_node, NULL);
     db->expire_cursor = 0;
@@ -372,6 +377,8 @@ long long keyspace_flush_all(void)
 void keyspace_swap(int a, int b)
 {
     struct db *x = &keyspace.dbs[a], *y = &keyspace.dbs[b];
+    blocking_signal_db_streams(a);
+    blocking_signal_db_streams(b);
     watch_touch_db(x, y);
     watch_touch_db(y, x);
     struct db tmp = *x;

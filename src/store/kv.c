@@ -7,6 +7,7 @@
 #include "store/hash.h"
 #include "store/set.h"
 #include "store/list.h"
+#include "store/stream.h"
 #include "store/zset.h"
 #include "util/xmalloc.h"
 
@@ -113,6 +114,8 @@ struct kv *kv_dup(struct kv *kv, const char *key, size_t key_len)
         return kv_new_container(key, key_len, OBJ_SET, kv->encoding, set_dup(kv->v.ptr));
     case OBJ_LIST:
         return kv_new_container(key, key_len, OBJ_LIST, kv->encoding, list_dup(kv->v.ptr));
+    case OBJ_STREAM:
+        return kv_new_container(key, key_len, OBJ_STREAM, kv->encoding, stream_dup(kv->v.ptr));
     default:
         return NULL; /* a type without a copy yet (the caller answers) */
     }
@@ -135,6 +138,9 @@ static void kv_free_value(struct kv *kv)
         break;
     case OBJ_LIST:
         list_free(kv->v.ptr);
+        break;
+    case OBJ_STREAM:
+        stream_release(kv->v.ptr); /* a big one later, off the request path */
         break;
     default:
         break;
@@ -269,6 +275,8 @@ const char *kv_type_name(const struct kv *kv)
         return "set";
     case OBJ_LIST:
         return "list";
+    case OBJ_STREAM:
+        return "stream";
     default:
         return "none";
     }
@@ -281,6 +289,7 @@ const char *kv_encoding_name(const struct kv *kv)
     if (kv->type == OBJ_ZSET) return zset_is_compact(kv->v.ptr) ? "listpack" : "skiplist";
     if (kv->type == OBJ_SET) return set_is_intset(kv->v.ptr) ? "intset" : "hashtable";
     if (kv->type == OBJ_LIST) return "quicklist"; /* Redis 7.0: every list */
+    if (kv->type == OBJ_STREAM) return "stream";
     switch (kv->encoding) {
     case ENC_EMBSTR:
         return "embstr";
@@ -309,5 +318,6 @@ size_t kv_memory_usage(const struct kv *kv, long long samples)
     if (kv->type == OBJ_ZSET) n += zset_memory_usage(kv->v.ptr, (size_t)samples);
     if (kv->type == OBJ_SET) n += set_memory_usage(kv->v.ptr, (size_t)samples);
     if (kv->type == OBJ_LIST) n += list_memory_usage(kv->v.ptr);
+    if (kv->type == OBJ_STREAM) n += stream_memory_usage(kv->v.ptr, (size_t)samples);
     return n;
 }

@@ -8,7 +8,7 @@
  *   ENC_INT     value word holds a canonical int64 ("123", not "0123")
  *   ENC_EMBSTR  value bytes follow the key in this allocation (<= 44 bytes)
  *   ENC_RAW     value word points at a growable struct strbuf (util/strbuf.h)
- * Container types (hash, sorted set, set, list) keep a pointer in the value word.
+ * Container types (hash, sorted set, set, list, stream) keep a pointer in the value word.
  *
  * The store owns kvs; a kv may be reallocated when its value changes size,
  * so callers must not hold a kv across a store call that writes that key.
@@ -30,6 +30,7 @@ enum obj_type {
     OBJ_ZSET = 2,
     OBJ_LIST = 3,
     OBJ_SET = 4,
+    OBJ_STREAM = 5,
 };
 
 enum obj_encoding {
@@ -41,6 +42,7 @@ enum obj_encoding {
     ENC_SKIPLIST,
     ENC_INTSET,
     ENC_QUICKLIST,
+    ENC_STREAM,
 };
 
 /* Strings at most this long are embedded (Redis's OBJ_ENCODING_EMBSTR_SIZE_LIMIT). */

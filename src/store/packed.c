@@ -3,28 +3,11 @@
 
 #include <string.h>
 
+#include "util/varint.h"
 #include "util/xmalloc.h"
 
 /* Keep at most this much slack after a delete before giving memory back. */
 #define PACKED_SHRINK_SLACK 256
-
-static size_t varint_len(size_t n)
-{
-    size_t k = 1;
-    while (n >= 0x80) n >>= 7, k++;
-    return k;
-}
-
-static size_t varint_put(unsigned char *dst, size_t n)
-{
-    size_t k = 0;
-    while (n >= 0x80) {
-        dst[k++] = (unsigned char)(n | 0x80);
-        n >>= 7;
-    }
-    dst[k++] = (unsigned char)n;
-    return k;
-}
 
 static struct packed *packed_resize(struct packed *p, size_t cap)
 {

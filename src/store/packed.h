@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/varint.h"
+
 /* Largest block the owners let a packed sequence grow to. */
 #define PACKED_MAX_BYTES (1u << 30)
 
@@ -53,18 +55,10 @@ static inline bool packed_safe_to_add(const struct packed *p, size_t extra)
 static inline size_t packed_read(const struct packed *p, size_t off, const char **ptr, size_t *len)
 {
     const unsigned char *d = p->data + off;
-    size_t n = d[0] & 0x7f;
-    size_t i = 1;
-    if (d[0] & 0x80) {
-        unsigned shift = 7;
-        do {
-            n |= (size_t)(d[i] & 0x7f) << shift;
-            shift += 7;
-        } while (d[i++] & 0x80);
-    }
-    *ptr = (const char *)d + i;
+    size_t n = (size_t)varint_get(&d);
+    *ptr = (const char *)d;
     *len = n;
-    return off + i + n;
+    return (size_t)(d - p->data) + n;
 }
 
 /* Offset of the entry after the one at `off`. */

@@ -12,6 +12,8 @@
  * fuzz-sources: src/util/buf.c src/util/numparse.c src/util/strbuf.c src/util/xmalloc.c
  * fuzz-sources: src/util/hash.c src/util/rand.c src/util/glob.c
  * fuzz-sources: src/server/latency.c src/util/cycles.c
+ * fuzz-sources: src/persist/rdb_stream.c src/store/stream.c src/store/stream_cgroup.c
+ * fuzz-sources: src/store/stream_id.c src/store/idtree.c
  *
  * Input: the bytes of an RDB file (starting "REDIS") or of a DUMP payload
  * (anything else; its footer is not checked, so the decoder itself is
@@ -26,6 +28,7 @@
 #include "fuzz_common.h"
 #include "persist/rdb.h"
 #include "store/db.h"
+#include "store/stream.h"
 
 static void round_trip(long long keys)
 {
@@ -65,6 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (rdb_load_buffer(data, size, false, &info, err, sizeof err))
             round_trip(info.keys_loaded);
         keyspace_flush_all();
+        stream_lazy_free_all(); /* big streams' freeing is queued */
         return 0;
     }
     if (size < 10) return 0;
@@ -79,6 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         rdb_dump_payload(kv, true, &again);
         if (!rdb_payload_verify(buf_head(&again), buf_len(&again))) __builtin_trap();
         kv_free(kv);
+        stream_lazy_free_all();
         buf_free(&again);
     }
     return 0;

@@ -5,15 +5,10 @@
 # incr file cut inside its last command.
 #   tests/fuzz/make_aof_seeds.sh [GOBLIN_SERVER]   (default build/goblin-core)
 set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
-goblin="${1:-$root/build/goblin-core}"
-out="$here/corpus/fuzz_aof"
-tmp=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
-mkdir -p "$out" "$tmp/g" "$tmp/r"
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_up() { for _ in $(seq 100); do redis-cli -p "$1" PING >/dev/null 2>&1 && return; sleep 0.05; done; exit 1; }
+# shellcheck source=tests/fuzz/seed_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/seed_lib.sh"
+seed_setup fuzz_aof "${1:-}"
+mkdir -p "$tmp/g" "$tmp/r"
 
 gp=$(port)
 "$goblin" --port "$gp" --dir "$tmp/g" --save "" --appendonly yes --aof-timestamp-enabled yes \

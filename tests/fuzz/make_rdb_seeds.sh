@@ -5,15 +5,9 @@
 # not), and DUMP payloads of one value of each kind from redis-server.
 #   tests/fuzz/make_rdb_seeds.sh [GOBLIN_SERVER]   (default build/goblin-core)
 set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
-goblin="${1:-$root/build/goblin-core}"
-out="$here/corpus/fuzz_rdb"
-tmp=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
-mkdir -p "$out"
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_up() { for _ in $(seq 100); do redis-cli -p "$1" PING >/dev/null 2>&1 && return; sleep 0.05; done; exit 1; }
+# shellcheck source=tests/fuzz/seed_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/seed_lib.sh"
+seed_setup fuzz_rdb "${1:-}"
 
 fill() {
     local c=(redis-cli -p "$1")
@@ -37,15 +31,7 @@ for comp in yes no; do
     redis-cli -p "$p" SAVE >/dev/null
     if [ "$comp" = yes ]; then
         for k in int str long h hbig z zbig; do
-            python3 - "$p" "$k" "$out/dump-$k" <<'PY'
-import socket, sys
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-k = sys.argv[2].encode()
-s.sendall(b"*2\r\n$4\r\nDUMP\r\n$%d\r\n%s\r\n" % (len(k), k))
-f = s.makefile("rb")
-n = int(f.readline()[1:-2])
-open(sys.argv[3], "wb").write(f.read(n))
-PY
+            dump_payload "$p" "$k" "$out/dump-$k"
         done
     fi
     redis-cli -p "$p" SHUTDOWN NOSAVE >/dev/null 2>&1 || true

@@ -8,7 +8,7 @@
 #     goblin-core loads it;
 #   a truncated last command loads with aof-load-truncated yes (and the file
 #     is cut), is refused with no; a corrupt byte mid-file is refused;
-#   SIGKILL under appendfsync always loses no acknowledged INCR;
+#   SIGKILL under appendfsync always loses no acknowledged INCR, XADD or XACK;
 #   SIGKILL of server and child during BGREWRITEAOF leaves a loadable set;
 #   CONFIG SET appendonly yes at runtime; automatic rewrite; a write error
 #   (MISCONF under everysec, exit under always).
@@ -102,6 +102,13 @@ grep -q "PEXPIREAT" "$g"/appendonlydir/*.incr.aof || fail "EXPIRE not propagated
 grep -q "SREM" "$g"/appendonlydir/*.incr.aof || fail "SPOP not propagated as SREM"
 grep -q "MULTI" "$g"/appendonlydir/*.incr.aof || fail "EXEC not wrapped in MULTI"
 grep -qi "blpop" "$g"/appendonlydir/*.incr.aof && fail "BLPOP propagated as itself"
+grep -qi "xreadgroup" "$g"/appendonlydir/*.incr.aof && fail "XREADGROUP propagated as itself"
+grep -q "XCLAIM" "$g"/appendonlydir/*.incr.aof || fail "XREADGROUP not propagated as XCLAIM"
+grep -q "CREATECONSUMER" "$g"/appendonlydir/*.incr.aof || fail "NOACK consumer not propagated"
+grep -qa -- '^~$' "$g"/appendonlydir/*.incr.aof && fail "an approximate trim propagated as such"
+# (what Redis 7.0's AOF does not carry for streams is not compared:
+# rdb_compare.py mask_seen_time)
+export RDB_COMPARE_REPLAYED=1
 check_aof "$g"
 copy_aof "$g" "$DIR/g2"
 # Every command would cross a zero slowlog threshold; the replay is not a
@@ -227,6 +234,107 @@ start_goblin "$k" --appendfsync always
 got=$(cli "$GPORT" GET counter)
 [ "$got" -ge "$acked" ] || fail "SIGKILL lost acknowledged writes: $got < $acked"
 [ "$got" -le $((acked + 32)) ] || fail "more INCRs than sent: $got vs $acked acknowledged"
+stop "$GPID"
+
+# 5b. The same for streams: every acknowledged XADD is there after the
+# restart, and every entry an acknowledged XACK removed stays acknowledged.
+k=$DIR/kill-stream
+mkdir -p "$k"
+start_goblin "$k" --appendfsync always
+cli "$GPORT" XGROUP CREATE jobs workers '$' MKSTREAM >/dev/null
+python3 - "$GPORT" "$GPID" "$k/acked" <<'EOF'
+import os, signal, socket, sys, threading, time
+port, pid, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+added, acked = [[] for _ in range(3)], []
+def bulk(f):
+    line = f.readline()
+    if not line.startswith(b"$"):
+        raise OSError(line)
+    return f.readline()[:-2]
+def producer(i):
+    s = socket.create_connection(("127.0.0.1", port))
+    f = s.makefile("rb")
+    cmd = b"*5\r\n$4\r\nXADD\r\n$4\r\njobs\r\n$1\r\n*\r\n$1\r\nf\r\n$1\r\n%d\r\n" % i
+    try:
+        while True:
+            s.sendall(cmd * 8)
+            for _ in range(8):
+                added[i].append(bulk(f))
+    except OSError:
+        return
+def consumer():
+    s = socket.create_connection(("127.0.0.1", port))
+    f = s.makefile("rb")
+    read = (b"*9\r\n$10\r\nXREADGROUP\r\n$5\r\nGROUP\r\n$7\r\nworkers\r\n$1\r\nc\r\n"
+            b"$5\r\nCOUNT\r\n$1\r\n8\r\n$7\r\nSTREAMS\r\n$4\r\njobs\r\n$1\r\n>\r\n")
+    try:
+        while True:
+            s.sendall(read)
+            ids = []
+            if f.readline().startswith(b"*1"):
+                f.readline()
+                bulk(f)  # [key, entries]
+                for _ in range(int(f.readline()[1:])):
+                    f.readline()
+                    ids.append(bulk(f))
+                    for _ in range(int(f.readline()[1:])):
+                        bulk(f)
+            if not ids:
+                continue
+            parts = [b"XACK", b"jobs", b"workers"] + ids
+            s.sendall(b"*%d\r\n" % len(parts) +
+                      b"".join(b"$%d\r\n%s\r\n" % (len(p), p) for p in parts))
+            if f.readline().startswith(b":"):
+                acked.extend(ids)
+    except (OSError, ValueError):
+        return
+threads = [threading.Thread(target=producer, args=(i,)) for i in range(3)]
+threads.append(threading.Thread(target=consumer))
+for t in threads:
+    t.start()
+time.sleep(1.0)
+os.kill(pid, signal.SIGKILL)
+for t in threads:
+    t.join()
+with open(out, "w") as fh:
+    for a in added:
+        fh.write("".join("a %s\n" % x.decode() for x in a))
+    fh.write("".join("k %s\n" % x.decode() for x in acked))
+EOF
+wait "$GPID" 2>/dev/null
+start_goblin "$k" --appendfsync always
+python3 - "$GPORT" "$k/acked" <<'EOF' || fail "SIGKILL lost acknowledged stream writes"
+import socket, sys
+port, path = int(sys.argv[1]), sys.argv[2]
+lines = open(path).read().split("\n")
+added = [l[2:] for l in lines if l.startswith("a ")]
+acked = [l[2:] for l in lines if l.startswith("k ")]
+s = socket.create_connection(("127.0.0.1", port), timeout=30)
+f = s.makefile("rb")
+def call(*args):
+    s.sendall(b"*%d\r\n" % len(args) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a) for a in args))
+present, pending = set(), set()
+call(b"XRANGE", b"jobs", b"-", b"+")
+for _ in range(int(f.readline()[1:])):
+    f.readline()
+    f.readline()
+    present.add(f.readline()[:-2].decode())
+    for _ in range(int(f.readline()[1:])):
+        f.readline()
+        f.readline()
+call(b"XPENDING", b"jobs", b"workers", b"-", b"+", b"1000000")
+for _ in range(int(f.readline()[1:])):
+    f.readline()
+    f.readline()
+    pending.add(f.readline()[:-2].decode())
+    for _ in range(4):  # the consumer's name, idle time, deliveries
+        f.readline()
+missing = [x for x in added if x not in present]
+unacked = [x for x in acked if x in pending]
+print("streams after SIGKILL: %d acknowledged XADD, %d missing; %d acknowledged XACK, %d pending"
+      % (len(added), len(missing), len(acked), len(unacked)))
+sys.exit(1 if missing or unacked or not added or not acked else 0)
+EOF
 stop "$GPID"
 
 # 6. SIGKILL of the server and the child during BGREWRITEAOF.

@@ -9,65 +9,17 @@
  * ring does not stop the loop from serving a TCP client, and is served.
  * No wall-clock assertion: waits are bounded only to fail instead of hang.
  */
-#include <goblin/ring_client.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "testlib.h"
+#include "blocking_testutil.h"
 
 static int port;
 
 static void open_client(struct rconn *c)
 {
     rconn_open_tcp(c, port);
-}
-
-static void expect_reply_at(struct rconn *c, const char *want, int line)
-{
-    size_t n;
-    char *got = rconn_read_reply(c, &n);
-    CHECKF(n == strlen(want) && memcmp(got, want, n) == 0, "line %d: got '%s' expected '%s'", line,
-           got, want);
-    free(got);
-}
-#define expect_reply(c, want) expect_reply_at(c, want, __LINE__)
-
-#define CALL(c, want, ...)                                                                         \
-    do {                                                                                           \
-        rconn_send(c, __VA_ARGS__, NULL);                                                          \
-        expect_reply(c, want);                                                                     \
-    } while (0)
-
-/* Waits (bounded) until the server reports `n` blocked clients. */
-static void wait_blocked(struct rconn *ctl, int n)
-{
-    char want[64];
-    snprintf(want, sizeof want, "blocked_clients:%d\r\n", n);
-    for (int i = 0; i < 2000; i++) {
-        char *info = rconn_call(ctl, "INFO", "clients", NULL);
-        bool ok = strstr(info, want) != NULL;
-        free(info);
-        if (ok) return;
-        usleep(5000);
-    }
-    CHECKF(false, "never reached %s", want);
-}
-
-static void no_reply_yet(struct rconn *c)
-{
-    size_t n;
-    char *got = rconn_try_read_reply(c, &n, 50);
-    CHECKF(got == NULL, "unexpected reply '%s'", got ? got : "");
-}
-
-static long long client_id(struct rconn *c)
-{
-    char *r = rconn_call(c, "CLIENT", "ID", NULL);
-    long long id = strtoll(r + 1, NULL, 10);
-    free(r);
-    return id;
 }
 
 static void fifo_order(struct rconn *ctl)
@@ -202,37 +154,17 @@ static void run(enum test_server_kind kind)
 }
 
 /* A client blocked on a ring while a TCP client works, then served. */
+static void ring_wake(struct rconn *ctl)
+{
+    CALL(ctl, "+OK\r\n", "SET", "k", "v");
+    CALL(ctl, "$1\r\nv\r\n", "GET", "k");
+    CALL(ctl, ":1\r\n", "RPUSH", "ringq", "hello");
+}
+
 static void ring_blocked(void)
 {
-    char dir[] = "/dev/shm/goblin-blocking-XXXXXX";
-    CHECK(mkdtemp(dir));
-    char path[128];
-    snprintf(path, sizeof path, "%s/r.ring", dir);
-    const char *const extra[] = {"--ring", path, "64k", NULL};
-    struct test_server s;
-    test_server_start(&s, TEST_SERVER_GOBLIN, extra);
-    port = s.port;
-    struct goblin_ring *r = NULL;
-    CHECK(goblin_ring_open(path, 10000, &r) == 0);
-    const char *blpop[] = {"BLPOP", "ringq", "0"};
-    CHECK(goblin_ring_send_command(r, 3, blpop, NULL) == 0);
-    struct rconn ctl;
-    open_client(&ctl);
-    wait_blocked(&ctl, 1);
-    for (int i = 0; i < 200; i++) CALL(&ctl, "+PONG\r\n", "PING");
-    CALL(&ctl, "+OK\r\n", "SET", "k", "v");
-    CALL(&ctl, "$1\r\nv\r\n", "GET", "k");
-    CALL(&ctl, ":1\r\n", "RPUSH", "ringq", "hello");
-    const char *reply;
-    ssize_t n = goblin_ring_read_reply(r, &reply, 10 * 1000000LL);
-    const char *want = "*2\r\n$5\r\nringq\r\n$5\r\nhello\r\n";
-    CHECKF(n == (ssize_t)strlen(want) && memcmp(reply, want, (size_t)n) == 0, "ring got '%.*s'",
-           (int)(n > 0 ? n : 0), n > 0 ? reply : "");
-    goblin_ring_close(r);
-    rconn_close(&ctl);
-    test_server_stop(&s);
-    unlink(path);
-    rmdir(dir);
+    const char *const blpop[] = {"BLPOP", "ringq", "0"};
+    blocking_ring_served(3, blpop, ring_wake, "*2\r\n$5\r\nringq\r\n$5\r\nhello\r\n");
 }
 
 int main(void)

@@ -14,21 +14,6 @@
 #include "diff.h"
 #include "persist/crc64.h"
 
-/* The payload of a DUMP reply ("$N\r\n<bytes>\r\n"); *len set. */
-static char *payload_of(struct rconn *c, const char *key, size_t *len)
-{
-    rconn_send(c, "DUMP", key, NULL);
-    size_t n;
-    char *raw = rconn_read_reply(c, &n);
-    CHECKF(raw[0] == '$' && raw[1] != '-', "DUMP %s: %.40s", key, raw);
-    char *body = strstr(raw, "\r\n") + 2;
-    *len = (size_t)atol(raw + 1);
-    char *p = malloc(*len);
-    memcpy(p, body, *len);
-    free(raw);
-    return p;
-}
-
 static void restore_both(struct diff_pair *d, const char *key, const char *p, size_t len,
                          const char *opt)
 {
@@ -51,6 +36,10 @@ static void restore_corrupt(struct diff_pair *d, const char *key, const char *p,
     char *r = rconn_read_reply(&d->r, NULL);
     bool g_ok = strcmp(g, "+OK\r\n") == 0;
     CHECKF(g_ok || strcmp(g, "-ERR Bad data format\r\n") == 0, "corrupt RESTORE: %s", g);
+    if (g_ok) { /* what was accepted must read back without harm */
+        free(rconn_call(&d->g, "XINFO", "STREAM", key, "FULL", NULL));
+        free(rconn_call(&d->g, "XREVRANGE", key, "+", "-", NULL));
+    }
     CHECKF(!g_ok || strcmp(r, "+OK\r\n") == 0, "goblin-core accepted what Redis refused: %s", r);
     free(g);
     free(r);
@@ -91,6 +80,21 @@ static void fill(struct diff_pair *d)
         diff_check(d, "HSET", "h:ht", f, v, NULL);
         diff_check(d, "ZADD", "z:sk", v, f, NULL);
     }
+    /* Streams: without groups the payloads are identical; with a group
+     * (its delivery and seen times differ) they restore alike. */
+    for (int i = 1; i <= 40; i++) {
+        char id[32], v[32];
+        snprintf(id, sizeof id, "%d-%d", i, i % 3);
+        snprintf(v, sizeof v, "%d", i * 1000);
+        diff_check(d, "XADD", "x:plain", id, "f", v, i % 4 ? "g" : "h", "x", NULL);
+        diff_check(d, "XADD", "x:groups", id, "f", v, NULL);
+    }
+    diff_check(d, "XDEL", "x:plain", "7-1", "8-2", NULL);
+    diff_check(d, "XGROUP", "CREATE", "x:groups", "g", "0", NULL);
+    diff_check(d, "XGROUP", "CREATE", "x:groups", "h", "$", NULL);
+    diff_check(d, "XREADGROUP", "GROUP", "g", "c1", "COUNT", "5", "STREAMS", "x:groups", ">", NULL);
+    diff_check(d, "XREADGROUP", "GROUP", "g", "c2", "COUNT", "3", "STREAMS", "x:groups", ">", NULL);
+    diff_check(d, "XGROUP", "CREATECONSUMER", "x:groups", "h", "idle", NULL);
 }
 
 static void check_copy(struct diff_pair *d, const char *key)
@@ -102,14 +106,15 @@ static void check_copy(struct diff_pair *d, const char *key)
     diff_check(d, "HGET", key, "f", NULL);
     diff_check(d, "HGET", key, "f150", NULL);
     diff_check(d, "ZRANGE", key, "0", "-1", "WITHSCORES", NULL);
+    diff_check(d, "XINFO", "STREAM", key, "FULL", NULL);
 }
 
 static void run(struct diff_pair *d)
 {
     static const char *const same[] = {"s:int", "s:neg", "s:emb", "s:empty",
-                                       "s:raw", "h:lp",  "z:lp"};
-    static const char *const all[] = {"s:int", "s:neg", "s:emb", "s:empty", "s:raw",
-                                      "h:lp",  "z:lp",  "h:ht",  "z:sk"};
+                                       "s:raw", "h:lp",  "z:lp",  "x:plain"};
+    static const char *const all[] = {"s:int", "s:neg", "s:emb", "s:empty", "s:raw",   "h:lp",
+                                      "z:lp",  "h:ht",  "z:sk",  "x:plain", "x:groups"};
     fill(d);
     for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) diff_check(d, "DUMP", same[i], NULL);
     diff_check(d, "DUMP", "missing", NULL);
@@ -119,7 +124,7 @@ static void run(struct diff_pair *d)
     for (int from_goblin = 0; from_goblin < 2; from_goblin++) {
         for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
             size_t len;
-            char *p = payload_of(from_goblin ? &d->g : &d->r, all[i], &len);
+            char *p = rconn_dump_payload(from_goblin ? &d->g : &d->r, all[i], &len);
             char copy[64];
             snprintf(copy, sizeof copy, "copy:%s", all[i]);
             restore_both(d, copy, p, len, NULL);
@@ -143,7 +148,7 @@ static void run(struct diff_pair *d)
     }
 
     size_t len;
-    char *p = payload_of(&d->g, "s:emb", &len);
+    char *p = rconn_dump_payload(&d->g, "s:emb", &len);
     const char *opts[][6] = {
         {"IDLETIME", "-1"},
         {"IDLETIME", "x"},

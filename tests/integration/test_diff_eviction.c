@@ -49,20 +49,6 @@ static void config_rows(void)
     diff_check(&d, "CONFIG", "GET", "lfu-decay-time", NULL);
 }
 
-/* The payload of a DUMP reply ("$N\r\n<bytes>\r\n"); *len set. */
-static char *dump_payload(struct rconn *c, const char *key, size_t *len)
-{
-    rconn_send(c, "DUMP", key, NULL);
-    size_t n;
-    char *raw = rconn_read_reply(c, &n);
-    CHECKF(raw[0] == '$' && raw[1] != '-', "DUMP %s: %.40s", key, raw);
-    *len = (size_t)atol(raw + 1);
-    char *p = malloc(*len);
-    memcpy(p, strstr(raw, "\r\n") + 2, *len);
-    free(raw);
-    return p;
-}
-
 /* OBJECT FREQ counts the accesses Redis counts. */
 static void lfu_counters(void)
 {
@@ -103,7 +89,7 @@ static void lfu_counters(void)
     diff_check(&d, "SET", "src", "payload", NULL);
     /* Redis's DUMP payload: goblin-core restores it too (test_diff_dump). */
     size_t dump_len;
-    char *dump = dump_payload(&d.r, "src", &dump_len);
+    char *dump = rconn_dump_payload(&d.r, "src", &dump_len);
     const char *restore_freq[] = {"RESTORE", "r1", "0", dump, "FREQ", "100"};
     size_t lens_freq[] = {7, 2, 1, dump_len, 4, 3};
     diff_check_argv(&d, 6, restore_freq, lens_freq);

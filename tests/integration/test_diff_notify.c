@@ -359,6 +359,46 @@ static void blocking(void)
     N("FLUSHALL");
 }
 
+/* Streams: Redis's events for every stream write, blocked reads too. */
+static void streams(void)
+{
+    N("FLUSHALL");
+    N("XADD", "st", "1-1", "f", "v");
+    N("XADD", "st", "MAXLEN", "1", "1-2", "f", "v");
+    N("XADD", "st", "MAXLEN", "5", "1-3", "f", "v");
+    N("XADD", "none", "NOMKSTREAM", "*", "f", "v");
+    N("XADD", "st", "1-1", "f", "v"); /* error: no event */
+    N("XTRIM", "st", "MAXLEN", "1");
+    N("XTRIM", "st", "MAXLEN", "1");
+    N("XDEL", "st", "1-3");
+    N("XDEL", "st", "1-3");
+    N("XSETID", "st", "2-0");
+    N("XGROUP", "CREATE", "st", "g", "$");
+    N("XGROUP", "CREATE", "st2", "g", "$", "MKSTREAM");
+    N("XGROUP", "CREATE", "st", "g", "$");
+    N("XGROUP", "CREATECONSUMER", "st", "g", "c");
+    N("XGROUP", "CREATECONSUMER", "st", "g", "c");
+    N("XADD", "st", "3-0", "f", "v");
+    N("XREADGROUP", "GROUP", "g", "c2", "STREAMS", "st", ">");
+    N("XCLAIM", "st", "g", "c3", "0", "3-0", "TIME", "1000");
+    N("XAUTOCLAIM", "st", "g", "c4", "0", "0");
+    N("XACK", "st", "g", "3-0");
+    N("XGROUP", "DELCONSUMER", "st", "g", "c");
+    N("XGROUP", "DELCONSUMER", "st", "g", "nobody");
+    N("XGROUP", "SETID", "st", "g", "0");
+    N("XGROUP", "DESTROY", "st", "g");
+    N("XGROUP", "DESTROY", "st", "g");
+    N("XGROUP", "CREATE", "st", "g", "$");
+    static const char *const xread[] = {"XREAD", "BLOCK", "0", "STREAMS", "st", "$"};
+    static const char *const xadd[] = {"XADD", "st", "4-0", "f", "v"};
+    served_later(xread, 6, xadd, 5);
+    static const char *const xreadgroup[] = {"XREADGROUP", "GROUP",   "g",  "newc", "BLOCK",
+                                             "0",          "STREAMS", "st", ">"};
+    static const char *const xadd2[] = {"XADD", "st", "5-0", "f", "v"};
+    served_later(xreadgroup, 9, xadd2, 5);
+    N("FLUSHALL");
+}
+
 static void expiry(void)
 {
     /* Lazy: the key is found expired by the next access — or by the active
@@ -547,6 +587,7 @@ static void run_all(int n)
     C("CONFIG", "SET", "notify-keyspace-events", "KEA");
     directed();
     blocking();
+    streams();
     expiry();
     classes();
     N("FLUSHALL");

@@ -166,6 +166,24 @@ static void default_mode(void)
     A("CLIENT", "TRACKING", "off");
     B("SET", "k", "6");
     A("PING");
+    /* Streams: XRANGE / XREAD / XINFO reads are remembered (XREAD's keys
+     * found by its key spec); XADD, XDEL, XTRIM invalidate; XSETID and
+     * group changes, which signal no modified key in Redis, do not. */
+    A("CLIENT", "TRACKING", "on");
+    B("XADD", "x1", "1-1", "f", "v");
+    A("XRANGE", "x1", "-", "+");
+    A("XREAD", "STREAMS", "x2", "x3", "0", "0");
+    B("XADD", "x1", "1-2", "f", "v");
+    PUSH_A(INV("2\r\nx1"));
+    B("XADD", "x3", "1-1", "f", "v");
+    PUSH_A(INV("2\r\nx3"));
+    A("XLEN", "x1");
+    B("XSETID", "x1", "5-0");
+    B("XGROUP", "CREATE", "x1", "g", "0");
+    A("PING");
+    B("XDEL", "x1", "1-1");
+    PUSH_A(INV("2\r\nx1"));
+    A("CLIENT", "TRACKING", "off");
 }
 
 /* RESP2 through a subscribed redirect target. */

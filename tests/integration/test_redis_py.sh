@@ -3,9 +3,13 @@
 # against goblin-core: pipeline(transaction=True), runtime and queue-time
 # errors, transaction() with WATCH retries, concurrent WATCH/MULTI/EXEC
 # increments, Lock.acquire. See py/redis_py_transactions.py.
+# Then its stream API and a stream job queue (py/redis_py_streams.py), run
+# against goblin-core and against redis-server: the two transcripts must be
+# identical.
 set -u
 
 GOBLIN_SERVER=${GOBLIN_SERVER:?GOBLIN_SERVER is not set}
+REDIS_SERVER=${REDIS_SERVER:-/usr/bin/redis-server}
 DIR=$(mktemp -d /tmp/goblin-redis-py-XXXXXX)
 LOG=$DIR/server.log
 # shellcheck source=tests/lib/testlib.sh
@@ -13,6 +17,11 @@ source "$(dirname "$0")/../lib/testlib.sh"
 
 launch_server() {
     "$GOBLIN_SERVER" --port "$PORT" >"$LOG" 2>&1 &
+    PID=$!
+}
+launch_redis() {
+    mkdir -p "$DIR/redis"
+    "$REDIS_SERVER" --port "$PORT" --save "" --appendonly no --dir "$DIR/redis" >"$DIR/redis.log" 2>&1 &
     PID=$!
 }
 
@@ -24,11 +33,22 @@ $PY -c 'import redis' 2>/dev/null || fail "python3-redis is not installed (apt-g
 start_server launch_server
 out=$(timeout 60 $PY "$(dirname "$0")/py/redis_py_transactions.py" "$PORT" 2>&1) ||
     fail "redis-py transactions: $out"
+timeout 120 $PY "$(dirname "$0")/py/redis_py_streams.py" "$PORT" >"$DIR/streams.goblin" 2>"$DIR/streams.err" ||
+    fail "redis-py streams against goblin-core: $(cat "$DIR/streams.err")"
 
 kill -TERM "$PID"
 wait "$PID"
 rc=$?
 PID=
 [ $rc -eq 0 ] || fail "server exited with status $rc"
+
+start_server launch_redis
+timeout 120 $PY "$(dirname "$0")/py/redis_py_streams.py" "$PORT" >"$DIR/streams.redis" 2>"$DIR/streams.err" ||
+    fail "redis-py streams against redis-server: $(cat "$DIR/streams.err")"
+kill -TERM "$PID"
+wait "$PID"
+PID=
+diff "$DIR/streams.redis" "$DIR/streams.goblin" >&2 ||
+    fail "redis-py streams: goblin-core's transcript (>) differs from redis-server's (<)"
 rm -rf "$DIR"
 echo "test_redis_py: $out" >&2

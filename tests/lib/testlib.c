@@ -397,6 +397,18 @@ char *rconn_read_reply(struct rconn *c, size_t *len)
     return r;
 }
 
+char *rconn_dump_payload(struct rconn *c, const char *key, size_t *len)
+{
+    rconn_send(c, "DUMP", key, NULL);
+    char *raw = rconn_read_reply(c, NULL);
+    CHECKF(raw[0] == '$' && raw[1] != '-', "DUMP %s: %.40s", key, raw);
+    *len = (size_t)atol(raw + 1);
+    char *p = malloc(*len);
+    memcpy(p, strstr(raw, "\r\n") + 2, *len);
+    free(raw);
+    return p;
+}
+
 char *rconn_call(struct rconn *c, ...)
 {
     const char *argv[256];

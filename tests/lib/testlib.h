@@ -88,6 +88,10 @@ char *rconn_try_read_reply(struct rconn *c, size_t *len, int timeout_ms);
 /* Sends a command (C strings) and returns the raw reply. */
 char *rconn_call(struct rconn *c, ...);
 
+/* DUMP key: the payload's bytes (malloc'd, *len set); fails the test when
+ * the reply is not a bulk string (an error, or nil for a missing key). */
+char *rconn_dump_payload(struct rconn *c, const char *key, size_t *len);
+
 /* True when the peer has closed (EOF within timeout_ms). */
 bool rconn_wait_closed(struct rconn *c, int timeout_ms);
 /* The same for any socket: reads (and drops) until EOF or ECONNRESET. */

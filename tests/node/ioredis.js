@@ -5,7 +5,8 @@
 
 const Redis = require('ioredis');
 const {
-  assert, PORT, HOST, check, rejection, once, until, sha1, summarizeInfo, done,
+  assert, PORT, HOST, check, rejection, once, until, sha1, summarizeInfo, done, withoutTimes,
+  generatedId,
 } = require('./lib');
 
 const clients = [];
@@ -220,6 +221,76 @@ async function main() {
     await until(async () => (await other.info('clients')).includes('blocked_clients:1'));
     await other.rpush('bl:src', 'm');
     return { timedOut, pushed, woken, ready, zwoken, moved: await movePending, left: await other.lrange('bl:b', 0, -1) };
+  });
+
+  await check('streams', async () => {
+    const out = [];
+    out.push(generatedId(await r.xadd('st:auto', '*', 'f', 'v')), await r.xlen('st:auto'));
+    for (let i = 1; i <= 6; i++) out.push(await r.xadd('st', `${i}-1`, 'task', `t${i}`, 'n', i));
+    out.push(await r.xadd('st', 'MAXLEN', '~', 1000, '7-*', 'task', 't7'));
+    out.push(await r.xadd('st:none', 'NOMKSTREAM', '*', 'f', 'v'));
+    out.push(await r.xrange('st', '-', '+', 'COUNT', 3), await r.xrevrange('st', '+', '(5-1'));
+    out.push(await r.xdel('st', '2-1', '99-1'), await r.xlen('st'));
+    out.push(await r.xgroup('CREATE', 'st', 'workers', '0'), await r.xgroup('CREATECONSUMER', 'st', 'workers', 'spare'));
+    out.push(await r.xreadgroup('GROUP', 'workers', 'w1', 'COUNT', 2, 'STREAMS', 'st', '>'));
+    out.push(await r.xreadgroup('GROUP', 'workers', 'w2', 'COUNT', 2, 'STREAMS', 'st', '>'));
+    out.push(await r.xreadgroup('GROUP', 'workers', 'w1', 'STREAMS', 'st', '0'));
+    out.push(await r.xpending('st', 'workers'));
+    out.push(withoutTimes((await r.xpending('st', 'workers', '-', '+', 10)).map(([id, c, , n]) => [id, c, n])));
+    out.push(await r.xack('st', 'workers', '1-1', '42-0'));
+    out.push(await r.xclaim('st', 'workers', 'w3', 0, '3-1', 'RETRYCOUNT', 5));
+    out.push(await r.xautoclaim('st', 'workers', 'w3', 0, '0-0', 'COUNT', 10, 'JUSTID'));
+    out.push(await r.xdel('st', '5-1'), await r.xautoclaim('st', 'workers', 'w4', 0, '0-0'));
+    out.push(await r.xinfo('GROUPS', 'st'), withoutTimes(await r.xinfo('CONSUMERS', 'st', 'workers')));
+    const full = withoutTimes(await r.xinfo('STREAM', 'st', 'FULL', 'COUNT', 3));
+    for (const g of full[full.indexOf('groups') + 1]) { // delivery times: [id, consumer, T, n], [id, T, n]
+      for (const e of g[g.indexOf('pending') + 1]) e[2] = 'T';
+      for (const c of g[g.indexOf('consumers') + 1]) for (const e of c[c.indexOf('pending') + 1]) e[1] = 'T';
+    }
+    out.push(await r.xinfo('STREAM', 'st'), full);
+    out.push(await r.xtrim('st', 'MINID', '4-0'), await r.xsetid('st', '100-0'), await r.type('st'));
+    out.push(await r.xgroup('SETID', 'st', 'workers', '$'), await r.xgroup('DELCONSUMER', 'st', 'workers', 'w4'));
+    out.push(await r.xgroup('DESTROY', 'st', 'workers'), await r.xinfo('GROUPS', 'st'));
+    out.push(await rejection(r.xadd('st', '1-1', 'f', 'v')));
+    out.push(await rejection(r.xreadgroup('GROUP', 'nogroup', 'c', 'STREAMS', 'st', '>')));
+    out.push(await rejection(r.xgroup('CREATE', 'st:missing', 'g', '$')));
+    out.push(await r.rpush('st:list', 'x'), await rejection(r.xadd('st:list', '*', 'f', 'v')));
+    return out;
+  });
+
+  await check('streams-job-queue', async () => {
+    // A job queue's shape: jobs enqueued by a Lua script and by MULTI
+    // (XADD next to the job's hash), workers reading with BLOCK, results
+    // stored with XADD inside MULTI, a crashed worker's job reclaimed.
+    const enqueue = "local id = redis.call('XADD', KEYS[1], ARGV[1], 'job', ARGV[2]) " +
+      "redis.call('HSET', KEYS[2], 'state', 'waiting', 'id', id) return id";
+    const out = [await r.xgroup('CREATE', 'q', 'workers', '$', 'MKSTREAM')];
+    const worker = connect();
+    const crashed = connect();
+    const pending = worker.xreadgroup('GROUP', 'workers', 'w', 'COUNT', 10, 'BLOCK', 5000, 'STREAMS', 'q', '>');
+    await until(async () => (await other.info('clients')).includes('blocked_clients:1'));
+    out.push(await other.eval(enqueue, 2, 'q', 'job:1', '1-1', 'one'));
+    out.push(await other.multi().xadd('q', '2-1', 'job', 'two').hset('job:2', 'state', 'waiting').exec());
+    out.push(await pending);
+    out.push(await other.multi().xadd('q', '3-1', 'job', 'three').xadd('q', '4-1', 'job', 'four').exec());
+    out.push(await crashed.xreadgroup('GROUP', 'workers', 'gone', 'COUNT', 1, 'BLOCK', 100, 'STREAMS', 'q', '>'));
+    crashed.disconnect();
+    out.push(await worker.xreadgroup('GROUP', 'workers', 'w', 'BLOCK', 100, 'STREAMS', 'q', '>'));
+    for (const id of ['1-1', '3-1', '4-1']) {
+      out.push(await worker.multi().xadd('results', id, 'out', `done ${id}`).hset(`job:${id[0]}`, 'state', 'done')
+        .xack('q', 'workers', id).exec());
+    }
+    out.push(await worker.xreadgroup('GROUP', 'workers', 'w', 'BLOCK', 50, 'STREAMS', 'q', '>'));
+    out.push(await r.xpending('q', 'workers'));
+    out.push(await r.xautoclaim('q', 'workers', 'rescuer', 0, '0-0', 'COUNT', 10));
+    out.push(await r.xack('q', 'workers', '2-1'), await r.xpending('q', 'workers'));
+    out.push(await r.xrange('results', '-', '+'), await r.hgetall('job:1'), await r.hgetall('job:2'));
+    out.push(await r.xread('COUNT', 2, 'STREAMS', 'q', 'results', '0', '2-1'));
+    const reader = worker.xread('BLOCK', 5000, 'STREAMS', 'q', 'results', '$', '$');
+    await until(async () => (await other.info('clients')).includes('blocked_clients:1'));
+    out.push(await other.xadd('results', '9-1', 'out', 'late'), await reader);
+    out.push(await worker.xread('BLOCK', 50, 'STREAMS', 'q', '$'));
+    return out;
   });
 
   await check('lua-define-command', async () => {

@@ -146,6 +146,33 @@ function summarizeInfo(text) {
   return out;
 }
 
+// Stream replies with their clock readings (idle times, seen and
+// delivery times) replaced by 'T': the rest of a reply is the same on both
+// servers. Keys are matched in flat RESP2 arrays ([..., 'idle', 5, ...]),
+// objects and Maps, recursively.
+const TIME_FIELDS = new Set(['idle', 'inactive', 'seen-time', 'active-time', 'seenTime',
+  'millisecondsSinceLastDelivery']);
+function withoutTimes(value) {
+  const timeKey = (k) => (typeof k === 'string' || Buffer.isBuffer(k)) && TIME_FIELDS.has(String(k));
+  if (Array.isArray(value)) return value.map((v, i) => (i > 0 && timeKey(value[i - 1]) ? 'T' : withoutTimes(v)));
+  if (value instanceof Map) {
+    return new Map([...value.entries()].map(([k, v]) => [k, timeKey(k) ? 'T' : withoutTimes(v)]));
+  }
+  if (value && typeof value === 'object' && !Buffer.isBuffer(value)) {
+    const out = {};
+    for (const [k, v] of Object.entries(value)) out[k] = timeKey(k) ? 'T' : withoutTimes(v);
+    return out;
+  }
+  return value;
+}
+
+// An entry ID a server generated ("<ms>-<seq>" from XADD *), checked and
+// replaced by 'ID' (its value is the clock's).
+function generatedId(id) {
+  assert.match(String(id), /^\d{13}-\d+$/);
+  return 'ID';
+}
+
 function done() {
   process.stderr.write(`${cases - failures} passed, ${failures} failed\n`);
   process.exit(failures === 0 ? 0 : 1);
@@ -153,5 +180,5 @@ function done() {
 
 module.exports = {
   assert, PORT, HOST, check, rejection, once, until, sha1, parseInfo, summarizeInfo, done,
-  errorText,
+  errorText, withoutTimes, generatedId,
 };

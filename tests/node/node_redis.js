@@ -5,7 +5,8 @@
 
 const { createClient, commandOptions, defineScript } = require('redis');
 const {
-  assert, PORT, HOST, check, rejection, once, until, sha1, summarizeInfo, done,
+  assert, PORT, HOST, check, rejection, once, until, sha1, summarizeInfo, done, withoutTimes,
+  generatedId,
 } = require('./lib');
 
 const clients = [];
@@ -196,6 +197,46 @@ async function main() {
     await until(async () => (await other.info('clients')).includes('blocked_clients:1'));
     await other.zAdd('bl:z', [{ score: 2, value: 'two' }, { score: 1, value: 'one' }]);
     return { timedOut, pushed, woken, zwoken: await zpending };
+  });
+
+  await check('streams', async () => {
+    // The typed stream API: its reply transforms read Redis 7.0's field
+    // names and shapes (XINFO, XPENDING, XAUTOCLAIM), so a missing or
+    // misnamed field shows here.
+    const iso = commandOptions({ isolated: true });
+    const out = [generatedId(await c.xAdd('st:auto', '*', { f: 'v' }))];
+    for (let i = 1; i <= 5; i++) out.push(await c.xAdd('st', `${i}-0`, { job: `j${i}`, n: `${i}` }));
+    out.push(await c.xAdd('st', '6-0', { job: 'j6' }, { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: 100 } }));
+    out.push(await c.xAdd('st:none', '*', { f: 'v' }, { NOMKSTREAM: true }));
+    out.push(await c.xLen('st'), await c.xRange('st', '-', '+', { COUNT: 2 }), await c.xRevRange('st', '+', '-', { COUNT: 2 }));
+    out.push(await c.xGroupCreate('st', 'g', '0'), await c.xGroupCreate('st:mk', 'g', '$', { MKSTREAM: true }));
+    out.push(await c.xGroupCreateConsumer('st', 'g', 'spare'));
+    out.push(await c.xReadGroup('g', 'alice', { key: 'st', id: '>' }, { COUNT: 2 }));
+    out.push(await c.xReadGroup('g', 'bob', [{ key: 'st', id: '>' }], { COUNT: 2 }));
+    out.push(await c.xPending('st', 'g'));
+    out.push(withoutTimes(await c.xPendingRange('st', 'g', '-', '+', 10)));
+    out.push(withoutTimes(await c.xPendingRange('st', 'g', '-', '+', 10, { consumer: 'bob' })));
+    out.push(await c.xAck('st', 'g', ['1-0', '9-9']), await c.xClaim('st', 'g', 'carol', 0, '3-0'));
+    out.push(await c.xClaimJustId('st', 'g', 'carol', 0, ['4-0']));
+    out.push(await c.xDel('st', '4-0'), await c.xAutoClaim('st', 'g', 'dave', 0, '0-0', { COUNT: 5 }));
+    out.push(await c.xAutoClaimJustId('st', 'g', 'dave', 0, '0-0'));
+    out.push(await c.xInfoStream('st'), await c.xInfoGroups('st'), withoutTimes(await c.xInfoConsumers('st', 'g')));
+    out.push(await c.xReadGroup('g', 'erin', { key: 'st', id: '>' })); // the rest: the next read blocks
+    const pending = c.xReadGroup(iso, 'g', 'erin', { key: 'st', id: '>' }, { BLOCK: 5000, COUNT: 5 });
+    await until(async () => (await other.info('clients')).includes('blocked_clients:1'));
+    out.push(await other.multi().xAdd('st', '7-0', { job: 'j7' }).xAdd('st', '8-0', { job: 'j8' }).exec());
+    out.push(await pending, await c.xReadGroup(iso, 'g', 'erin', { key: 'st', id: '>' }, { BLOCK: 50 }));
+    const reader = c.xRead(iso, [{ key: 'st', id: '$' }, { key: 'st:mk', id: '$' }], { BLOCK: 5000 });
+    await until(async () => (await other.info('clients')).includes('blocked_clients:1'));
+    out.push(await other.xAdd('st:mk', '1-0', { f: 'v' }), await reader);
+    out.push(await c.xRead({ key: 'st', id: '6-0' }, { COUNT: 1 }));
+    out.push(await c.xTrim('st', 'MINID', '3-0'), await c.xTrim('st', 'MAXLEN', 100, { strategyModifier: '~' }));
+    out.push(await c.xGroupSetId('st', 'g', '0'), await c.xGroupDelConsumer('st', 'g', 'dave'));
+    out.push(await c.xGroupDestroy('st', 'g'), await c.xInfoGroups('st'));
+    out.push(await rejection(c.xAdd('st', '1-0', { f: 'v' })));
+    out.push(await rejection(c.xReadGroup('nog', 'x', { key: 'st', id: '>' })));
+    out.push(await rejection(c.xInfoStream('st:missing')));
+    return out;
   });
 
   await check('lua-scripts', async () => {

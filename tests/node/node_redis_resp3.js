@@ -7,7 +7,7 @@
 
 const { createClient } = require('redis5');
 const {
-  assert, PORT, HOST, check, rejection, until, sha1, summarizeInfo, done,
+  assert, PORT, HOST, check, rejection, until, sha1, summarizeInfo, done, withoutTimes,
 } = require('./lib');
 
 const clients = [];
@@ -77,6 +77,36 @@ async function main() {
     await sub.pUnsubscribe('p.*');
     const after = await other.publish('ch', 'gone');
     return { receivers, got, big: sha1(bigGot) === sha1(big), ping, after };
+  });
+
+  await check('resp3-streams', async () => {
+    // RESP3 maps from the stream family (XREAD/XREADGROUP keyed by stream,
+    // XINFO as maps) as node-redis 5 turns them into values. Its XREAD and
+    // XREADGROUP want unstableResp3 for RESP3 (the raw map then).
+    const s3 = await connect({ unstableResp3: true });
+    const out = [await c.xGroupCreate('rs', 'g', '$', { MKSTREAM: true })];
+    for (let i = 1; i <= 3; i++) out.push(await c.xAdd('rs', `${i}-0`, { job: `j${i}` }));
+    out.push(await s3.xRead([{ key: 'rs', id: '0' }, { key: 'rs:none', id: '0' }], { COUNT: 2 }));
+    out.push(await s3.xReadGroup('g', 'a', { key: 'rs', id: '>' }, { COUNT: 2 }));
+    const blocked = s3.duplicate();
+    blocked.on('error', () => {});
+    clients.push(blocked);
+    await blocked.connect();
+    out.push(await blocked.xReadGroup('g', 'b', { key: 'rs', id: '>' }));
+    const pending = blocked.xReadGroup('g', 'b', { key: 'rs', id: '>' }, { BLOCK: 5000 });
+    await until(async () => (await other.info('clients')).includes('blocked_clients:1'));
+    out.push(await other.xAdd('rs', '4-0', { job: 'j4' }), await pending);
+    out.push(await blocked.xRead({ key: 'rs', id: '$' }, { BLOCK: 50 }));
+    out.push(await c.xPending('rs', 'g'), await c.xAutoClaim('rs', 'g', 'c', 0, '0-0', { COUNT: 1 }));
+    out.push(await c.xInfoStream('rs'), await c.xInfoGroups('rs'), withoutTimes(await c.xInfoConsumers('rs', 'g')));
+    const full = withoutTimes(await c.sendCommand(['XINFO', 'STREAM', 'rs', 'FULL']));
+    for (const g of full.groups) { // delivery times: [id, consumer, T, n], [id, T, n]
+      for (const e of g.pending) e[2] = 'T';
+      for (const consumer of g.consumers) for (const e of consumer.pending) e[1] = 'T';
+    }
+    out.push(full);
+    out.push(await rejection(c.xAdd('rs', '1-0', { f: 'v' })));
+    return out;
   });
 
   await check('client-side-cache', async () => {

@@ -27,6 +27,10 @@ set -u
 UNITS=(
     unit/type/list-3
     unit/geo
+    unit/type/stream
+    unit/type/stream-cgroups
+    unit/keyspace
+    unit/pubsub
     unit/type/zset
     unit/type/list
     unit/hyperloglog
