@@ -20,7 +20,7 @@ LOG=$DIR/server.log
 # shellcheck source=tests/lib/testlib.sh
 source "$(dirname "$0")/../lib/testlib.sh"
 NODE_DIR=$(cd "$(dirname "$0")/../node" && pwd)
-SCRIPTS="ioredis.js node_redis.js node_redis_resp3.js ioredis_cluster.js"
+SCRIPTS="ioredis.js node_redis.js node_redis_resp3.js ioredis_cluster.js bullmq.js"
 
 command -v node >/dev/null && command -v npm >/dev/null ||
     fail "node and npm are not installed (make deps installs Debian's nodejs and npm)"
