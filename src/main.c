@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "server/config.h"
+#include "core/config.h"
 #include "server/server.h"
 
 int main(int argc, char **argv)

@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "cluster/cluster_bus.h"
-#include "commands/command_hooks.h"
-#include "server/config.h"
+#include "core/command_hooks.h"
+#include "core/config.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/xmalloc.h"

@@ -23,7 +23,7 @@
 #include "commands/command.h"
 #include "commands/multi.h"
 #include "connection/session.h"
-#include "server/config.h"
+#include "core/config.h"
 #include "store/db.h"
 #include "store/dict.h"
 #include "store/kv.h"

@@ -11,15 +11,15 @@
 #include "cluster/cluster_bus.h"
 #include "commands/command.h"
 #include "connection/session.h"
-#include "server/auth.h"
-#include "server/config.h"
-#include "server/latency.h"
-#include "server/latency_tracking.h"
-#include "server/memory_report.h"
+#include "core/auth.h"
+#include "core/config.h"
+#include "core/latency.h"
+#include "core/latency_tracking.h"
+#include "commands/memory_report.h"
 #include "persist/aof.h"
 #include "persist/persist.h"
 #include "server/server.h"
-#include "server/version.h"
+#include "core/version.h"
 #include "store/evict.h"
 #include "store/pubsub.h"
 #include "transport/fabric.h"
@@ -197,13 +197,13 @@ static void section_stats(struct buf *b)
     add(b, "client_output_buffer_limit_disconnections:%lld", s->output_buffer_limit_disconnections);
     add(b, "client_protocol_error_disconnections:%lld", s->protocol_error_disconnections);
     /* Argon2 verifications run, failed AUTHs, AUTHs refused by a failure
-     * budget or the verification cap (server/auth.h). */
+     * budget or the verification cap (core/auth.h). */
     add(b, "auth_pwhash_verifications:%lld", auth_stats.pwhash_verifications);
     add(b, "auth_failures:%lld", auth_stats.failures);
     add(b, "auth_throttled:%lld", auth_stats.throttled);
     /* Big SET values kept in the buffer they were received into (no copy). */
     add(b, "string_values_adopted:%lld", keyspace.stats.values_adopted);
-    /* Commands SBE's typed templates called without argv (commands/typed_call.h). */
+    /* Commands SBE's typed templates called without argv (protocol/typed_call.h). */
     add(b, "sbe_typed_calls:%lld", s->typed_calls);
 }
 

@@ -8,7 +8,7 @@
 #include "commands/command.h"
 #include "commands/multi.h"
 #include "connection/session.h"
-#include "server/config.h"
+#include "core/config.h"
 #include "store/watch.h"
 #include "util/xmalloc.h"
 

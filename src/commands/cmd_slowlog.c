@@ -6,9 +6,9 @@
 #include <strings.h>
 
 #include "commands/command.h"
-#include "commands/typed_call.h"
+#include "protocol/typed_call.h"
 #include "connection/session.h"
-#include "server/config.h"
+#include "core/config.h"
 #include "util/clock.h"
 #include "util/cycles.h"
 #include "util/numparse.h"

@@ -11,16 +11,16 @@
 #include <string.h>
 #include <strings.h>
 
-#include "commands/command_hooks.h"
+#include "core/command_hooks.h"
 #include "commands/multi.h"
 #include "commands/propagate.h"
 #include "persist/aof.h"
 #include "commands/slowlog.h"
 #include "commands/monitor.h"
-#include "server/latency.h"
-#include "server/latency_tracking.h"
+#include "core/latency.h"
+#include "core/latency_tracking.h"
 #include "connection/session.h"
-#include "server/config.h"
+#include "core/config.h"
 #include "store/evict.h"
 #include "util/clock.h"
 #include "util/cycles.h"

@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "commands/typed_call.h"
+#include "protocol/typed_call.h"
 #include "protocol/reply.h"
 #include "store/db.h"
 #include "store/notify.h"
@@ -78,7 +78,7 @@ struct cmd_request {
     /* Set to the command's full name just before its handler runs (CLIENT
      * LIST cmd=, which shows "client|list" for CLIENT LIST itself). */
     const char **last_command;
-    /* A typed call (binary wires, commands/typed_call.h): the command is
+    /* A typed call (binary wires, protocol/typed_call.h): the command is
      * its op's, argc/argv are its byte slots; NULL for a text request. */
     const struct typed_call *typed;
     /* A blocked command run again (conn_blocked.c): its call was counted
@@ -129,7 +129,7 @@ struct command {
     uint64_t cycles;
     long long rejected_calls; /* refused before running (arity, auth, context) */
     long long failed_calls;   /* ran and answered an error */
-    /* latency-tracking's histogram (server/latency_tracking.h): NULL until
+    /* latency-tracking's histogram (core/latency_tracking.h): NULL until
      * the command's first tracked call. */
     struct histogram *latency_histogram;
 };

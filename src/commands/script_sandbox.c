@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/config.h"
+#include "core/config.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 

@@ -8,12 +8,12 @@
 #include <string.h>
 
 #include "commands/command.h"
-#include "commands/command_hooks.h"
+#include "core/command_hooks.h"
 #include "commands/multi.h"
 #include "commands/propagate.h"
 #include "persist/aof.h"
-#include "server/auth.h"
-#include "server/config.h"
+#include "core/auth.h"
+#include "core/config.h"
 #include "store/db.h"
 #include "transport/transport.h"
 #include "util/clock.h"

@@ -110,7 +110,7 @@
 #include "connection/session.h"
 #include "protocol/reply.h"
 #include "protocol/wire.h"
-#include "server/config.h"
+#include "core/config.h"
 #include "store/blocking.h"
 #include "store/pubsub.h"
 #include "util/buf.h"

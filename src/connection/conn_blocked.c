@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "commands/command.h"
-#include "commands/command_hooks.h"
+#include "core/command_hooks.h"
 #include "connection/conn.h"
 #include "store/db.h"
 #include "util/clock.h"

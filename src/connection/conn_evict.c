@@ -16,7 +16,7 @@
 
 #include "connection/conn.h"
 #include "connection/session.h"
-#include "server/config.h"
+#include "core/config.h"
 #include "util/log.h"
 #include "util/numparse.h"
 #include "util/stats.h"

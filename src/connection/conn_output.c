@@ -2,7 +2,7 @@
  * (not executing, still reading) and client-output-buffer-limit. Contract
  * in conn.h, "Flow control" and "Output limits". */
 #include "connection/conn.h"
-#include "server/config.h"
+#include "core/config.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/stats.h"

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "connection/conn.h"
-#include "server/auth.h"
+#include "core/auth.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
 

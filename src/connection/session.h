@@ -203,7 +203,7 @@ void session_set_asking(struct conn *c, bool on);
 bool session_asking(const struct conn *c);
 
 /* A command of c that serves other clients while it runs (a busy script,
- * server/event_loop.h ev_process_nested) protects c first: none of c's
+ * core/event_loop.h ev_process_nested) protects c first: none of c's
  * I/O runs until it unprotects c (CONN_PROTECTED, conn.h). */
 void session_protect(struct conn *c, bool on);
 

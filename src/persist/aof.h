@@ -46,7 +46,7 @@
 
 #include "util/buf.h"
 
-/* Config hooks (server/config.c rows). */
+/* Config hooks (core/config.c rows). */
 void aof_apply_appendonly(void);
 const char *aof_validate_filename(const char *text);
 const char *aof_validate_dirname(const char *text);

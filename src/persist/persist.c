@@ -13,11 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "commands/command_hooks.h"
+#include "core/command_hooks.h"
 #include "persist/aof.h"
 #include "persist/rdb.h"
-#include "server/config.h"
-#include "server/latency.h"
+#include "core/config.h"
+#include "core/latency.h"
 #include "store/db.h"
 #include "util/allocator.h"
 #include "util/clock.h"

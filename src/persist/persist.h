@@ -29,7 +29,7 @@
 
 #include "util/buf.h"
 
-/* Config hooks (server/config.c rows). */
+/* Config hooks (core/config.c rows). */
 const char *persist_validate_dir(const char *text);
 const char *persist_validate_dbfilename(const char *text);
 const char *persist_validate_save_points(const char *text);

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "persist/crc64.h"
-#include "server/version.h"
+#include "core/version.h"
 #include "store/db.h"
 #include "store/evict.h"
 #include "util/clock.h"

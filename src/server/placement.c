@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 
-#include "server/config.h"
+#include "core/config.h"
 #include "transport/transport.h"
 #include "util/log.h"
 

@@ -1,6 +1,6 @@
 /* server.c — startup, housekeeping and shutdown; see server.h. */
 #include "server/server.h"
-#include "server/memory_report.h"
+#include "commands/memory_report.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -11,12 +11,12 @@
 
 #include "commands/command.h"
 #include "connection/conn.h"
-#include "server/auth.h"
-#include "server/config.h"
-#include "server/event_loop.h"
-#include "server/latency.h"
+#include "core/auth.h"
+#include "core/config.h"
+#include "core/event_loop.h"
+#include "core/latency.h"
 #include "server/placement.h"
-#include "server/version.h"
+#include "core/version.h"
 #include "persist/aof.h"
 #include "persist/persist.h"
 #include "store/db.h"

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "server/latency.h"
+#include "core/latency.h"
 #include "util/clock.h"
 #include "util/rand.h"
 #include "util/xmalloc.h"

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "persist/listpack.h"
+#include "store/listpack.h"
 #include "store/stream_cgroup.h"
 #include "util/clock.h"
 #include "util/varint.h"

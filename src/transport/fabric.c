@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "connection/conn.h"
-#include "server/config.h"
-#include "server/event_loop.h"
+#include "core/config.h"
+#include "core/event_loop.h"
 #include "transport/socket.h"
 #include "transport/transport.h"
 #include "util/clock.h"

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "connection/conn.h"
-#include "server/config.h"
-#include "server/event_loop.h"
+#include "core/config.h"
+#include "core/event_loop.h"
 #include "transport/transport.h"
 #include "util/log.h"
 #include "util/xmalloc.h"

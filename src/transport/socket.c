@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "connection/conn.h"
-#include "server/auth.h"
-#include "server/config.h"
-#include "server/event_loop.h"
+#include "core/auth.h"
+#include "core/config.h"
+#include "core/event_loop.h"
 #include "server/server.h" /* server.tcp_port */
 #include "transport/transport.h"
 #include "util/stats.h"

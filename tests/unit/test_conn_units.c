@@ -18,7 +18,7 @@
 #include "check.h"
 #include "commands/command.h"
 #include "connection/conn.h"
-#include "server/config.h"
+#include "core/config.h"
 #include "store/db.h"
 
 #define MAX_UNITS 64

@@ -1,5 +1,5 @@
 /* config.c — the settings table: flags, --help and CONFIG GET/SET; see config.h. */
-#include "server/config.h"
+#include "core/config.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -10,18 +10,18 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "commands/command_hooks.h"
+#include "core/command_hooks.h"
 #include "connection/session.h"
-#include "server/auth.h"
-#include "server/event_loop.h"
-#include "server/version.h"
+#include "core/auth.h"
+#include "core/event_loop.h"
+#include "core/version.h"
 #include "persist/aof.h"
 #include "persist/persist.h"
 #include "persist/rdb.h"
 #include "store/evict.h"
 #include "commands/slowlog.h"
-#include "server/latency.h"
-#include "server/latency_tracking.h"
+#include "core/latency.h"
+#include "core/latency_tracking.h"
 #include "store/hash.h"
 #include "store/hll.h"
 #include "store/set.h"

@@ -1,6 +1,6 @@
 /* auth.c — password verification without clear-text storage, at a cost that
  * does not depend on whether the user exists; see auth.h. */
-#include "server/auth.h"
+#include "core/auth.h"
 
 #include <sodium.h>
 #include <stdint.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/auth_throttle.h"
+#include "core/auth_throttle.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
 

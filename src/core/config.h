@@ -157,7 +157,7 @@ struct config {
     long long lua_memory_limit;        /* bytes a scripting engine's Lua heap may grow to while a
                                           script runs; 0 = none (script_sandbox.h) */
     long long slowlog_max_len;
-    long long latency_monitor_threshold; /* milliseconds; 0: off (server/latency.h) */
+    long long latency_monitor_threshold; /* milliseconds; 0: off (core/latency.h) */
 };
 
 extern struct config config;

@@ -1,5 +1,5 @@
 /* event_loop.c — epoll loop with housekeeping; see event_loop.h. */
-#include "server/event_loop.h"
+#include "core/event_loop.h"
 
 #include <errno.h>
 #include <signal.h>

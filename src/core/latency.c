@@ -1,13 +1,13 @@
 /* latency.c — the latency monitor's time series; see latency.h. The
  * LATENCY command (commands/cmd_latency.c) reads them through
  * latency_events. */
-#include "server/latency.h"
+#include "core/latency.h"
 
 #include <stdint.h>
 #include <string.h>
 #include <strings.h>
 
-#include "server/latency_series.h"
+#include "core/latency_series.h"
 #include "util/clock.h"
 #include "util/cycles.h"
 #include "util/xmalloc.h"

@@ -1,6 +1,6 @@
 /* latency_tracking.c — per-command latency histograms and the percentiles
  * INFO prints; see latency_tracking.h. */
-#include "server/latency_tracking.h"
+#include "core/latency_tracking.h"
 
 #include <stdio.h>
 #include <stdlib.h>
