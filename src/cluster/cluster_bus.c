@@ -15,7 +15,7 @@
 #include "core/config.h"
 #include "core/event_loop.h"
 #include "store/pubsub.h"
-#include "transport/socket.h"
+#include "core/sockets.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/rand.h"

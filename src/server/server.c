@@ -5,7 +5,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -13,6 +12,7 @@
 #include "connection/conn.h"
 #include "core/auth.h"
 #include "core/config.h"
+#include "core/server_state.h"
 #include "core/event_loop.h"
 #include "core/latency.h"
 #include "server/placement.h"
@@ -29,31 +29,12 @@
 #include "util/cycles.h"
 #include "util/hash.h"
 #include "util/log.h"
-
-struct server server;
+#include "util/stats.h"
 
 static void on_signal(int sig)
 {
     (void)sig;
     ev_stop();
-}
-
-static void make_random_id(char id[41])
-{
-    unsigned char raw[20];
-    if (getrandom(raw, sizeof raw, 0) != sizeof raw) memset(raw, 0x5a, sizeof raw);
-    for (int i = 0; i < 20; i++) snprintf(id + 2 * i, 3, "%02x", raw[i]);
-}
-
-static void make_run_id(void)
-{
-    make_random_id(server.run_id);
-    memcpy(server.repl_id, server.run_id, sizeof server.repl_id);
-}
-
-void server_change_repl_id(void)
-{
-    make_random_id(server.repl_id);
 }
 
 /* Every client holds a descriptor: raise the soft RLIMIT_NOFILE to
@@ -91,10 +72,8 @@ static bool fit_maxclients_to_open_files_limit(void)
 
 bool server_start(void)
 {
-    server.start_ms = clock_unix_ms();
-    server.start_mono_us = clock_mono_us();
+    server_state_init();
     if (!placement_apply()) return false;
-    make_run_id();
     hash_seed_init();
     cycles_init();
 

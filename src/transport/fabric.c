@@ -23,7 +23,7 @@
 #include "connection/conn.h"
 #include "core/config.h"
 #include "core/event_loop.h"
-#include "transport/socket.h"
+#include "core/sockets.h"
 #include "transport/transport.h"
 #include "util/clock.h"
 #include "util/log.h"
