@@ -665,3 +665,36 @@ bool arg_to_double(struct cmd_ctx *ctx, int i, double *out)
     reply_error_not_float(ctx->reply);
     return false;
 }
+
+static const char *const protected_actions[] = {"no", "yes", "local", NULL};
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param command_params[] = {
+    {.name = "enable-debug-command",
+     .kind = CFG_ENUM,
+     .value = &config.enable_debug_command,
+     .flags = CFG_IMMUTABLE | CFG_REDIS_IMMUTABLE,
+     .value_name = "no|yes|local",
+     .help = "allow DEBUG: never, from any client, or only from local ones (loopback, Unix socket, "
+             "ring) (default no, as Redis 7)",
+     .choices = protected_actions},
+    {.name = "enable-protected-configs",
+     .kind = CFG_ENUM,
+     .value = &config.enable_protected_configs,
+     .flags = CFG_IMMUTABLE | CFG_REDIS_IMMUTABLE,
+     .value_name = "no|yes|local",
+     .help = "allow CONFIG SET of the protected parameters (dir, dbfilename): never, from any "
+             "client, or only from local ones (default no, as Redis 7)",
+     .choices = protected_actions},
+    {.name = "enable-module-command",
+     .kind = CFG_ENUM,
+     .value = &config.enable_module_command,
+     .flags = CFG_IMMUTABLE | CFG_REDIS_IMMUTABLE,
+     .value_name = "no|yes|local",
+     .help = "allow MODULE (Redis 7's setting; goblin-core has no MODULE command, so this only "
+             "reads back) (default no)",
+     .choices = protected_actions},
+};
+
+const struct config_table command_config = CONFIG_TABLE(command_params, NULL);

@@ -294,4 +294,8 @@ extern struct command module_commands[];
 extern struct command memory_commands[];
 extern struct command stream_commands[];
 
+/* Settings (core/config.h): Redis 7's enable-*-command protected actions. */
+struct config_table;
+extern const struct config_table command_config;
+
 #endif

@@ -1,6 +1,7 @@
 /* conn.c — transport-neutral connection handling; contract in conn.h. */
 #include "connection/conn.h"
 
+#include <limits.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -667,3 +668,52 @@ void conn_close_idle(void)
         c = next;
     }
 }
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param conn_params[] = {
+    {.name = "timeout",
+     .kind = CFG_INT,
+     .value = &config.timeout,
+     .max = INT_MAX,
+     .value_name = "SECONDS",
+     .help = "close clients idle this long (default 0 = never)"},
+    {.name = "maxclients",
+     .kind = CFG_INT,
+     .value = &config.maxclients,
+     .min = 1,
+     .max = 4294967295LL,
+     .value_name = "N",
+     .help = "maximum simultaneous clients (default 10000)"},
+    {.name = "proto-max-bulk-len",
+     .kind = CFG_MEMORY,
+     .value = &config.proto_max_bulk_len,
+     .min = 1024 * 1024,
+     .max = LLONG_MAX,
+     .value_name = "BYTES",
+     .help = "largest bulk string a client may send (default 512mb)"},
+    {.name = "client-query-buffer-limit",
+     .kind = CFG_MEMORY,
+     .value = &config.client_query_buffer_limit,
+     .min = 1024 * 1024,
+     .max = LLONG_MAX,
+     .value_name = "BYTES",
+     .help = "close a client whose unparsed input exceeds this (default 1gb)"},
+    {.name = "enable-sbe",
+     .kind = CFG_FLAG,
+     .value = &config.enable_sbe,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "",
+     .help = "accept the binary SBE wire (a connection opening with GOBLINS!) on rings, Unix "
+             "sockets, loopback TCP and libfabric; with a password it authenticates (its Auth "
+             "template) as RESP does (docs/sbe.md)"},
+    {.name = "sbe-allow-remote",
+     .kind = CFG_FLAG,
+     .value = &config.sbe_allow_remote,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "",
+     .help =
+         "with --enable-sbe, accept SBE from non-loopback TCP peers too (a trusted network only)"},
+};
+
+const struct config_table conn_config = CONFIG_TABLE(conn_params, NULL);

@@ -488,4 +488,20 @@ void conn_pubsub_init(struct conn *c);
 void conn_pubsub_release(struct conn *c); /* unsubscribe from everything, silently */
 void conn_pubsub_free(struct conn *c);    /* the FIFO */
 
+/* Settings (core/config.h): client limits and timeouts, the SBE wire. */
+struct config_table;
+extern const struct config_table conn_config;
+
+/* Settings of conn_output.c: the Pub/Sub FIFO and client-output-buffer-limit. */
+struct config_table;
+extern const struct config_table conn_output_config;
+
+/* The maxmemory-clients setting (core/config.h). */
+struct config_table;
+extern const struct config_table conn_evict_config;
+
+/* The tracking-table-max-keys setting (core/config.h). */
+struct config_table;
+extern const struct config_table conn_tracking_config;
+
 #endif

@@ -22,11 +22,13 @@
  * Invalidations go through the client's unsolicited FIFO, written after
  * its pending replies: the modifier's own invalidation follows its reply,
  * as Redis 7.0 orders it. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commands/command.h"
+#include "core/config.h"
 #include "core/command_hooks.h"
 #include "connection/conn.h"
 #include "store/db.h"
@@ -593,3 +595,17 @@ size_t session_tracking_prefixes(void)
 {
     return nprefixes;
 }
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param conn_tracking_params[] = {
+    {.name = "tracking-table-max-keys",
+     .kind = CFG_INT,
+     .value = &session_tracking_table_max_keys,
+     .max = LLONG_MAX,
+     .value_name = "N",
+     .help = "keys CLIENT TRACKING remembers at most; past it, random keys are invalidated "
+             "(default 1000000; 0 = no limit)"},
+};
+
+const struct config_table conn_tracking_config = CONFIG_TABLE(conn_tracking_params, NULL);

@@ -1,5 +1,6 @@
 /* event_loop.c — epoll loop with housekeeping; see event_loop.h. */
 #include "core/event_loop.h"
+#include "core/config.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -203,3 +204,48 @@ void ev_run(void (*housekeeping)(void), long long (*hz)(void))
         if (ev_process(timeout_ms < 0 ? 0 : timeout_ms) > 0) last_activity_us = clock_mono_us();
     }
 }
+
+static const char *const idle_strategies[] = {"block", "adaptive", "spin", NULL};
+
+/* The loop reads these on every pass: a change applies at once. */
+static void apply_idle_spin_us(void)
+{
+    ev_set_adaptive_spin_us(strcmp(config.idle_strategy, "adaptive") == 0 ? config.idle_spin_us
+                                                                          : 0);
+}
+
+static void apply_socket_poll_interval_us(void)
+{
+    ev_set_socket_poll_interval_us(config.socket_poll_interval_us);
+}
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param event_loop_params[] = {
+    {.name = "idle-strategy",
+     .kind = CFG_ENUM,
+     .value = &config.idle_strategy,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "block|adaptive|spin",
+     .help = "without rings: block in epoll, poll --idle-spin-us after activity then block, or "
+             "always spin (one core busy); rings always spin (default adaptive)",
+     .choices = idle_strategies},
+    {.name = "idle-spin-us",
+     .kind = CFG_INT,
+     .value = &config.idle_spin_us,
+     .min = 1,
+     .max = 10000000,
+     .value_name = "US",
+     .help = "adaptive: keep polling this long after the last activity (default 200)",
+     .apply = apply_idle_spin_us},
+    {.name = "socket-poll-interval-us",
+     .kind = CFG_INT,
+     .value = &config.socket_poll_interval_us,
+     .min = 1,
+     .max = 1000000,
+     .value_name = "US",
+     .help = "while spinning with rings: kernel sockets get a pass at most this often (default 20)",
+     .apply = apply_socket_poll_interval_us},
+};
+
+const struct config_table event_loop_config = CONFIG_TABLE(event_loop_params, NULL);

@@ -95,4 +95,8 @@ void ev_run(void (*housekeeping)(void), long long (*hz)(void));
 void ev_stop(void);
 bool ev_stopping(void);
 
+/* Settings (core/config.h): idle-strategy, idle-spin-us, socket-poll-interval-us. */
+struct config_table;
+extern const struct config_table event_loop_config;
+
 #endif

@@ -2,6 +2,7 @@
 #include "persist/aof.h"
 #include "persist/aof_rewrite.h"
 
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -1045,3 +1046,69 @@ size_t aof_buffer_bytes(void)
 {
     return a.state == AOF_OFF ? 0 : a.buf.cap;
 }
+
+static const char *const fsync_policies[] = {"always", "everysec", "no", NULL};
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param aof_params[] = {
+    {.name = "appendonly",
+     .kind = CFG_BOOL,
+     .value = &config.appendonly,
+     .value_name = "yes|no",
+     .help = "append-only file (Redis 7 multi-part layout); CONFIG SET yes starts a rewrite "
+             "(default no)",
+     .apply = aof_apply_appendonly},
+    {.name = "appendfsync",
+     .kind = CFG_ENUM,
+     .value = &config.appendfsync,
+     .value_name = "always|everysec|no",
+     .help = "fsync of the append-only file: before replies, once a second (background thread), or "
+             "by the kernel (default everysec)",
+     .choices = fsync_policies},
+    {.name = "appendfilename",
+     .kind = CFG_STRING,
+     .value = &config.appendfilename,
+     .flags = CFG_IMMUTABLE | CFG_REDIS_IMMUTABLE,
+     .value_name = "NAME",
+     .help = "base name of the append-only files (default appendonly.aof)",
+     .validate = aof_validate_filename},
+    {.name = "appenddirname",
+     .kind = CFG_STRING,
+     .value = &config.appenddirname,
+     .flags = CFG_IMMUTABLE | CFG_REDIS_IMMUTABLE,
+     .value_name = "NAME",
+     .help = "directory of the append-only files, in --dir (default appendonlydir)",
+     .validate = aof_validate_dirname},
+    {.name = "auto-aof-rewrite-percentage",
+     .kind = CFG_INT,
+     .value = &config.auto_aof_rewrite_percentage,
+     .max = INT_MAX,
+     .value_name = "PERCENT",
+     .help = "BGREWRITEAOF when the AOF grew this much since the last rewrite; 0 = never (default "
+             "100)"},
+    {.name = "auto-aof-rewrite-min-size",
+     .kind = CFG_MEMORY,
+     .value = &config.auto_aof_rewrite_min_size,
+     .max = LLONG_MAX,
+     .value_name = "BYTES",
+     .help = "no automatic rewrite below this AOF size (default 64mb)"},
+    {.name = "aof-load-truncated",
+     .kind = CFG_BOOL,
+     .value = &config.aof_load_truncated,
+     .value_name = "yes|no",
+     .help = "at start, drop a command cut short at the end of the AOF (yes) or refuse to start "
+             "(default yes)"},
+    {.name = "aof-use-rdb-preamble",
+     .kind = CFG_BOOL,
+     .value = &config.aof_use_rdb_preamble,
+     .value_name = "yes|no",
+     .help = "AOF bases (rewrites) are RDB files; no: commands, as Redis writes a .base.aof"},
+    {.name = "aof-timestamp-enabled",
+     .kind = CFG_BOOL,
+     .value = &config.aof_timestamp_enabled,
+     .value_name = "yes|no",
+     .help = "write #TS:<unix time> annotations into the AOF (default no)"},
+};
+
+const struct config_table aof_config = CONFIG_TABLE(aof_params, NULL);

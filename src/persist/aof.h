@@ -107,4 +107,8 @@ void aof_info(struct buf *b);
 /* Bytes of the buffer of writes not yet written (MEMORY STATS aof.buffer). */
 size_t aof_buffer_bytes(void);
 
+/* Settings (core/config.h): appendonly, appendfsync, aof-*. */
+struct config_table;
+extern const struct config_table aof_config;
+
 #endif

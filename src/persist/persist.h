@@ -85,4 +85,8 @@ long long persist_private_dirty_bytes(void);
 /* INFO persistence lines, appended to b (each with its CRLF). */
 void persist_info(struct buf *b);
 
+/* Settings (core/config.h): dir, dbfilename, save, rdb*, stop-writes-on-bgsave-error. */
+struct config_table;
+extern const struct config_table persist_config;
+
 #endif

@@ -2,6 +2,7 @@
 #include "server/server.h"
 #include "commands/memory_report.h"
 
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -196,3 +197,51 @@ void server_stop(void)
     cluster_stop();
     transports_stop();
 }
+
+static const char *const loglevels[] = {"debug", "verbose", "notice", "warning", NULL};
+
+static void apply_loglevel(void)
+{
+    for (int i = 0; loglevels[i]; i++)
+        if (strcmp(loglevels[i], config.loglevel) == 0) log_min_level = (enum log_level)i;
+}
+
+/* Like Redis, hz accepts any non-negative value and clamps it. */
+static void apply_hz(void)
+{
+    config.hz = config.hz < 1 ? 1 : config.hz > 500 ? 500 : config.hz;
+}
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param server_params[] = {
+    {.name = "hz",
+     .kind = CFG_INT,
+     .value = &config.hz,
+     .max = INT_MAX,
+     .value_name = "N",
+     .help = "housekeeping runs per second, clamped to 1..500 (default 10)",
+     .apply = apply_hz},
+    {.name = "active-expire-effort",
+     .kind = CFG_INT,
+     .value = &config.active_expire_effort,
+     .min = 1,
+     .max = 10,
+     .value_name = "N",
+     .help = "active expiry budget: N ms per housekeeping run at most (default 1)"},
+    {.name = "loglevel",
+     .kind = CFG_ENUM,
+     .value = &config.loglevel,
+     .value_name = "LEVEL",
+     .help = "debug, verbose, notice or warning (default notice)",
+     .choices = loglevels,
+     .apply = apply_loglevel},
+    {.name = "daemonize",
+     .kind = CFG_BOOL,
+     .value = &config.daemonize,
+     .flags = CFG_IMMUTABLE | CFG_REDIS_IMMUTABLE,
+     .value_name = "no",
+     .help = "accepted for compatibility; the server always runs in the foreground"},
+};
+
+const struct config_table server_config = CONFIG_TABLE(server_params, NULL);

@@ -1,7 +1,10 @@
 /* fabric.c — libfabric FI_EP_RDM transport, server side; see fabric.h and
  * include/goblin/fabric_envelope.h. */
 #include "transport/fabric.h"
+#include "util/buf.h"
+#include "util/numparse.h"
 
+#include <limits.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stddef.h>
@@ -907,3 +910,144 @@ void fabric_info(struct buf *b)
         info_line(b, e, "av_entries_removed", st->av_removed);
     }
 }
+
+/* --libfabric PROVIDER ADDRESS PORT / --efa ADDRESS PORT: a polled target
+ * in command-line order like the rings. */
+static bool fabric_add(const char *provider, const char *const *rest, struct config_error *err)
+{
+    long long port;
+    if (!provider[0]) return config_fail(err, "provider must not be empty");
+    if (!rest[0][0]) return config_fail(err, "address must not be empty");
+    if (!num_parse_ll(rest[1], strlen(rest[1]), &port) || port < 1 || port > 65535)
+        return config_fail(err, "port '%s' must be 1..65535", rest[1]);
+    struct polled_spec ps = {.kind = POLLED_LIBFABRIC,
+                             .path = xstrdup(provider),
+                             .address = xstrdup(rest[0]),
+                             .port = (int)port};
+    config_polled_add(&ps);
+    return true;
+}
+
+static bool libfabric_parse(const char *const *values, struct config_error *err)
+{
+    return fabric_add(values[0], values + 1, err);
+}
+
+static bool efa_parse(const char *const *values, struct config_error *err)
+{
+    return fabric_add("efa", values, err);
+}
+
+/* --efa targets under efa, the others under libfabric. */
+static void fabric_render_targets(struct buf *out, bool efa)
+{
+    bool first = true;
+    for (int i = 0; i < config.polled_count; i++) {
+        const struct polled_spec *ps = &config.polled[i];
+        if (ps->kind != POLLED_LIBFABRIC || efa != (strcmp(ps->path, "efa") == 0)) continue;
+        buf_append_fmt(out, "%s%s %s %d", first ? "" : " ", ps->path, ps->address, ps->port);
+        first = false;
+    }
+}
+
+static void libfabric_render(struct buf *out)
+{
+    fabric_render_targets(out, false);
+}
+
+static void efa_render(struct buf *out)
+{
+    fabric_render_targets(out, true);
+}
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param fabric_params[] = {
+    {.name = "libfabric",
+     .kind = CFG_CUSTOM,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "PROVIDER ADDRESS PORT",
+     .help = "libfabric FI_EP_RDM endpoint of PROVIDER (e.g. 'tcp;ofi_rxm', shm, efa), bootstrap "
+             "TCP listener on ADDRESS:PORT; repeatable",
+     .nargs = 3,
+     .parse = libfabric_parse,
+     .render = libfabric_render},
+    {.name = "efa",
+     .kind = CFG_CUSTOM,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "ADDRESS PORT",
+     .help = "shorthand for --libfabric efa ADDRESS PORT; repeatable",
+     .nargs = 2,
+     .parse = efa_parse,
+     .render = efa_render},
+    {.name = "no-auth-libfabric",
+     .kind = CFG_FLAG,
+     .value = &config.no_auth_libfabric,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "",
+     .help = "RESP over libfabric needs no AUTH (trust the fabric)"},
+    {.name = "libfabric-force-send",
+     .kind = CFG_FLAG,
+     .value = &config.libfabric_force_send,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "",
+     .help = "send every libfabric frame with fi_send (never fi_inject)"},
+    {.name = "efa-heartbeat-timeout-ms",
+     .kind = CFG_INT,
+     .value = &config.efa_heartbeat_timeout_ms,
+     .max = INT_MAX,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "MS",
+     .help = "end a libfabric session silent this long; clients ping after a third (default 30000; "
+             "0 = never)"},
+    {.name = "libfabric-tx-slots",
+     .kind = CFG_INT,
+     .value = &config.libfabric_tx_slots,
+     .min = 1,
+     .max = 4096,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "N",
+     .help = "registered fi_send buffers per libfabric endpoint (default 16)"},
+    {.name = "libfabric-rx-slots",
+     .kind = CFG_INT,
+     .value = &config.libfabric_rx_slots,
+     .min = 1,
+     .max = 4096,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "N",
+     .help = "pre-posted receive buffers per libfabric endpoint (default 16)"},
+    {.name = "libfabric-max-record",
+     .kind = CFG_MEMORY,
+     .value = &config.libfabric_max_record,
+     .min = 4096,
+     .max = 1LL << 30,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "BYTES",
+     .help = "largest libfabric message, envelope included (default 128kb)"},
+    {.name = "libfabric-sessions-per-peer",
+     .kind = CFG_INT,
+     .value = &config.libfabric_sessions_per_peer,
+     .min = 1,
+     .max = 65536,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "N",
+     .help = "libfabric sessions one client endpoint may hold at once (default 16)"},
+    {.name = "libfabric-reorder-messages",
+     .kind = CFG_INT,
+     .value = &config.libfabric_reorder_messages,
+     .min = 1,
+     .max = 65536,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "N",
+     .help = "reorder window per libfabric session, in messages (default 64)"},
+    {.name = "libfabric-reorder-bytes",
+     .kind = CFG_MEMORY,
+     .value = &config.libfabric_reorder_bytes,
+     .min = 4096,
+     .max = 1LL << 30,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "BYTES",
+     .help = "reorder window per libfabric session, in bytes (default 1mb)"},
+};
+
+const struct config_table fabric_config = CONFIG_TABLE(fabric_params, NULL);

@@ -57,4 +57,8 @@
  * TX back-pressure, AV entries; listed in docs/libfabric.md). */
 void fabric_info(struct buf *b);
 
+/* Settings (core/config.h): --libfabric, --efa, libfabric-*. */
+struct config_table;
+extern const struct config_table fabric_config;
+
 #endif

@@ -1,7 +1,10 @@
 /* ring.c — shared-memory ring transport, server side; see ring.h and
  * include/goblin/ring_layout.h. */
 #include "transport/ring.h"
+#include "util/buf.h"
+#include "util/numparse.h"
 
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <goblin/ring_layout.h>
@@ -550,3 +553,89 @@ static void ring_stop(void)
     targets = NULL;
     target_count = 0;
 }
+
+/* --ring PATH SIZE / --ring-pool DIR COUNT SIZE: appended in command-line
+ * order, which is their polling priority. */
+static bool ring_add(enum polled_kind kind, const char *const *v, struct config_error *err)
+{
+    struct polled_spec ps = {.kind = kind};
+    const char *size = kind == POLLED_RING ? v[1] : v[2];
+    if (!v[0][0]) return config_fail(err, "path must not be empty");
+    if (!num_parse_memory(size, strlen(size), &ps.bytes) || ps.bytes == 0 ||
+        ps.bytes > (1ULL << 32))
+        return config_fail(err, "size '%s' must be 1..4gb (k/kb/m/mb/g/gb suffixes)", size);
+    if (kind == POLLED_RING_POOL) {
+        long long count;
+        if (!num_parse_ll(v[1], strlen(v[1]), &count) || count < 1 || count > 4096)
+            return config_fail(err, "count '%s' must be 1..4096", v[1]);
+        ps.count = (int)count;
+    }
+    ps.path = xstrdup(v[0]);
+    config_polled_add(&ps);
+    return true;
+}
+
+static bool ring_parse(const char *const *values, struct config_error *err)
+{
+    return ring_add(POLLED_RING, values, err);
+}
+
+static bool ring_pool_parse(const char *const *values, struct config_error *err)
+{
+    return ring_add(POLLED_RING_POOL, values, err);
+}
+
+static void ring_render_kind(struct buf *out, enum polled_kind kind)
+{
+    bool first = true;
+    for (int i = 0; i < config.polled_count; i++) {
+        const struct polled_spec *ps = &config.polled[i];
+        if (ps->kind != kind) continue;
+        if (!first) buf_append_char(out, ' ');
+        if (kind == POLLED_RING)
+            buf_append_fmt(out, "%s %llu", ps->path, ps->bytes);
+        else
+            buf_append_fmt(out, "%s %d %llu", ps->path, ps->count, ps->bytes);
+        first = false;
+    }
+}
+
+static void ring_render(struct buf *out)
+{
+    ring_render_kind(out, POLLED_RING);
+}
+
+static void ring_pool_render(struct buf *out)
+{
+    ring_render_kind(out, POLLED_RING_POOL);
+}
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param ring_params[] = {
+    {.name = "ring",
+     .kind = CFG_CUSTOM,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "PATH SIZE",
+     .help =
+         "shared-memory ring file for one client, SIZE per direction (k/kb/m/mb/g/gb); repeatable",
+     .nargs = 2,
+     .parse = ring_parse,
+     .render = ring_render},
+    {.name = "ring-pool",
+     .kind = CFG_CUSTOM,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "DIR COUNT SIZE",
+     .help = "COUNT rings in DIR that clients claim and release; repeatable",
+     .nargs = 3,
+     .parse = ring_pool_parse,
+     .render = ring_pool_render},
+    {.name = "no-auth-ring",
+     .kind = CFG_FLAG,
+     .value = &config.no_auth_ring,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "",
+     .help = "RESP over rings needs no AUTH (trust the ring file's permissions)"},
+};
+
+const struct config_table ring_config = CONFIG_TABLE(ring_params, NULL);

@@ -1,6 +1,9 @@
 /* socket.c — TCP and Unix listeners and their conn transport; see socket.h. */
 #include "transport/socket.h"
+#include "util/buf.h"
+#include "util/numparse.h"
 
+#include <limits.h>
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdint.h>
@@ -446,3 +449,134 @@ static void socket_stop(void)
     listeners = NULL;
     listener_count = 0;
 }
+
+/* --listen ADDR:PORT, IPv4 or [IPv6]:PORT. */
+static bool parse_listen(const char *s, struct listen_addr *out)
+{
+    const char *colon;
+    size_t hostlen;
+    const char *host = s;
+    if (s[0] == '[') {
+        const char *close = strchr(s, ']');
+        if (!close || close[1] != ':') return false;
+        host = s + 1;
+        hostlen = (size_t)(close - host);
+        colon = close + 1;
+    } else {
+        colon = strrchr(s, ':');
+        if (!colon || strchr(s, ':') != colon) return false; /* IPv6 needs brackets */
+        hostlen = (size_t)(colon - s);
+    }
+    if (hostlen == 0 || hostlen >= sizeof out->host) return false;
+    long long port;
+    if (!num_parse_ll(colon + 1, strlen(colon + 1), &port) || port < 1 || port > 65535)
+        return false;
+    memcpy(out->host, host, hostlen);
+    out->host[hostlen] = '\0';
+    out->port = (int)port;
+    return true;
+}
+
+static bool listen_parse(const char *const *values, struct config_error *err)
+{
+    struct listen_addr a;
+    if (!parse_listen(values[0], &a)) return config_fail(err, "expected ADDR:PORT or [IPV6]:PORT");
+    config.listen = xrealloc(config.listen, sizeof a * (size_t)(config.listen_count + 1));
+    config.listen[config.listen_count++] = a;
+    return true;
+}
+
+static void listen_render(struct buf *out)
+{
+    for (int i = 0; i < config.listen_count; i++) {
+        const struct listen_addr *a = &config.listen[i];
+        if (i) buf_append_char(out, ' ');
+        buf_append_fmt(out, strchr(a->host, ':') ? "[%s]:%d" : "%s:%d", a->host, a->port);
+    }
+}
+
+static bool unixsocket_parse(const char *const *values, struct config_error *err)
+{
+    if (!values[0][0]) return config_fail(err, "path must not be empty");
+    config.unixsocket =
+        xrealloc(config.unixsocket, sizeof(char *) * (size_t)(config.unixsocket_count + 1));
+    config.unixsocket[config.unixsocket_count++] = xstrdup(values[0]);
+    return true;
+}
+
+static void unixsocket_render(struct buf *out)
+{
+    for (int i = 0; i < config.unixsocket_count; i++) {
+        if (i) buf_append_char(out, ' ');
+        buf_append(out, config.unixsocket[i], strlen(config.unixsocket[i]));
+    }
+}
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param socket_params[] = {
+    {.name = "port",
+     .kind = CFG_INT,
+     .value = &config.port,
+     .max = 65535,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "P",
+     .help = "TCP port on the --bind addresses (default 6379; 0 = none)"},
+    {.name = "bind",
+     .kind = CFG_STRING,
+     .value = &config.bind,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "ADDRS",
+     .help = "addresses for --port, space-separated (default 127.0.0.1)"},
+    {.name = "listen",
+     .kind = CFG_CUSTOM,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "ADDR:PORT",
+     .help = "extra TCP listener, IPv4 or [IPv6]; repeatable",
+     .parse = listen_parse,
+     .render = listen_render},
+    {.name = "unixsocket",
+     .alias = "uds-listen",
+     .kind = CFG_CUSTOM,
+     .flags = CFG_IMMUTABLE | CFG_REDIS_IMMUTABLE,
+     .value_name = "PATH",
+     .help = "Unix stream socket listener; repeatable (alias --uds-listen)",
+     .parse = unixsocket_parse,
+     .render = unixsocket_render},
+    {.name = "unixsocketperm",
+     .kind = CFG_OCTAL,
+     .value = &config.unixsocketperm,
+     .max = 0777,
+     .flags = CFG_IMMUTABLE | CFG_REDIS_IMMUTABLE,
+     .value_name = "MODE",
+     .help = "permissions of Unix sockets, octal as in redis.conf (700, 0770; default 0 = the "
+             "umask's); the socket is created with them, never more open"},
+    {.name = "tcp-backlog",
+     .kind = CFG_INT,
+     .value = &config.tcp_backlog,
+     .max = INT_MAX,
+     .flags = CFG_IMMUTABLE | CFG_REDIS_IMMUTABLE,
+     .value_name = "N",
+     .help = "listen() backlog (default 511)"},
+    {.name = "tcp-keepalive",
+     .kind = CFG_INT,
+     .value = &config.tcp_keepalive,
+     .max = INT_MAX,
+     .value_name = "SECONDS",
+     .help = "TCP keepalive interval for clients (default 300; 0 = off)"},
+    {.name = "protected-mode",
+     .kind = CFG_BOOL,
+     .value = &config.protected_mode,
+     .value_name = "yes|no",
+     .help = "without a password, refuse TCP clients not on the loopback interface with Redis's "
+             "DENIED explanation (default yes, as Redis)"},
+    {.name = "no-auth-sbe",
+     .kind = CFG_FLAG,
+     .value = &config.no_auth_sbe,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "",
+     .help = "SBE over TCP and Unix sockets needs no Auth frame (every peer that can connect is "
+             "trusted; rings follow --no-auth-ring, libfabric --no-auth-libfabric)"},
+};
+
+const struct config_table socket_config = CONFIG_TABLE(socket_params, NULL);

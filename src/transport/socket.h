@@ -43,4 +43,8 @@ void socket_conn_set_addresses(struct conn *c, const struct sockaddr_storage *pe
  * or IPv6 /64. */
 void socket_tcp_peer_source(const struct conn *c, char *out, size_t cap);
 
+/* Its settings (core/config.h): the listeners, keepalive, protected mode, --no-auth-sbe. */
+struct config_table;
+extern const struct config_table socket_config;
+
 #endif

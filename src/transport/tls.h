@@ -25,4 +25,8 @@
  * logged) and the old context stays. */
 const char *tls_config_commit(void);
 
+/* Settings (core/config.h): tls-*. */
+struct config_table;
+extern const struct config_table tls_config;
+
 #endif

@@ -19,6 +19,7 @@
 #include "commands/command.h"
 #include "connection/conn.h"
 #include "core/config.h"
+#include "server/settings.h"
 #include "store/db.h"
 
 #define MAX_UNITS 64
@@ -207,7 +208,7 @@ static void test_big_argument_over_messages(void)
 
 int main(void)
 {
-    config_init_defaults();
+    settings_init();
     command_table_init();
     keyspace_init((int)config.databases);
     framed_resp = resp_wire;
