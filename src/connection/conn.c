@@ -12,9 +12,9 @@
 #include "core/command_hooks.h"
 #include "commands/multi.h"
 #include "commands/propagate.h"
-#include "persist/aof.h"
 #include "core/auth.h"
 #include "core/config.h"
+#include "core/event_loop.h"
 #include "store/db.h"
 #include "transport/transport.h"
 #include "util/clock.h"
@@ -28,8 +28,11 @@
 static struct conn *live_head;
 static size_t live_count;
 static struct conn *closed_head; /* torn down, awaiting conn_reap_closed() */
+static struct conn *held_head;   /* output held until EV_PASS_WRITE (conn.h, "Held output") */
 
 struct conn *conn_executing;
+
+static void conn_unhold(struct conn *c);
 
 /* A fresh session needs AUTH unless no password is set or its transport is
  * trusted for its wire (transport.h: --no-auth-ring, --no-auth-libfabric
@@ -133,6 +136,7 @@ void conn_close(struct conn *c, const char *reason)
     if (c->mem_accounted) conn_evict_forget(c);
     multi_state_free(c->multi); /* its watches leave the registry now */
     c->multi = NULL;
+    if (c->flags & CONN_HELD) conn_unhold(c);
     c->transport->close(c);
     if (c->prev)
         c->prev->next = c->next;
@@ -143,6 +147,7 @@ void conn_close(struct conn *c, const char *reason)
     c->prev = NULL;
     c->next = closed_head;
     closed_head = c;
+    ev_pass_request(EV_PASS_REAP);
 }
 
 void conn_reap_closed(void)
@@ -161,6 +166,46 @@ void conn_reap_closed(void)
         xfree(c->lib_name);
         xfree(c->lib_ver);
         xfree(c);
+    }
+}
+
+/* Held output (conn.h): c's replies wait for the end of the pass. */
+static void conn_hold(struct conn *c)
+{
+    if (!(c->flags & CONN_HELD)) {
+        c->flags |= CONN_HELD;
+        c->held_next = held_head;
+        held_head = c;
+    }
+    ev_pass_request(EV_PASS_WRITE);
+}
+
+static void conn_unhold(struct conn *c)
+{
+    for (struct conn **p = &held_head; *p; p = &(*p)->held_next)
+        if (*p == c) {
+            *p = c->held_next;
+            break;
+        }
+    c->flags &= ~CONN_HELD;
+    c->held_next = NULL;
+}
+
+void conn_write_held(void)
+{
+    struct conn *c = held_head;
+    held_head = NULL;
+    while (c) {
+        struct conn *next = c->held_next;
+        c->flags &= ~CONN_HELD;
+        c->held_next = NULL;
+        /* A conn whose command serves others meanwhile writes nothing
+         * until it ends (a nested pass): it waits for the next pass. */
+        if (c->flags & CONN_PROTECTED)
+            conn_hold(c);
+        else
+            conn_flush(c);
+        c = next;
     }
 }
 
@@ -255,7 +300,6 @@ void conn_set_wire(struct conn *c, const struct wire *wire)
  * conn_flush() meets the error again and closes). */
 static bool conn_write_buf(struct conn *c, struct buf *b, bool close_on_error)
 {
-    aof_before_reply(); /* the writes a reply acknowledges reach the AOF first */
     stats.writes_processed++;
     if (c->framed) return conn_send_units(c, b, close_on_error);
     while (buf_len(b) > 0) {
@@ -279,6 +323,12 @@ bool conn_flush(struct conn *c)
         (c->push_fifo_fixed || c->push_fifo.cap <= CONN_BUF_KEEP) &&
         !(c->flags & (CONN_CLOSE_AFTER_REPLY | CONN_WANT_WRITE | CONN_OUTPUT_BACKPRESSURED)))
         return true;
+    /* Writes that replies acknowledge are pending (the AOF): every reply
+     * waits for them, to the end of the pass (conn.h, "Held output"). */
+    if (__builtin_expect(ev_pass_pending & EV_PASS_FLUSH, 0)) {
+        conn_hold(c);
+        return true;
+    }
     /* `out` is older than `push_fifo` (see conn.h): never start the FIFO
      * while replies are still unsent. */
     if (!conn_write_buf(c, &c->out, true)) return false;
@@ -303,6 +353,10 @@ bool conn_flush(struct conn *c)
 void conn_write_pending_quietly(struct conn *c)
 {
     if (c->flags & CONN_CLOSED) return;
+    if (__builtin_expect(ev_pass_pending & EV_PASS_FLUSH, 0)) {
+        conn_hold(c);
+        return;
+    }
     conn_write_buf(c, &c->out, false);
     if (buf_len(&c->out) == 0) conn_write_buf(c, &c->push_fifo, false);
 }

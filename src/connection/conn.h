@@ -46,8 +46,18 @@
  *
  * Lifetime: conn_close() may be called from anywhere, including a command
  * handler; the conn is torn down at once but its memory is released only at
- * the end of the event-loop pass (conn_reap_closed()), so no caller is left
- * with a dangling pointer.
+ * the end of the event-loop pass (conn_reap_closed(), the loop's EV_PASS_REAP
+ * stage), so no caller is left with a dangling pointer.
+ *
+ * Held output. While writes that replies acknowledge wait to be written
+ * (the AOF's buffer: the event loop's EV_PASS_FLUSH stage is requested,
+ * core/event_loop.h), nothing is written to any transport: a conn with
+ * output to write joins the list of held conns (CONN_HELD) and is written
+ * by conn_write_held(), the loop's EV_PASS_WRITE stage, right after the
+ * flush — at the end of the same pass, as Redis writes replies in
+ * beforeSleep after flushAppendOnlyFile. Without pending writes (the AOF
+ * off, or a pass that wrote nothing) replies go out as soon as they exist;
+ * the test is one load and a branch per flush.
  *
  * Pub/Sub (conn_pubsub.c). A conn is a subscriber of the registry
  * (store/pubsub.h). Messages published by *other* connections go to the
@@ -202,6 +212,7 @@ enum conn_flag {
     CONN_PAUSED =
         1u << 12, /* CLIENT PAUSE: a command waits for the pause to end (conn_blocked.c) */
     CONN_NO_EVICT = 1u << 14, /* CLIENT NO-EVICT on: maxmemory-clients passes it over */
+    CONN_HELD = 1u << 15,     /* on the list of conns whose output waits for EV_PASS_WRITE */
 };
 
 /* Blocked on keys (conn_blocked.c). A blocking command that finds nothing
@@ -291,6 +302,7 @@ struct conn {
     struct conn_tracking *tracking; /* CLIENT TRACKING (conn_tracking.c); NULL when off */
 
     struct conn *prev, *next; /* server's list of live conns */
+    struct conn *held_next;   /* list of held conns (CONN_HELD) */
 };
 
 /* The conn whose command is executing, NULL between commands: set by
@@ -371,8 +383,12 @@ bool conn_flush(struct conn *c);
 /* Tears the conn down (idempotent). Memory is reaped later. */
 void conn_close(struct conn *c, const char *reason);
 
-/* Frees conns closed since the last call. */
+/* Frees conns closed since the last call (the loop's EV_PASS_REAP hook). */
 void conn_reap_closed(void);
+
+/* Writes the output held while EV_PASS_FLUSH was pending (the loop's
+ * EV_PASS_WRITE hook; see "Held output"). */
+void conn_write_held(void);
 
 /* Server-wide list and counts. */
 struct conn *conn_list_head(void);

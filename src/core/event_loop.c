@@ -8,7 +8,6 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "connection/conn.h"
 #include "util/clock.h"
 #include "util/cycles.h"
 #include "util/xmalloc.h"
@@ -23,6 +22,31 @@ static int polled_count;
 static long long socket_poll_interval_us = 20;
 static bool spin_without_targets;
 static long long adaptive_spin_us; /* 0 = block at once */
+
+uint32_t ev_pass_pending;
+static void (*pass_hooks[3])(void); /* FLUSH, WRITE, REAP */
+
+void ev_on_pass_end(enum ev_pass_work stage, void (*hook)(void))
+{
+    pass_hooks[__builtin_ctz((unsigned)stage)] = hook;
+}
+
+/* Runs the requested stages in order, each once (a stage requested again
+ * by a later one runs at the next pass end); `nested`: not REAP. */
+static void pass_end(bool nested)
+{
+    for (int i = 0; i < (nested ? 2 : 3); i++) {
+        uint32_t bit = 1u << i;
+        if (!(ev_pass_pending & bit)) continue;
+        ev_pass_pending &= ~bit;
+        if (pass_hooks[i]) pass_hooks[i]();
+    }
+}
+
+void ev_pass_end(void)
+{
+    pass_end(false);
+}
 
 bool ev_init(void)
 {
@@ -52,9 +76,15 @@ void ev_remove(int fd)
     epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
 }
 
-static int dispatch(int timeout_ms, bool reap)
+static int dispatch(int timeout_ms, bool nested)
 {
     struct epoll_event events[EV_BATCH];
+    /* Before waiting: what housekeeping (or anything since the last pass)
+     * left for the end of a pass; replies still held mean no waiting. */
+    if (__builtin_expect(ev_pass_pending != 0, 0)) {
+        pass_end(nested);
+        if (ev_pass_pending & (EV_PASS_FLUSH | EV_PASS_WRITE)) timeout_ms = 0;
+    }
     int n = epoll_wait(epfd, events, EV_BATCH, timeout_ms);
     if (n < 0) {
         if (errno != EINTR) log_warning("epoll_wait failed: %s", strerror(errno));
@@ -68,22 +98,23 @@ static int dispatch(int timeout_ms, bool reap)
         struct ev_handler *h = events[i].data.ptr;
         h->on_event(h, mask);
     }
-    /* Conns closed by this batch may still have had events queued in it;
-     * their memory is released only now. */
-    if (reap) conn_reap_closed();
+    /* Conns closed by this batch may still have had events queued in it:
+     * REAP (not in a nested pass) releases them only now. */
+    if (ev_pass_pending) pass_end(nested);
     return n;
 }
 
 int ev_process(int timeout_ms)
 {
-    return dispatch(timeout_ms, true);
+    return dispatch(timeout_ms, false);
 }
 
 int ev_process_nested(void)
 {
-    int work = dispatch(0, false);
+    int work = dispatch(0, true);
     for (int i = 0; i < polled_count; i++)
         if (polled[i].reentrant) work += polled[i].poll(polled[i].arg);
+    if (ev_pass_pending) pass_end(true);
     return work;
 }
 
@@ -154,7 +185,7 @@ static void run_polled(void (*housekeeping)(void), long long (*hz)(void))
     uint64_t next_cron = next_socket_pass;
     while (!stop_requested) {
         if (poll_targets_once()) {
-            conn_reap_closed();
+            ev_pass_end();
             continue;
         }
         /* Every polled target is idle. */
@@ -163,6 +194,7 @@ static void run_polled(void (*housekeeping)(void), long long (*hz)(void))
             ev_process(0);
             if (now >= next_cron) {
                 housekeeping();
+                if (ev_pass_pending) ev_pass_end();
                 next_cron = cycles_now() + (uint64_t)(cycles_per_us * 1e6 / (double)hz());
             }
             /* Read on every pass: CONFIG SET socket-poll-interval-us applies at once.
@@ -186,7 +218,7 @@ void ev_run(void (*housekeeping)(void), long long (*hz)(void))
     while (!stop_requested) {
         int64_t now = clock_mono_us();
         if (now >= next_cron_us) {
-            housekeeping();
+            housekeeping(); /* what it leaves for the end of a pass runs before the wait */
             next_cron_us = now + 1000000 / hz();
             now = clock_mono_us();
         }

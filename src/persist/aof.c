@@ -22,6 +22,7 @@
 #include "persist/persist.h"
 #include "persist/rdb.h"
 #include "core/config.h"
+#include "core/event_loop.h"
 #include "core/latency.h"
 #include "store/db.h"
 #include "util/clock.h"
@@ -49,7 +50,7 @@ struct manifest {
     long long base_seq, incr_seq; /* highest used */
 };
 
-size_t aof_buffered;
+static size_t aof_buffered; /* bytes waiting to be written */
 
 static struct {
     enum aof_state state;
@@ -625,6 +626,7 @@ void aof_append(int db, const char *resp, size_t len)
     }
     buf_append(&a.buf, resp, len);
     aof_buffered = buf_len(&a.buf);
+    ev_pass_request(EV_PASS_FLUSH); /* before this pass's replies (aof.h) */
 }
 
 static void fsync_if_due(bool force)

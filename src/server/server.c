@@ -92,6 +92,11 @@ bool server_start(void)
     if (!fit_maxclients_to_open_files_limit()) return false;
     command_table_init();
     keyspace_init((int)config.databases);
+    /* The end of every loop pass (core/event_loop.h): the AOF's buffer,
+     * then the replies held for it, then the conns closed in the pass. */
+    ev_on_pass_end(EV_PASS_FLUSH, aof_flush_buffer);
+    ev_on_pass_end(EV_PASS_WRITE, conn_write_held);
+    ev_on_pass_end(EV_PASS_REAP, conn_reap_closed);
     if (!persist_startup()) return false;
     if (!ev_init()) {
         log_warning("epoll_create1 failed: %m");
