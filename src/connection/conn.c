@@ -16,7 +16,6 @@
 #include "core/config.h"
 #include "core/event_loop.h"
 #include "store/db.h"
-#include "transport/transport.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/stats.h"
@@ -40,17 +39,15 @@ static void conn_unhold(struct conn *c);
  * wire is chosen (conn_detect_wire) and by RESET. */
 bool conn_starts_authenticated(const struct conn *c)
 {
-    const struct transport *owner = c->transport->owner;
-    return !auth_required() ||
-           (owner && owner->skips_auth && owner->skips_auth(c->wire == &sbe_wire));
+    const struct conn_transport *t = c->io.transport;
+    return !auth_required() || (t->skips_auth && t->skips_auth(c->wire == &sbe_wire));
 }
 
 /* Whether c may speak SBE at all: a transport that carries it, with
  * --enable-sbe. Which peers may is decided at detection (conn_detect_wire). */
 static bool conn_may_speak_sbe(const struct conn *c)
 {
-    const struct transport *owner = c->transport->owner;
-    return config.enable_sbe && owner && (owner->flags & TRANSPORT_CARRIES_SBE);
+    return config.enable_sbe && (c->io.transport->flags & CONN_TRANSPORT_CARRIES_SBE);
 }
 
 /* Client ids: 1, 2, ... in order of creation, never reused (Redis). */
@@ -60,9 +57,9 @@ struct conn *conn_create(const struct conn_transport *transport, int fd, void *t
 {
     struct conn *c = xcalloc(1, sizeof *c);
     c->id = next_client_id++;
-    c->transport = transport;
-    c->fd = fd;
-    c->transport_data = transport_data;
+    c->io.transport = transport;
+    c->io.fd = fd;
+    c->io.transport_data = transport_data;
     buf_init(&c->in, CONN_READ_CHUNK);
     buf_init(&c->out, CONN_BUF_KEEP);
     /* Without SBE on this conn, every first byte means RESP: no detection.
@@ -99,13 +96,35 @@ struct conn *conn_find_by_id(uint64_t id)
 
 bool conn_is_local(const struct conn *c)
 {
-    if (c->transport->is_local) return c->transport->is_local(c);
-    if (c->fd < 0) return false; /* fail closed: no address to judge */
-    if (strcmp(c->transport->name, "unix") == 0) return true;
-    const char *port = strrchr(c->addr, ':');
-    size_t host_len = port ? (size_t)(port - c->addr) : strlen(c->addr);
-    return (host_len == 9 && memcmp(c->addr, "127.0.0.1", 9) == 0) ||
-           (host_len == 3 && memcmp(c->addr, "::1", 3) == 0);
+    const struct conn_transport *t = c->io.transport;
+    if (t->flags & CONN_TRANSPORT_LOCAL) return true;
+    return t->is_local && t->is_local(c); /* fail closed: a transport that cannot say */
+}
+
+void conn_set_peer(struct conn *c, const char *addr, const char *laddr)
+{
+    snprintf(c->addr, sizeof c->addr, "%s", addr);
+    snprintf(c->laddr, sizeof c->laddr, "%s", laddr);
+}
+
+bool conn_io_suspended(const struct conn *c)
+{
+    return (c->flags & CONN_PROTECTED) != 0;
+}
+
+uint64_t conn_id(const struct conn *c)
+{
+    return c->id;
+}
+
+const char *conn_addr(const struct conn *c)
+{
+    return c->addr;
+}
+
+const char *conn_laddr(const struct conn *c)
+{
+    return c->laddr;
 }
 
 bool conn_auth_required(const struct conn *c)
@@ -115,10 +134,10 @@ bool conn_auth_required(const struct conn *c)
 
 void conn_peer_source(const struct conn *c, char *out, size_t cap)
 {
-    if (c->transport->peer_source)
-        c->transport->peer_source(c, out, cap);
+    if (c->io.transport->peer_source)
+        c->io.transport->peer_source(c, out, cap);
     else
-        snprintf(out, cap, "%s", c->transport->name);
+        snprintf(out, cap, "%s", c->io.transport->name);
 }
 
 void conn_close(struct conn *c, const char *reason)
@@ -137,7 +156,7 @@ void conn_close(struct conn *c, const char *reason)
     multi_state_free(c->multi); /* its watches leave the registry now */
     c->multi = NULL;
     if (c->flags & CONN_HELD) conn_unhold(c);
-    c->transport->close(c);
+    c->io.transport->close(c);
     if (c->prev)
         c->prev->next = c->next;
     else
@@ -155,7 +174,7 @@ void conn_reap_closed(void)
     while (closed_head) {
         struct conn *c = closed_head;
         closed_head = c->next;
-        if (c->transport->release) c->transport->release(c);
+        if (c->io.transport->release) c->io.transport->release(c);
         buf_free(&c->in);
         strbuf_free(c->big_arg);
         buf_free(&c->out);
@@ -226,7 +245,8 @@ static bool conn_wants_writable(const struct conn *c)
  * unless its transport holds the input. */
 static bool conn_reads_now(const struct conn *c)
 {
-    return !(c->flags & CONN_OUTPUT_BACKPRESSURED) || !c->transport->holds_input_under_backpressure;
+    return !(c->flags & CONN_OUTPUT_BACKPRESSURED) ||
+           !c->io.transport->holds_input_under_backpressure;
 }
 
 /* Tells the transport what to report next: writability while output is
@@ -234,7 +254,7 @@ static bool conn_reads_now(const struct conn *c)
 void conn_update_interest(struct conn *c)
 {
     bool want_write = conn_wants_writable(c);
-    c->transport->set_interest(c, conn_reads_now(c), want_write);
+    c->io.transport->set_interest(c, conn_reads_now(c), want_write);
     if (want_write)
         c->flags |= CONN_WANT_WRITE;
     else
@@ -251,7 +271,7 @@ static bool conn_send_units(struct conn *c, struct buf *b, bool close_on_error)
         struct out_unit u;
         memcpy(&u, buf_head(b), sizeof u);
         size_t span = sizeof u + u.len;
-        int sent = c->transport->send_unit(c, &u, buf_head(b) + sizeof u);
+        int sent = c->io.transport->send_unit(c, &u, buf_head(b) + sizeof u);
         if (sent == 0) break;
         if (sent < 0) {
             if (!close_on_error) break;
@@ -292,7 +312,8 @@ void conn_set_wire(struct conn *c, const struct wire *wire)
     if (c->wire) c->wire->free(&c->wire_state);
     c->wire = wire;
     wire->init(&c->wire_state);
-    c->framed = wire->framed && c->transport->send_unit != NULL;
+    c->framed = wire->framed && c->io.transport->send_unit != NULL;
+    if (c->io.transport->set_framed) c->io.transport->set_framed(c, c->framed);
 }
 
 /* Writes as much of b as the transport takes now. On a write error, closes
@@ -303,7 +324,8 @@ static bool conn_write_buf(struct conn *c, struct buf *b, bool close_on_error)
     stats.writes_processed++;
     if (c->framed) return conn_send_units(c, b, close_on_error);
     while (buf_len(b) > 0) {
-        ssize_t n = c->transport->write(c, buf_head(b), buf_len(b));
+        ssize_t n =
+            c->io.transport->write(c, buf_head(b), buf_len(b), b == &c->out ? OUT_REPLY : OUT_PUSH);
         if (n < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK || !close_on_error) break;
             conn_close(c, strerror(errno));
@@ -414,7 +436,7 @@ static bool conn_end_big_arg(struct conn *c)
  * false while they are still a prefix of the handshake. SBE from a peer
  * that is not local (Unix socket, ring, loopback TCP) needs
  * --sbe-allow-remote, unless its transport is a trusted fabric
- * (TRANSPORT_SBE_ANY_PEER: libfabric, docs/sbe.md): such a peer gets an
+ * (CONN_TRANSPORT_SBE_ANY_PEER: libfabric, docs/sbe.md): such a peer gets an
  * error and is closed. */
 static bool conn_detect_wire(struct conn *c)
 {
@@ -422,8 +444,7 @@ static bool conn_detect_wire(struct conn *c)
     const struct wire *w = wire_detect(buf_head(&c->in), buf_len(&c->in), &sbe_wire, &handshake);
     if (!w) return false;
     if (w == &sbe_wire && !config.sbe_allow_remote &&
-        !(c->transport->owner && (c->transport->owner->flags & TRANSPORT_SBE_ANY_PEER)) &&
-        !conn_is_local(c)) {
+        !(c->io.transport->flags & CONN_TRANSPORT_SBE_ANY_PEER) && !conn_is_local(c)) {
         conn_set_wire(c, &resp_wire);
         buf_consume(&c->in, buf_len(&c->in));
         reply_error(&c->reply, "ERR SBE from a non-local peer needs --sbe-allow-remote");
@@ -614,16 +635,18 @@ static void conn_make_read_room(struct conn *c)
     buf_reserve_exact(&c->in, want);
 }
 
-static void read_and_run(struct conn *c);
+static int read_and_run(struct conn *c);
 
-void conn_on_readable(struct conn *c)
+int conn_on_readable(struct conn *c)
 {
-    if ((c->flags & (CONN_CLOSED | CONN_PROTECTED)) || !conn_reads_now(c)) return;
-    read_and_run(c);
+    if ((c->flags & (CONN_CLOSED | CONN_PROTECTED)) || !conn_reads_now(c)) return 0;
+    int work = read_and_run(c);
     if (__builtin_expect(conn_evict_on, 0) && !(c->flags & CONN_CLOSED)) conn_evict_account(c);
+    return work;
 }
 
-static void read_and_run(struct conn *c)
+/* One read and what it completes: 0 when the transport had nothing (EAGAIN). */
+static int read_and_run(struct conn *c)
 {
     char *dst;
     size_t room;
@@ -640,16 +663,16 @@ static void read_and_run(struct conn *c)
         dst = buf_tail(&c->in);
         room = buf_room(&c->in);
     }
-    ssize_t n = c->transport->read(c, dst, room);
+    ssize_t n = c->io.transport->read(c, dst, room);
     stats.reads_processed++;
     if (n == 0) {
         conn_close(c, "peer closed the connection");
-        return;
+        return 1;
     }
     if (n < 0) {
-        if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
         conn_close(c, strerror(errno));
-        return;
+        return 1;
     }
     if (big)
         big->len += (size_t)n;
@@ -663,25 +686,30 @@ static void read_and_run(struct conn *c)
             (unsigned long long)c->id, c->addr, conn_query_bytes(c));
         stats.query_buffer_limit_disconnections++;
         conn_close(c, NULL);
-        return;
+        return 1;
     }
-    if (big && !conn_end_big_arg(c)) return; /* nothing new to parse */
+    if (big && !conn_end_big_arg(c)) return 1; /* nothing new to parse */
     /* Backpressured: the input waits for writability to release the conn. */
-    if (c->flags & CONN_OUTPUT_BACKPRESSURED) return;
+    if (c->flags & CONN_OUTPUT_BACKPRESSURED) return 1;
     conn_process_input(c);
     if (!(c->flags & CONN_CLOSED)) conn_flush(c);
+    return 1;
 }
 
-void conn_on_writable(struct conn *c)
+int conn_on_writable(struct conn *c)
 {
-    if (c->flags & (CONN_CLOSED | CONN_PROTECTED)) return;
-    if (!conn_flush(c)) return;
+    if (c->flags & (CONN_CLOSED | CONN_PROTECTED)) return 0;
+    size_t before = conn_output_bytes(c);
+    if (!conn_flush(c)) return 1; /* closed */
+    int work = conn_output_bytes(c) != before;
     if (conn_backpressure_release(c)) {
         /* Commands already buffered run now; the next read waits for epoll. */
         conn_process_input(c);
         if (!(c->flags & CONN_CLOSED)) conn_flush(c);
+        work = 1;
     }
     if (__builtin_expect(conn_evict_on, 0) && !(c->flags & CONN_CLOSED)) conn_evict_account(c);
+    return work;
 }
 
 void conn_feed_input(struct conn *c, const void *data, size_t len)

@@ -117,6 +117,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "connection/conn_transport.h"
 #include "connection/session.h"
 #include "protocol/reply.h"
 #include "protocol/wire.h"
@@ -138,54 +139,6 @@ struct conn;
 #define CONN_UNAUTH_OUTPUT_LIMIT (16 * 1024 + 1024)
 /* Read at least this much per read call (Redis's PROTO_IOBUF_LEN). */
 #define CONN_READ_CHUNK (16 * 1024)
-
-struct transport; /* transport/transport.h: the registry entry */
-
-/* Framed output: one unit per reply or push (see "Framed output" above). */
-enum out_unit_kind { OUT_REPLY = 1, OUT_PUSH = 2 };
-
-struct out_unit {
-    uint32_t len;         /* payload bytes that follow this header */
-    uint32_t kind;        /* enum out_unit_kind */
-    uint64_t correlation; /* the request answered (its sequence on the conn, from 1); 0: push */
-};
-
-struct conn_transport {
-    const char *name;              /* "tcp", "unix", ... (CLIENT LIST) */
-    const struct transport *owner; /* registry entry: lifecycle and trust */
-    /* >0 bytes read; 0 peer closed; -1 with errno (EAGAIN: nothing now). */
-    ssize_t (*read)(struct conn *c, void *dst, size_t cap);
-    /* >=0 bytes written; -1 with errno (EAGAIN: would block). */
-    ssize_t (*write)(struct conn *c, const void *src, size_t len);
-    /* Which readiness the conn wants to hear about next. */
-    void (*set_interest)(struct conn *c, bool readable, bool writable);
-    /* Stops I/O at once (fd out of the event loop and closed, ring session
-     * ended). Called once, from conn_close(). */
-    void (*close)(struct conn *c);
-    /* Frees what the loop may still reach through an event queued in the
-     * current pass (the socket's ev_handler): called from conn_reap_closed()
-     * at the end of the pass, never earlier. NULL when nothing to free. */
-    void (*release)(struct conn *c);
-    /* Framed transports: sends one unit as one frame (a ring record, a
-     * fabric message), whole or not at all. Returns 1 when sent, 0 when
-     * there is no room now (try again on writability), -1 with errno on
-     * failure. NULL for byte-stream transports. Used only by conns whose
-     * wire is framed (protocol/wire.h). */
-    int (*send_unit)(struct conn *c, const struct out_unit *unit, const char *payload);
-    /* Who the peer is, for per-source AUTH failure budgets: a text naming
-     * the party that can open more conns, not the conn itself (so no port).
-     * NULL: every peer of the transport is one source (its name). */
-    void (*peer_source)(const struct conn *c, char *out, size_t cap);
-    /* Whether the peer is on this host, for conn_is_local(). NULL: a
-     * socket (the Unix socket, or TCP from 127.0.0.1 / ::1); a transport
-     * without a file descriptor must say, or its peers are never local. */
-    bool (*is_local)(const struct conn *c);
-    /* The transport bounds unread input itself and its peer takes replies
-     * while it waits for room (a ring: the SQ, and the client library
-     * drains the CQ when the SQ is full): a backpressured conn then stops
-     * reading, and the input waits in the transport, not in the heap. */
-    bool holds_input_under_backpressure;
-};
 
 enum conn_flag {
     CONN_CLOSE_AFTER_REPLY = 1u << 0,    /* QUIT, protocol error: flush then close */
@@ -259,10 +212,8 @@ struct conn_blocked {
 };
 
 struct conn {
+    struct conn_io io; /* first: the transport's (conn_transport.h) */
     uint64_t id;
-    const struct conn_transport *transport;
-    int fd;               /* -1 for transports without one */
-    void *transport_data; /* owned by the transport */
 
     struct buf in;
     struct strbuf *big_arg; /* a big bulk being received, see "Big arguments" */
@@ -309,13 +260,6 @@ struct conn {
  * conn_process_input() around each dispatch (a path that dispatches
  * otherwise must set it too — self-published pushes depend on it). */
 extern struct conn *conn_executing;
-
-/* Creates a conn for an accepted transport endpoint and registers it. */
-struct conn *conn_create(const struct conn_transport *transport, int fd, void *transport_data);
-
-/* Transport callbacks. */
-void conn_on_readable(struct conn *c);
-void conn_on_writable(struct conn *c);
 
 /* Executes complete commands already buffered (also used by transports that
  * deliver whole messages). */
@@ -380,9 +324,6 @@ void conn_feed_input(struct conn *c, const void *data, size_t len);
 /* Writes pending output now; returns false if the conn was closed. */
 bool conn_flush(struct conn *c);
 
-/* Tears the conn down (idempotent). Memory is reaped later. */
-void conn_close(struct conn *c, const char *reason);
-
 /* Frees conns closed since the last call (the loop's EV_PASS_REAP hook). */
 void conn_reap_closed(void);
 
@@ -390,9 +331,8 @@ void conn_reap_closed(void);
  * EV_PASS_WRITE hook; see "Held output"). */
 void conn_write_held(void);
 
-/* Server-wide list and counts. */
+/* Server-wide list (conn_count() is in conn_transport.h). */
 struct conn *conn_list_head(void);
-size_t conn_count(void);
 struct conn *conn_find_by_id(uint64_t id);
 
 /* Closes conns idle longer than the `timeout` setting (housekeeping). */

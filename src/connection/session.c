@@ -292,7 +292,7 @@ void session_describe(const struct conn *c, struct buf *out)
     /* Names and library fields are unbounded: appended as they are, never
      * through a fixed-size line. */
     buf_append_fmt(out, "id=%llu addr=%s laddr=%s fd=%d name=", (unsigned long long)c->id, c->addr,
-                   c->laddr, c->fd);
+                   c->laddr, c->io.fd);
     if (c->name) buf_append(out, c->name, strlen(c->name));
     /* Redis's letters, in its order; N when none applies. */
     char flags[8], *f = flags;

@@ -50,12 +50,11 @@
 
 #include "util/buf.h"
 
-/* The registry entry is `fabric_transport` (transport/transport.h). */
-
-/* INFO libfabric: per target, lines "libfabric<i>_<field>:<value>\r\n"
- * (sessions, hellos refused, frames, inject vs send, reorder window,
- * TX back-pressure, AV entries; listed in docs/libfabric.md). */
-void fabric_info(struct buf *b);
+/* The registry entry is `fabric_transport` (transport/transport.h). Its
+ * INFO section, libfabric, is per target: lines
+ * "libfabric<i>_<field>:<value>\r\n" (sessions, hellos refused, frames,
+ * inject vs send, reorder window, TX back-pressure, AV entries; listed in
+ * docs/libfabric.md). */
 
 /* Settings (core/config.h): --libfabric, --efa, libfabric-*. */
 struct config_table;

@@ -17,7 +17,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "connection/conn.h"
+#include "connection/conn_transport.h"
 #include "core/sockets.h"
 #include "core/auth.h"
 #include "core/config.h"
@@ -46,6 +46,7 @@ struct socket_conn {
     struct ev_handler handler;
     struct conn *conn;
     uint32_t mask; /* current epoll interest */
+    bool local;    /* TCP from 127.0.0.1 or ::1 (conn_is_local) */
 };
 
 static struct listener *listeners;
@@ -56,39 +57,41 @@ static int listener_count;
 static ssize_t sock_read(struct conn *c, void *dst, size_t cap)
 {
     ssize_t n;
-    do n = read(c->fd, dst, cap);
+    do n = read(conn_io(c)->fd, dst, cap);
     while (n < 0 && errno == EINTR);
     return n;
 }
 
-static ssize_t sock_write(struct conn *c, const void *src, size_t len)
+static ssize_t sock_write(struct conn *c, const void *src, size_t len, enum out_unit_kind kind)
 {
+    (void)kind; /* one byte stream for replies and pushes */
     ssize_t n;
-    do n = write(c->fd, src, len);
+    do n = write(conn_io(c)->fd, src, len);
     while (n < 0 && errno == EINTR);
     return n;
 }
 
 static void sock_set_interest(struct conn *c, bool readable, bool writable)
 {
-    struct socket_conn *sc = c->transport_data;
+    struct socket_conn *sc = conn_io(c)->transport_data;
     uint32_t mask = (readable ? EV_READABLE : 0) | (writable ? EV_WRITABLE : 0);
     if (mask == sc->mask) return;
     sc->mask = mask;
     /* A conn the loop no longer reports would stall for ever: close it.
      * conn_close() is idempotent and the conn's memory outlives this pass. */
-    if (!ev_modify(c->fd, mask, &sc->handler)) {
-        log_warning("epoll_ctl for client id=%llu addr=%s failed: %s", (unsigned long long)c->id,
-                    c->addr, strerror(errno));
+    if (!ev_modify(conn_io(c)->fd, mask, &sc->handler)) {
+        log_warning("epoll_ctl for client id=%llu addr=%s failed: %s",
+                    (unsigned long long)conn_id(c), conn_addr(c), strerror(errno));
         conn_close(c, "event registration failed");
     }
 }
 
 static void sock_close(struct conn *c)
 {
-    ev_remove(c->fd);
-    close(c->fd);
-    c->fd = -1;
+    struct conn_io *io = conn_io(c);
+    ev_remove(io->fd);
+    close(io->fd);
+    io->fd = -1;
 }
 
 /* The epoll batch being dispatched may still hold an event pointing at this
@@ -96,8 +99,8 @@ static void sock_close(struct conn *c)
  * subscriber): it is freed only when the pass is over (conn.h, Lifetime). */
 static void sock_release(struct conn *c)
 {
-    xfree(c->transport_data);
-    c->transport_data = NULL;
+    xfree(conn_io(c)->transport_data);
+    conn_io(c)->transport_data = NULL;
 }
 
 /* A TCP peer's AUTH source: its IPv4 address, or for IPv6 its /64 — one
@@ -109,7 +112,7 @@ void socket_tcp_peer_source(const struct conn *c, char *out, size_t cap)
     struct sockaddr_storage ss;
     socklen_t len = sizeof ss;
     char host[INET6_ADDRSTRLEN] = "?";
-    if (getpeername(c->fd, (struct sockaddr *)&ss, &len) != 0) {
+    if (getpeername(conn_io_const(c)->fd, (struct sockaddr *)&ss, &len) != 0) {
         snprintf(out, cap, "tcp:?");
         return;
     }
@@ -136,7 +139,7 @@ static void unix_peer_source(const struct conn *c, char *out, size_t cap)
 {
     struct ucred cred;
     socklen_t len = sizeof cred;
-    if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
+    if (getsockopt(conn_io_const(c)->fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
         snprintf(out, cap, "unix:uid=%u", (unsigned)cred.uid);
     else
         snprintf(out, cap, "unix:?");
@@ -156,10 +159,14 @@ static bool socket_skips_auth(bool sbe)
     return sbe && config.no_auth_sbe;
 }
 
+static bool tcp_is_local(const struct conn *c)
+{
+    const struct socket_conn *sc = conn_io_const(c)->transport_data;
+    return sc->local;
+}
+
 const struct transport socket_transport = {
     .name = "socket",
-    .flags = TRANSPORT_CARRIES_SBE,
-    .skips_auth = socket_skips_auth,
     .start = socket_start,
     .endpoint_count = socket_endpoint_count,
     .housekeeping = socket_housekeeping,
@@ -168,7 +175,9 @@ const struct transport socket_transport = {
 
 static const struct conn_transport tcp_transport = {
     .name = "tcp",
-    .owner = &socket_transport,
+    .flags = CONN_TRANSPORT_CARRIES_SBE,
+    .skips_auth = socket_skips_auth,
+    .is_local = tcp_is_local,
     .read = sock_read,
     .write = sock_write,
     .set_interest = sock_set_interest,
@@ -179,7 +188,8 @@ static const struct conn_transport tcp_transport = {
 
 static const struct conn_transport unix_transport = {
     .name = "unix",
-    .owner = &socket_transport,
+    .flags = CONN_TRANSPORT_LOCAL | CONN_TRANSPORT_CARRIES_SBE,
+    .skips_auth = socket_skips_auth,
     .read = sock_read,
     .write = sock_write,
     .set_interest = sock_set_interest,
@@ -192,9 +202,9 @@ static void on_conn_event(struct ev_handler *h, uint32_t mask)
 {
     struct socket_conn *sc = (struct socket_conn *)h;
     struct conn *c = sc->conn;
-    if (c->flags & CONN_CLOSED) return;
+    /* Either is a no-op once the conn is closed (an event of this batch). */
     if (mask & EV_WRITABLE) conn_on_writable(c);
-    if ((mask & EV_READABLE) && !(c->flags & CONN_CLOSED)) conn_on_readable(c);
+    if (mask & EV_READABLE) conn_on_readable(c);
 }
 
 /* --- addresses ------------------------------------------------------ */
@@ -203,9 +213,11 @@ void socket_conn_set_addresses(struct conn *c, const struct sockaddr_storage *pe
 {
     struct sockaddr_storage local;
     socklen_t llen = sizeof local;
-    socket_format_addr(peer, c->addr, sizeof c->addr);
-    if (getsockname(c->fd, (struct sockaddr *)&local, &llen) == 0)
-        socket_format_addr(&local, c->laddr, sizeof c->laddr);
+    char addr[64], laddr[64] = "";
+    socket_format_addr(peer, addr, sizeof addr);
+    if (getsockname(conn_io(c)->fd, (struct sockaddr *)&local, &llen) == 0)
+        socket_format_addr(&local, laddr, sizeof laddr);
+    conn_set_peer(c, addr, laddr);
 }
 
 /* --- listeners ------------------------------------------------------ */
@@ -317,16 +329,18 @@ static void on_listener_readable(struct ev_handler *h, uint32_t mask)
     struct socket_conn *sc = xcalloc(1, sizeof *sc);
     sc->handler.on_event = on_conn_event;
     sc->mask = EV_READABLE;
+    sc->local = !l->is_unix && socket_addr_is_loopback(&peer);
     struct conn *c = conn_create(l->is_unix ? &unix_transport : &tcp_transport, fd, sc);
     sc->conn = c;
     if (l->is_unix) {
-        snprintf(c->addr, sizeof c->addr, "%s:0", l->path);
-        snprintf(c->laddr, sizeof c->laddr, "%s:0", l->path);
+        char path[64];
+        snprintf(path, sizeof path, "%.61s:0", l->path);
+        conn_set_peer(c, path, path);
     } else {
         socket_conn_set_addresses(c, &peer);
     }
     if (!ev_add(fd, EV_READABLE, &sc->handler)) {
-        log_warning("epoll_ctl for client %s failed: %s", c->addr, strerror(errno));
+        log_warning("epoll_ctl for client %s failed: %s", conn_addr(c), strerror(errno));
         conn_close(c, "epoll registration failed");
     }
 }

@@ -36,7 +36,8 @@ typedef void (*socket_accept_fn)(int fd, const struct sockaddr_storage *peer);
 /* Listens on `port` at every --bind address; false after logging why. */
 bool socket_listen_bind_addresses(int port, socket_accept_fn on_accept);
 
-/* Fills c->addr and c->laddr ("ip:port") of an accepted TCP conn. */
+/* Sets the peer and local addresses ("ip:port") of an accepted TCP conn
+ * (conn_set_peer). */
 void socket_conn_set_addresses(struct conn *c, const struct sockaddr_storage *peer);
 
 /* A TCP peer's AUTH source (conn_transport.peer_source): its IPv4 address

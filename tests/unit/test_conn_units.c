@@ -33,7 +33,7 @@ struct recorder {
 
 static int rec_send_unit(struct conn *c, const struct out_unit *u, const char *payload)
 {
-    struct recorder *r = c->transport_data;
+    struct recorder *r = conn_io(c)->transport_data;
     if (r->refuse > 0) {
         r->refuse--;
         return 0;
@@ -51,7 +51,7 @@ static ssize_t rec_read(struct conn *c, void *dst, size_t cap)
     return -1;
 }
 
-static ssize_t rec_write(struct conn *c, const void *src, size_t len)
+static ssize_t rec_write(struct conn *c, const void *src, size_t len, enum out_unit_kind kind)
 {
     CHECKF(false, "a framed conn wrote %zu bytes as a stream", len);
     return -1;
