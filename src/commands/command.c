@@ -190,6 +190,8 @@ void command_table_init(void)
     latency_tracking_calibrate();
     typed_table_init();
     function_register_persistence();
+    multi_ext_slot = session_ext_register(multi_state_destroy);
+    conn_set_dispatch(command_dispatch); /* the connection layer's one entry (request.h) */
 }
 
 /* Names longer than 8 bytes (and the empty name): apart from the short
@@ -296,6 +298,17 @@ void command_block_on_keys(struct cmd_ctx *ctx, enum obj_type type, int first, i
                           deadline_ms);
 }
 
+/* CLIENT TRACKING: hands the keys a read-only command read to the
+ * connection layer's table. */
+static void command_track_keys(struct cmd_ctx *ctx)
+{
+    int stack[16];
+    int *pos = ctx->argc <= 16 ? stack : xmalloc((size_t)ctx->argc * sizeof *pos);
+    int n = command_key_positions(ctx->cmd, ctx->argc, ctx->argv, ctx->argv_len, pos, ctx->argc);
+    session_tracking_remember(ctx->conn, ctx->argv, ctx->argv_len, pos, n);
+    if (pos != stack) xfree(pos);
+}
+
 /* After a command ran, while a hooked feature is on (command_hooks.h). */
 static void command_run_hooks(struct cmd_ctx *ctx)
 {
@@ -303,9 +316,10 @@ static void command_run_hooks(struct cmd_ctx *ctx)
     monitor_consider(ctx);
     /* CLIENT TRACKING: the keys a read-only command read (a read-only
      * script's own commands, not the script). */
-    if (session_tracking_clients && (cmd->flags & CMD_READONLY) && !cmd->subcommands &&
-        strncmp(cmd->full_name, "eval", 4) != 0 && strcmp(cmd->full_name, "fcall_ro") != 0)
-        session_tracking_remember(ctx->conn, cmd, ctx->argc, ctx->argv, ctx->argv_len);
+    if (session_tracking_clients && (cmd->flags & CMD_READONLY) && !(cmd->flags & CMD_PUBSUB) &&
+        !cmd->subcommands && strncmp(cmd->full_name, "eval", 4) != 0 &&
+        strcmp(cmd->full_name, "fcall_ro") != 0 && session_tracking_reads(ctx->conn))
+        command_track_keys(ctx);
 }
 
 /* Runs a command that passed every check, with its accounting (INFO commandstats, SLOWLOG, MONITOR,
@@ -378,11 +392,12 @@ static void or_queued_flags(const struct command *cmd, int argc, const char **ar
 static bool refused_on_oom(const struct cmd_request *req, const struct command *cmd)
 {
     if (cmd->flags & CMD_DENYOOM) return true;
-    if (!req->multi || !multi_is_queuing(req->multi)) return false;
+    struct multi_state *multi = multi_of_request(req);
+    if (!multi || !multi_is_queuing(multi)) return false;
     const char *name = cmd->full_name;
     if (strcmp(name, "exec") == 0) {
         uint32_t flags = 0;
-        multi_foreach_queued(req->multi, or_queued_flags, &flags);
+        multi_foreach_queued(multi, or_queued_flags, &flags);
         return flags & CMD_DENYOOM;
     }
     return strcmp(name, "discard") != 0 && strcmp(name, "quit") != 0 && strcmp(name, "reset") != 0;
@@ -394,7 +409,7 @@ static void reject_with_abort(const struct cmd_request *req, struct command *cmd
 {
     cmd->rejected_calls++;
     if (strcmp(cmd->full_name, "exec") == 0)
-        multi_exec_rejected(req->multi, req->reply, why);
+        multi_exec_rejected(multi_of_request(req), req->reply, why);
     else
         reply_error(req->reply, why);
 }
@@ -501,7 +516,8 @@ static struct command *command_check(const struct cmd_request *req, struct comma
         cmd->rejected_calls++;
         if (strcmp(cmd->full_name, "exec") == 0) {
             /* Redis's execCommandAbort, in MULTI or not: any transaction ends. */
-            multi_exec_rejected(req->multi, r, "wrong number of arguments for 'exec' command");
+            multi_exec_rejected(multi_of_request(req), r,
+                                "wrong number of arguments for 'exec' command");
             return NULL;
         }
         reply_error_arity(r, cmd->full_name);
@@ -531,8 +547,8 @@ static bool command_paused(const struct cmd_request *req, const struct command *
 {
     if (session_pause_type == SESSION_PAUSE_ALL) return true;
     uint32_t flags = cmd->flags;
-    if (strcmp(cmd->full_name, "exec") == 0 && multi_is_queuing(req->multi))
-        multi_foreach_queued(req->multi, or_queued_flags, &flags);
+    if (strcmp(cmd->full_name, "exec") == 0 && multi_is_queuing(multi_of_request(req)))
+        multi_foreach_queued(multi_of_request(req), or_queued_flags, &flags);
     if (!(flags & (CMD_WRITE | CMD_MAY_REPLICATE))) return false;
     return !(cmd->flags & CMD_MAY_REPLICATE) || script_request_writes(req, cmd);
 }
@@ -557,7 +573,9 @@ static inline void command_hooks_verify(void) {}
 /* After a dispatched command ran, while a hooked feature is on. */
 static void command_dispatch_hooks(const struct cmd_request *req, struct command *cmd)
 {
-    if (session_tracking_clients && req->conn) session_tracking_after_command(req->conn, cmd);
+    if (session_tracking_clients && req->conn) /* CLIENT CACHING lasts past CLIENT's own */
+        session_tracking_after_command(req->conn,
+                                       cmd->parent && strcmp(cmd->parent->name, "client") == 0);
     if (cluster_enabled) cluster_after_command(req, cmd);
 }
 
@@ -568,9 +586,10 @@ void command_dispatch(const struct cmd_request *req)
     /* The jump table: a typed call's op is its command, its template's
      * shape its arity. */
     struct command *cmd = command_check(req, typed ? typed_commands[typed->op] : NULL);
-    bool queuing = req->multi && multi_is_queuing(req->multi);
+    struct multi_state *multi = multi_of_request(req);
+    bool queuing = multi_is_queuing(multi);
     if (!cmd) {
-        if (queuing) multi_flag_error(req->multi); /* EXEC will answer EXECABORT */
+        if (queuing) multi_flag_error(multi); /* EXEC will answer EXECABORT */
         return;
     }
     /* CLIENT PAUSE: after every check, before queuing (Redis's order). */
@@ -584,10 +603,10 @@ void command_dispatch(const struct cmd_request *req)
             /* The wire lowers typed calls to text while queuing
              * (typed_call.h); a typed call here has no text to queue. */
             reply_error(req->reply, "ERR typed call inside MULTI was not lowered");
-            multi_flag_error(req->multi);
+            multi_flag_error(multi);
             return;
         }
-        multi_queue(req->multi, req->reply, cmd, req->argc, req->argv, req->argv_len);
+        multi_queue(multi, req->reply, cmd, req->argc, req->argv, req->argv_len);
         return;
     }
     struct cmd_ctx ctx = {

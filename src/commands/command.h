@@ -11,11 +11,13 @@
  * authentication, subscribed-context restrictions) and then calls the
  * handler, which answers only through ctx->reply.
  *
- * Layering: the connection layer calls command_dispatch() with a
- * struct cmd_request it fills from its conn; that is the only call it makes
- * into this layer besides table setup. Handlers see the conn as an opaque
- * `struct conn *` and act on it only through connection/session.h, the one
- * connection header this layer includes (see session.h for the graph).
+ * Layering: command_table_init() installs command_dispatch() as the
+ * connection layer's dispatch entry (connection/request.h); the connection
+ * layer calls it with a struct cmd_request it fills from its conn and
+ * includes nothing of this layer. Handlers see the conn as an opaque
+ * `struct conn *` and act on it only through connection/session.h
+ * (request.h and session.h are the connection headers this layer
+ * includes).
  */
 #ifndef GOBLIN_COMMAND_H
 #define GOBLIN_COMMAND_H
@@ -24,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "connection/request.h"
 #include "protocol/typed_call.h"
 #include "protocol/reply.h"
 #include "store/db.h"
@@ -59,31 +62,6 @@ enum command_flag {
     /* Redis's may-replicate (EVAL, EVALSHA, FCALL, PUBLISH, SPUBLISH, PFCOUNT):
      * not shown by COMMAND; held by CLIENT PAUSE WRITE like a write. */
     CMD_MAY_REPLICATE = 1u << 17,
-};
-
-/* One parsed request as the connection layer hands it over. */
-struct cmd_request {
-    struct conn *conn;         /* the caller (opaque) */
-    struct reply *reply;       /* its reply sink */
-    int db_index;              /* its selected database */
-    bool auth_required;        /* not authenticated where authentication is required */
-    bool resp2_subscribed;     /* in RESP2 subscribed context */
-    struct multi_state *multi; /* its transaction state (session_multi()), often NULL */
-    int argc;
-    const char **argv;
-    const size_t *argv_len;
-    /* Arguments held in buffers of their own (may be NULL): a handler may
-     * take one (arg_take_buffer); the rest stay the caller's. */
-    struct strbuf_set *owned;
-    /* Set to the command's full name just before its handler runs (CLIENT
-     * LIST cmd=, which shows "client|list" for CLIENT LIST itself). */
-    const char **last_command;
-    /* A typed call (binary wires, protocol/typed_call.h): the command is
-     * its op's, argc/argv are its byte slots; NULL for a text request. */
-    const struct typed_call *typed;
-    /* A blocked command run again (conn_blocked.c): its call was counted
-     * when it blocked, as Redis counts a blocked command once. */
-    bool rerun;
 };
 
 struct cmd_ctx {

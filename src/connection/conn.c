@@ -6,12 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "commands/command.h"
 #include "core/command_hooks.h"
-#include "commands/multi.h"
-#include "commands/propagate.h"
 #include "core/auth.h"
 #include "core/config.h"
 #include "core/event_loop.h"
@@ -30,6 +28,30 @@ static struct conn *closed_head; /* torn down, awaiting conn_reap_closed() */
 static struct conn *held_head;   /* output held until EV_PASS_WRITE (conn.h, "Held output") */
 
 struct conn *conn_executing;
+
+/* The command layer's entry (request.h), installed at startup. */
+static conn_dispatch_fn *dispatch_entry;
+
+void conn_set_dispatch(conn_dispatch_fn *dispatch)
+{
+    dispatch_entry = dispatch;
+}
+
+void conn_dispatch(const struct cmd_request *req)
+{
+    dispatch_entry(req);
+}
+
+/* Per-conn extension slots (session.h): their destructors. */
+static void (*ext_destroy[SESSION_EXT_SLOTS])(void *state);
+static int ext_count;
+
+int session_ext_register(void (*destroy)(void *state))
+{
+    if (ext_count == SESSION_EXT_SLOTS) abort(); /* a startup wiring error: raise the bound */
+    ext_destroy[ext_count] = destroy;
+    return ext_count++;
+}
 
 static void conn_unhold(struct conn *c);
 
@@ -153,8 +175,12 @@ void conn_close(struct conn *c, const char *reason)
     conn_pause_forget(c);
     conn_tracking_forget(c);
     if (c->mem_accounted) conn_evict_forget(c);
-    multi_state_free(c->multi); /* its watches leave the registry now */
-    c->multi = NULL;
+    for (int i = 0; i < ext_count; i++) /* a transaction's watches leave the registry now */
+        if (c->ext[i]) {
+            void *state = c->ext[i];
+            c->ext[i] = NULL;
+            ext_destroy[i](state);
+        }
     if (c->flags & CONN_HELD) conn_unhold(c);
     c->io.transport->close(c);
     if (c->prev)
@@ -523,8 +549,7 @@ static void conn_run_commands(struct conn *c)
         /* Text where the command's argv is kept or shown as text: queued by
          * MULTI, written to the append-only file, fed to MONITOR (a typed
          * call's argv has no text for its numbers). */
-        limits.typed_as_text = (command_hooks & (HOOK_PROPAGATE | HOOK_MONITOR | HOOK_PAUSE)) ||
-                               (c->multi && multi_is_queuing(c->multi)); /* (postponed: copied) */
+        limits.typed_as_text = (command_hooks & HOOKS_TEXT_ARGV) || (c->flags & CONN_TEXT_ARGV);
         struct request req;
         enum wire_status st =
             c->wire->parse(&c->wire_state, buf_head(&c->in), buf_len(&c->in), &limits, &req);
@@ -565,7 +590,7 @@ static void conn_run_commands(struct conn *c)
                 .db_index = c->db_index,
                 .auth_required = limits.auth_required,
                 .resp2_subscribed = conn_in_resp2_subscribed_mode(c),
-                .multi = c->multi,
+                .ext = c->ext,
                 .argc = req.argc,
                 .argv = req.argv,
                 .argv_len = req.argv_len,
@@ -577,7 +602,7 @@ static void conn_run_commands(struct conn *c)
             if (c->framed) conn_unit_open(c, OUT_REPLY, ++c->requests);
             size_t out_before = buf_len(&c->out);
             reply_frame_begin(&c->reply, req.correlation);
-            command_dispatch(&creq);
+            dispatch_entry(&creq);
             reply_frame_end(&c->reply);
             /* A postponed command is answered (and CLIENT REPLY applied) when it runs. */
             if ((c->flags & (CONN_REPLY_OFF | CONN_REPLY_SKIP | CONN_REPLY_SKIP_NEXT)) &&

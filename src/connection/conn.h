@@ -118,6 +118,7 @@
 #include <sys/types.h>
 
 #include "connection/conn_transport.h"
+#include "connection/request.h"
 #include "connection/session.h"
 #include "protocol/reply.h"
 #include "protocol/wire.h"
@@ -164,8 +165,9 @@ enum conn_flag {
     CONN_PROTECTED = 1u << 11,
     CONN_PAUSED =
         1u << 12, /* CLIENT PAUSE: a command waits for the pause to end (conn_blocked.c) */
-    CONN_NO_EVICT = 1u << 14, /* CLIENT NO-EVICT on: maxmemory-clients passes it over */
-    CONN_HELD = 1u << 15,     /* on the list of conns whose output waits for EV_PASS_WRITE */
+    CONN_NO_EVICT = 1u << 14,  /* CLIENT NO-EVICT on: maxmemory-clients passes it over */
+    CONN_HELD = 1u << 15,      /* on the list of conns whose output waits for EV_PASS_WRITE */
+    CONN_TEXT_ARGV = 1u << 16, /* typed calls lowered to text (session_set_text_argv) */
 };
 
 /* Blocked on keys (conn_blocked.c). A blocking command that finds nothing
@@ -234,8 +236,8 @@ struct conn {
     char *name;     /* CLIENT SETNAME */
     char *lib_name; /* CLIENT SETINFO */
     char *lib_ver;
-    const char *last_command;  /* full name, for CLIENT LIST cmd= */
-    struct multi_state *multi; /* MULTI/WATCH (commands/multi.h); NULL until used */
+    const char *last_command;     /* full name, for CLIENT LIST cmd= */
+    void *ext[SESSION_EXT_SLOTS]; /* the command layer's per-conn state (session_ext) */
 
     int64_t created_ms;
     int64_t last_interaction_ms;
@@ -323,6 +325,9 @@ void conn_feed_input(struct conn *c, const void *data, size_t len);
 
 /* Writes pending output now; returns false if the conn was closed. */
 bool conn_flush(struct conn *c);
+
+/* The installed dispatch entry (request.h): runs one request of c. */
+void conn_dispatch(const struct cmd_request *req);
 
 /* Frees conns closed since the last call (the loop's EV_PASS_REAP hook). */
 void conn_reap_closed(void);

@@ -39,14 +39,22 @@ void session_reply_is_push(struct conn *c)
     if (c) c->flags |= CONN_REPLY_PUSHED;
 }
 
-struct multi_state *session_multi(const struct conn *c)
+void *session_ext(const struct conn *c, int slot)
 {
-    return c->multi;
+    return c->ext[slot];
 }
 
-void session_set_multi(struct conn *c, struct multi_state *m)
+void session_set_ext(struct conn *c, int slot, void *state)
 {
-    c->multi = m;
+    c->ext[slot] = state;
+}
+
+void session_set_text_argv(struct conn *c, bool on)
+{
+    if (on)
+        c->flags |= CONN_TEXT_ARGV;
+    else
+        c->flags &= ~CONN_TEXT_ARGV;
 }
 
 int session_db_index(const struct conn *c)

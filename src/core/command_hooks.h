@@ -28,6 +28,11 @@ enum command_hook {
     HOOK_MONITOR = 1u << 7,       /* some client is in MONITOR */
 };
 
+/* The features that keep or show every command's arguments as text (the
+ * AOF's propagation, MONITOR, CLIENT PAUSE's postponed copy): while one is
+ * on, a binary wire lowers its typed calls to text (protocol/typed_call.h). */
+#define HOOKS_TEXT_ARGV (HOOK_PROPAGATE | HOOK_MONITOR | HOOK_PAUSE)
+
 extern uint32_t command_hooks;
 
 static inline void command_hook_set(enum command_hook hook, bool on)
