@@ -14,6 +14,7 @@
 #include "core/command_hooks.h"
 #include "commands/multi.h"
 #include "commands/propagate.h"
+#include "commands/replay.h"
 #include "persist/aof.h"
 #include "commands/slowlog.h"
 #include "commands/monitor.h"
@@ -191,6 +192,8 @@ void command_table_init(void)
     typed_table_init();
     function_register_persistence();
     multi_ext_slot = session_ext_register(multi_state_destroy);
+    propagate_init();                    /* the stream's consumers (the AOF) start and stop it */
+    replay_init();                       /* the AOF replays through command_call */
     conn_set_dispatch(command_dispatch); /* the connection layer's one entry (request.h) */
 }
 

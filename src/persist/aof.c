@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "commands/propagate.h"
+#include "core/propagation.h"
 #include "persist/aof_load.h"
 #include "persist/persist.h"
 #include "persist/rdb.h"
@@ -559,9 +559,10 @@ static bool ensure_dir(void)
     return true;
 }
 
+/* The AOF consumes the propagated stream (core/propagation.h). */
 static void turn_on(void)
 {
-    propagate_set(true);
+    propagation_add_consumer(aof_append);
 }
 
 bool aof_startup(void)
@@ -721,10 +722,11 @@ bool aof_reload(void)
     keyspace_flush_all();
     const struct rdb_function_source *fs = rdb_function_source();
     if (fs) fs->flush();
-    bool propagating = propagate_on;
-    if (propagating) propagate_set(false);
+    /* What the replay runs is not written again. */
+    bool propagating = propagation_has_consumer(aof_append);
+    if (propagating) propagation_remove_consumer(aof_append);
     bool ok = load_files();
-    if (propagating) propagate_set(true);
+    if (propagating) propagation_add_consumer(aof_append);
     keyspace.stats.dirty = 0;
     return ok;
 }
@@ -982,7 +984,7 @@ static void stop(void)
     aof_buffered = 0;
     a.state = AOF_OFF;
     a.scheduled = false;
-    propagate_set(false);
+    propagation_remove_consumer(aof_append);
     log_notice("The append only file is off");
 }
 
