@@ -419,10 +419,28 @@ static void reject_with_abort(const struct cmd_request *req, struct command *cmd
 
 /* command_check()'s checks after authentication while a hooked feature is
  * on (command_hooks.h), each under its own condition, in Redis's order. */
+static command_admission_fn *admission;
+
+void command_set_admission(command_admission_fn *admit)
+{
+    admission = admit;
+    command_hook_set(HOOK_ADMISSION, admit != NULL);
+}
+
+bool command_admitted(const struct cmd_request *req, const struct command *cmd)
+{
+    return !admission || admission(req, cmd);
+}
+
 static __attribute__((noinline)) struct command *command_check_hooked(const struct cmd_request *req,
                                                                       struct command *cmd)
 {
     struct reply *r = req->reply;
+    /* Admission (the ACL check): right after authentication, Redis's order. */
+    if (admission && !admission(req, cmd)) {
+        cmd->rejected_calls++;
+        return NULL;
+    }
     /* Cluster redirection: after authentication, before maxmemory (Redis's
      * order). */
     if (cluster_enabled && !cluster_request_allowed(req, cmd)) {
@@ -564,7 +582,7 @@ static void command_hooks_verify(void)
     if (command_hooks) return;
     if (cluster_enabled || config.maxmemory || persist_writes_refused() || aof_write_error() ||
         propagate_on || script_busy_reply || session_pause_type || session_tracking_clients ||
-        conn_monitor_count) {
+        conn_monitor_count || admission) {
         fprintf(stderr, "command_hooks is 0 while a hooked feature is on\n");
         abort();
     }

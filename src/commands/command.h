@@ -131,8 +131,31 @@ struct command *command_lookup_sub(const struct command *parent, const char *nam
  * LATENCY HISTOGRAM); NULL if unknown. */
 struct command *command_lookup_full(const char *name, size_t len);
 
-/* Runs one parsed request (all checks, then the handler). */
+/* Runs one parsed request (all checks, then the handler): the connection
+ * layer's dispatch entry (request.h), installed by command_table_init. */
 void command_dispatch(const struct cmd_request *req);
+
+/* The admission hook: a check every request passes after authentication
+ * and before cluster redirection and maxmemory, Redis 7.0's place for its
+ * ACL check (ACLCheckAllPerm in processCommand). It sees the command or
+ * subcommand row (cmd; cmd->parent for a subcommand), the caller
+ * (req->conn: session.h's session_user) and the arguments; the keys with
+ * their read/write flags come from command_keys() (the key specs of
+ * command_meta.h), the channels of a Pub/Sub command (CMD_PUBSUB) are its
+ * arguments. It returns true to admit, or answers the refusal itself
+ * (reply_error on req->reply, e.g. Redis's -NOPERM text) and returns
+ * false: the command is then counted as rejected and, inside MULTI, the
+ * transaction aborts (EXECABORT), as any queue-time error. Installing one
+ * sets HOOK_ADMISSION in the hook word (NULL removes it): with none, the
+ * check costs nothing. Commands run from inside another — EXEC's queued
+ * ones, a script's redis.call — are not dispatched: their checks call
+ * command_admitted() before command_call() (Redis re-checks ACLs there). */
+typedef bool command_admission_fn(const struct cmd_request *req, const struct command *cmd);
+void command_set_admission(command_admission_fn *admit);
+
+/* Whether the installed admission check (if any) admits cmd for req; false
+ * after it answered the refusal. */
+bool command_admitted(const struct cmd_request *req, const struct command *cmd);
 
 /* Typed cores (typed_call.h; their RESP handlers share the code). */
 void string_set_typed(struct cmd_ctx *ctx, const struct typed_call *t);

@@ -28,6 +28,7 @@ enum command_hook {
     HOOK_PAUSE = 1u << 5,       /* CLIENT PAUSE in force */
     HOOK_TRACKING = 1u << 6,    /* some client has CLIENT TRACKING on */
     HOOK_MONITOR = 1u << 7,     /* some client is in MONITOR */
+    HOOK_ADMISSION = 1u << 8,   /* an admission check is installed (command_set_admission) */
 };
 
 /* The features that keep or show every command's arguments as text (the
