@@ -1,15 +1,21 @@
 /*
- * conn.h — one client connection, whatever carries its bytes.
+ * conn.h — one client connection, whatever carries its bytes: the
+ * connection layer's own header (internals and the features' APIs). A
+ * transport sees only connection/conn_transport.h; the command layer only
+ * connection/session.h and connection/request.h.
  *
  * A conn owns its input accumulator, its output buffer, its protocol state
- * (RESP2/RESP3), its selected database, its authentication state and its
- * name. A transport (TCP/Unix sockets now; shared-memory rings and libfabric
- * later) owns the byte movement and calls conn_on_readable() /
- * conn_on_writable(); the conn calls back through struct conn_transport.
+ * (RESP2/RESP3/SBE), its selected database, its authentication state and
+ * its name. A transport (sockets, TLS, rings, libfabric) owns the byte
+ * movement and calls conn_on_readable() / conn_on_writable(); the conn
+ * calls back through struct conn_transport, and hands each request to the
+ * command layer through the entry that layer installed (request.h).
  *
  * Run to completion: every complete command already in the input buffer is
  * parsed and executed in order, and the replies are written before the next
- * read from the transport. A reply is never held back for a later loop pass.
+ * read from the transport. A reply is never held back for a later loop
+ * pass, but for one reason: writes it acknowledges wait to be flushed at
+ * the end of this pass (the AOF: "Held output" below).
  *
  * Flow control (conn_output.c). When pending replies pass
  * CONN_OUTPUT_BACKPRESSURE bytes the conn is *backpressured*
