@@ -3,8 +3,9 @@
  *
  * The connection layer owns `struct conn` (conn.h). Commands see a conn
  * only as an opaque `struct conn *` (cmd_ctx.conn) and change or read it
- * through this API — never through its fields. Transports may call it too
- * (ring.c's --no-auth-ring uses session_mark_authenticated()).
+ * through this API — never through its fields. Transports do not use it:
+ * theirs is connection/conn_transport.h (a trusted transport's sessions
+ * start authenticated through its skips_auth row).
  *
  * Include direction (docs/architecture.md). The command layer includes
  * this header and connection/request.h (the request it is handed, and the

@@ -1,6 +1,6 @@
 /*
  * transport.h — the transport registry: every way bytes or messages reach
- * the server (kernel sockets, shared-memory rings, later libfabric) is one
+ * the server (kernel sockets, TLS, shared-memory rings, libfabric) is one
  * table registered by name, in the shape of Valkey's connTypeRegister.
  *
  * server.c knows only this table: it starts every transport from the
