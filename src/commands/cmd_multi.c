@@ -21,8 +21,6 @@ struct queued_command {
     size_t bytes; /* what it counts against the queue limit */
 };
 
-int multi_ext_slot;
-
 struct multi_state {
     struct conn *conn; /* whose state it is */
     bool queuing;      /* between MULTI and EXEC/DISCARD */
@@ -95,14 +93,14 @@ void multi_state_destroy(void *state)
 
 static struct multi_state *multi_of(const struct conn *c)
 {
-    return session_ext(c, multi_ext_slot);
+    return session_ext(c, MULTI_EXT_SLOT);
 }
 
 void multi_reset(struct conn *c)
 {
     struct multi_state *m = multi_of(c);
     if (!m) return;
-    session_set_ext(c, multi_ext_slot, NULL);
+    session_set_ext(c, MULTI_EXT_SLOT, NULL);
     multi_state_destroy(m);
 }
 
@@ -112,7 +110,7 @@ static struct multi_state *state_of(struct cmd_ctx *ctx)
     if (!m) {
         m = xcalloc(1, sizeof *m);
         m->conn = ctx->conn;
-        session_set_ext(ctx->conn, multi_ext_slot, m);
+        session_set_ext(ctx->conn, MULTI_EXT_SLOT, m);
     }
     return m;
 }

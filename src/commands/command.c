@@ -191,7 +191,8 @@ void command_table_init(void)
     latency_tracking_calibrate();
     typed_table_init();
     function_register_persistence();
-    multi_ext_slot = session_ext_register(multi_state_destroy);
+    /* The transaction state is the first slot: a constant for dispatch. */
+    if (session_ext_register(multi_state_destroy) != MULTI_EXT_SLOT) abort();
     propagate_init();                    /* the stream's consumers (the AOF) start and stop it */
     replay_init();                       /* the AOF replays through command_call */
     conn_set_dispatch(command_dispatch); /* the connection layer's one entry (request.h) */
@@ -608,7 +609,7 @@ void command_dispatch(const struct cmd_request *req)
      * shape its arity. */
     struct command *cmd = command_check(req, typed ? typed_commands[typed->op] : NULL);
     struct multi_state *multi = multi_of_request(req);
-    bool queuing = multi_is_queuing(multi);
+    bool queuing = multi && multi_is_queuing(multi);
     if (!cmd) {
         if (queuing) multi_flag_error(multi); /* EXEC will answer EXECABORT */
         return;

@@ -2,7 +2,7 @@
  * multi.h — a client's transaction state: MULTI's queue and WATCH's keys.
  *
  * A conn holds a `struct multi_state *` (NULL until its first MULTI or
- * WATCH) in its extension slot multi_ext_slot (connection/session.h,
+ * WATCH) in its extension slot MULTI_EXT_SLOT (connection/session.h,
  * registered by command_table_init with multi_state_destroy as the
  * destructor the conn calls when it closes); a request carries its conn's
  * slots (cmd_request.ext) so that the per-command check is two loads and
@@ -39,13 +39,14 @@ struct conn;
 struct multi_state;
 struct reply;
 
-/* The extension slot of the state (session_ext). */
-extern int multi_ext_slot;
+/* The extension slot of the state (session_ext): the first one registered
+ * (command_table_init checks), so dispatch reads it at a constant offset. */
+#define MULTI_EXT_SLOT 0
 
 /* The state of a request's conn, NULL when it has none. */
 static inline struct multi_state *multi_of_request(const struct cmd_request *req)
 {
-    return req->ext ? (struct multi_state *)req->ext[multi_ext_slot] : NULL;
+    return (struct multi_state *)req->ext[MULTI_EXT_SLOT];
 }
 
 /* In MULTI: dispatch queues every command but EXEC, DISCARD, MULTI, WATCH,

@@ -33,12 +33,13 @@ struct typed_call;
 
 /* One parsed request as the connection layer hands it over. */
 struct cmd_request {
-    struct conn *conn;     /* the caller (opaque); NULL for a request without one */
+    struct conn *conn;     /* the caller (opaque) */
     struct reply *reply;   /* its reply sink */
     int db_index;          /* its selected database */
     bool auth_required;    /* not authenticated where authentication is required */
     bool resp2_subscribed; /* in RESP2 subscribed context */
-    /* The conn's extension slots (session_ext), NULL without a conn. */
+    /* The conn's extension slots (session_ext); never NULL: every request
+     * dispatched has a conn. */
     void *const *ext;
     int argc;
     const char **argv;

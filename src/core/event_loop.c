@@ -79,12 +79,7 @@ void ev_remove(int fd)
 static int dispatch(int timeout_ms, bool nested)
 {
     struct epoll_event events[EV_BATCH];
-    /* Before waiting: what housekeeping (or anything since the last pass)
-     * left for the end of a pass; replies still held mean no waiting. */
-    if (__builtin_expect(ev_pass_pending != 0, 0)) {
-        pass_end(nested);
-        if (ev_pass_pending & (EV_PASS_FLUSH | EV_PASS_WRITE)) timeout_ms = 0;
-    }
+    /* (What housekeeping left for the end of a pass ran after it: ev_run.) */
     int n = epoll_wait(epfd, events, EV_BATCH, timeout_ms);
     if (n < 0) {
         if (errno != EINTR) log_warning("epoll_wait failed: %s", strerror(errno));
@@ -218,7 +213,9 @@ void ev_run(void (*housekeeping)(void), long long (*hz)(void))
     while (!stop_requested) {
         int64_t now = clock_mono_us();
         if (now >= next_cron_us) {
-            housekeeping(); /* what it leaves for the end of a pass runs before the wait */
+            housekeeping();
+            /* What it left for the end of a pass runs before the wait. */
+            if (ev_pass_pending) ev_pass_end();
             next_cron_us = now + 1000000 / hz();
             now = clock_mono_us();
         }
