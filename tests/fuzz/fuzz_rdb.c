@@ -11,7 +11,7 @@
  * fuzz-sources: src/store/evict.c src/store/notify.c src/store/pubsub.c
  * fuzz-sources: src/util/buf.c src/util/numparse.c src/util/strbuf.c src/util/xmalloc.c
  * fuzz-sources: src/util/hash.c src/util/rand.c src/util/glob.c
- * fuzz-sources: src/core/latency.c src/util/cycles.c
+ * fuzz-sources: src/core/latency.c src/util/cycles.c src/core/config.c src/core/command_hooks.c
  * fuzz-sources: src/persist/rdb_stream.c src/store/stream.c src/store/stream_cgroup.c
  * fuzz-sources: src/store/stream_id.c src/store/idtree.c
  *
