@@ -11,18 +11,19 @@
 #include "cluster/cluster_bus.h"
 #include "commands/command.h"
 #include "connection/session.h"
-#include "server/auth.h"
-#include "server/config.h"
-#include "server/latency.h"
-#include "server/latency_tracking.h"
-#include "server/memory_report.h"
+#include "core/auth.h"
+#include "core/config.h"
+#include "core/info_section.h"
+#include "core/latency.h"
+#include "core/latency_tracking.h"
+#include "commands/memory_report.h"
 #include "persist/aof.h"
 #include "persist/persist.h"
-#include "server/server.h"
-#include "server/version.h"
+#include "core/server_state.h"
+#include "util/stats.h"
+#include "core/version.h"
 #include "store/evict.h"
 #include "store/pubsub.h"
-#include "transport/fabric.h"
 #include "util/allocator.h"
 #include "util/clock.h"
 #include "util/cycles.h"
@@ -197,13 +198,13 @@ static void section_stats(struct buf *b)
     add(b, "client_output_buffer_limit_disconnections:%lld", s->output_buffer_limit_disconnections);
     add(b, "client_protocol_error_disconnections:%lld", s->protocol_error_disconnections);
     /* Argon2 verifications run, failed AUTHs, AUTHs refused by a failure
-     * budget or the verification cap (server/auth.h). */
+     * budget or the verification cap (core/auth.h). */
     add(b, "auth_pwhash_verifications:%lld", auth_stats.pwhash_verifications);
     add(b, "auth_failures:%lld", auth_stats.failures);
     add(b, "auth_throttled:%lld", auth_stats.throttled);
     /* Big SET values kept in the buffer they were received into (no copy). */
     add(b, "string_values_adopted:%lld", keyspace.stats.values_adopted);
-    /* Commands SBE's typed templates called without argv (commands/typed_call.h). */
+    /* Commands SBE's typed templates called without argv (protocol/typed_call.h). */
     add(b, "sbe_typed_calls:%lld", s->typed_calls);
 }
 
@@ -317,13 +318,6 @@ static void section_cluster(struct buf *b)
     add(b, "cluster_enabled:%d", cluster_enabled ? 1 : 0);
 }
 
-/* Not in the default set (Redis has no such section). */
-static void section_libfabric(struct buf *b)
-{
-    add(b, "# Libfabric");
-    fabric_info(b);
-}
-
 static void section_keyspace(struct buf *b)
 {
     add(b, "# Keyspace");
@@ -356,14 +350,17 @@ static const struct info_section sections[] = {
     {"latencystats", section_latencystats, false},
     {"cluster", section_cluster, true},
     {"keyspace", section_keyspace, true},
-    {"libfabric", section_libfabric, false},
 };
 
 #define SECTION_COUNT (sizeof sections / sizeof sections[0])
 
+/* INFO [section ...]: the built-in sections, then those other layers add
+ * (core/info_section.h: a transport's, never in the default set). */
 static void cmd_info(struct cmd_ctx *ctx)
 {
+    size_t extra = info_section_count();
     bool want[SECTION_COUNT] = {0};
+    bool *want_extra = extra ? xcalloc(extra, sizeof *want_extra) : NULL;
     if (ctx->argc == 1) {
         for (size_t s = 0; s < SECTION_COUNT; s++) want[s] = sections[s].in_default;
     }
@@ -373,18 +370,24 @@ static void cmd_info(struct cmd_ctx *ctx)
         for (size_t s = 0; s < SECTION_COUNT; s++)
             if (every || (dflt && sections[s].in_default) || arg_equals(ctx, j, sections[s].name))
                 want[s] = true;
+        for (size_t s = 0; s < extra; s++)
+            if (every || arg_equals(ctx, j, info_section_name(s))) want_extra[s] = true;
     }
     struct buf text;
     buf_init(&text, 4096);
     bool first = true;
-    for (size_t s = 0; s < SECTION_COUNT; s++) {
-        if (!want[s]) continue;
+    for (size_t s = 0; s < SECTION_COUNT + extra; s++) {
+        if (s < SECTION_COUNT ? !want[s] : !want_extra[s - SECTION_COUNT]) continue;
         if (!first) buf_append(&text, "\r\n", 2);
-        sections[s].render(&text);
+        if (s < SECTION_COUNT)
+            sections[s].render(&text);
+        else
+            info_section_render(s - SECTION_COUNT, &text);
         first = false;
     }
     reply_verbatim(ctx->reply, buf_head(&text), buf_len(&text), "txt");
     buf_free(&text);
+    xfree(want_extra);
 }
 
 struct command info_commands[] = {

@@ -18,7 +18,7 @@
 #include "commands/script_lua.h"
 #include "connection/session.h"
 #include "persist/persist.h"
-#include "server/config.h"
+#include "core/config.h"
 #include "util/xmalloc.h"
 
 #define REG_SCRIPTS "goblin.scripts"

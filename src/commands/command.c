@@ -11,16 +11,17 @@
 #include <string.h>
 #include <strings.h>
 
-#include "commands/command_hooks.h"
+#include "core/command_hooks.h"
 #include "commands/multi.h"
 #include "commands/propagate.h"
+#include "commands/replay.h"
 #include "persist/aof.h"
 #include "commands/slowlog.h"
 #include "commands/monitor.h"
-#include "server/latency.h"
-#include "server/latency_tracking.h"
+#include "core/latency.h"
+#include "core/latency_tracking.h"
 #include "connection/session.h"
-#include "server/config.h"
+#include "core/config.h"
 #include "store/evict.h"
 #include "util/clock.h"
 #include "util/cycles.h"
@@ -190,6 +191,11 @@ void command_table_init(void)
     latency_tracking_calibrate();
     typed_table_init();
     function_register_persistence();
+    /* The transaction state is the first slot: a constant for dispatch. */
+    if (session_ext_register(multi_state_destroy) != MULTI_EXT_SLOT) abort();
+    propagate_init();                    /* the stream's consumers (the AOF) start and stop it */
+    replay_init();                       /* the AOF replays through command_call */
+    conn_set_dispatch(command_dispatch); /* the connection layer's one entry (request.h) */
 }
 
 /* Names longer than 8 bytes (and the empty name): apart from the short
@@ -296,6 +302,17 @@ void command_block_on_keys(struct cmd_ctx *ctx, enum obj_type type, int first, i
                           deadline_ms);
 }
 
+/* CLIENT TRACKING: hands the keys a read-only command read to the
+ * connection layer's table. */
+static void command_track_keys(struct cmd_ctx *ctx)
+{
+    int stack[16];
+    int *pos = ctx->argc <= 16 ? stack : xmalloc((size_t)ctx->argc * sizeof *pos);
+    int n = command_key_positions(ctx->cmd, ctx->argc, ctx->argv, ctx->argv_len, pos, ctx->argc);
+    session_tracking_remember(ctx->conn, ctx->argv, ctx->argv_len, pos, n);
+    if (pos != stack) xfree(pos);
+}
+
 /* After a command ran, while a hooked feature is on (command_hooks.h). */
 static void command_run_hooks(struct cmd_ctx *ctx)
 {
@@ -303,9 +320,10 @@ static void command_run_hooks(struct cmd_ctx *ctx)
     monitor_consider(ctx);
     /* CLIENT TRACKING: the keys a read-only command read (a read-only
      * script's own commands, not the script). */
-    if (session_tracking_clients && (cmd->flags & CMD_READONLY) && !cmd->subcommands &&
-        strncmp(cmd->full_name, "eval", 4) != 0 && strcmp(cmd->full_name, "fcall_ro") != 0)
-        session_tracking_remember(ctx->conn, cmd, ctx->argc, ctx->argv, ctx->argv_len);
+    if (session_tracking_clients && (cmd->flags & CMD_READONLY) && !(cmd->flags & CMD_PUBSUB) &&
+        !cmd->subcommands && strncmp(cmd->full_name, "eval", 4) != 0 &&
+        strcmp(cmd->full_name, "fcall_ro") != 0 && session_tracking_reads(ctx->conn))
+        command_track_keys(ctx);
 }
 
 /* Runs a command that passed every check, with its accounting (INFO commandstats, SLOWLOG, MONITOR,
@@ -378,11 +396,12 @@ static void or_queued_flags(const struct command *cmd, int argc, const char **ar
 static bool refused_on_oom(const struct cmd_request *req, const struct command *cmd)
 {
     if (cmd->flags & CMD_DENYOOM) return true;
-    if (!req->multi || !multi_is_queuing(req->multi)) return false;
+    struct multi_state *multi = multi_of_request(req);
+    if (!multi || !multi_is_queuing(multi)) return false;
     const char *name = cmd->full_name;
     if (strcmp(name, "exec") == 0) {
         uint32_t flags = 0;
-        multi_foreach_queued(req->multi, or_queued_flags, &flags);
+        multi_foreach_queued(multi, or_queued_flags, &flags);
         return flags & CMD_DENYOOM;
     }
     return strcmp(name, "discard") != 0 && strcmp(name, "quit") != 0 && strcmp(name, "reset") != 0;
@@ -394,17 +413,35 @@ static void reject_with_abort(const struct cmd_request *req, struct command *cmd
 {
     cmd->rejected_calls++;
     if (strcmp(cmd->full_name, "exec") == 0)
-        multi_exec_rejected(req->multi, req->reply, why);
+        multi_exec_rejected(multi_of_request(req), req->reply, why);
     else
         reply_error(req->reply, why);
 }
 
 /* command_check()'s checks after authentication while a hooked feature is
  * on (command_hooks.h), each under its own condition, in Redis's order. */
+static command_admission_fn *admission;
+
+void command_set_admission(command_admission_fn *admit)
+{
+    admission = admit;
+    command_hook_set(HOOK_ADMISSION, admit != NULL);
+}
+
+bool command_admitted(const struct cmd_request *req, const struct command *cmd)
+{
+    return !admission || admission(req, cmd);
+}
+
 static __attribute__((noinline)) struct command *command_check_hooked(const struct cmd_request *req,
                                                                       struct command *cmd)
 {
     struct reply *r = req->reply;
+    /* Admission (the ACL check): right after authentication, Redis's order. */
+    if (admission && !admission(req, cmd)) {
+        cmd->rejected_calls++;
+        return NULL;
+    }
     /* Cluster redirection: after authentication, before maxmemory (Redis's
      * order). */
     if (cluster_enabled && !cluster_request_allowed(req, cmd)) {
@@ -501,7 +538,8 @@ static struct command *command_check(const struct cmd_request *req, struct comma
         cmd->rejected_calls++;
         if (strcmp(cmd->full_name, "exec") == 0) {
             /* Redis's execCommandAbort, in MULTI or not: any transaction ends. */
-            multi_exec_rejected(req->multi, r, "wrong number of arguments for 'exec' command");
+            multi_exec_rejected(multi_of_request(req), r,
+                                "wrong number of arguments for 'exec' command");
             return NULL;
         }
         reply_error_arity(r, cmd->full_name);
@@ -531,8 +569,8 @@ static bool command_paused(const struct cmd_request *req, const struct command *
 {
     if (session_pause_type == SESSION_PAUSE_ALL) return true;
     uint32_t flags = cmd->flags;
-    if (strcmp(cmd->full_name, "exec") == 0 && multi_is_queuing(req->multi))
-        multi_foreach_queued(req->multi, or_queued_flags, &flags);
+    if (strcmp(cmd->full_name, "exec") == 0 && multi_is_queuing(multi_of_request(req)))
+        multi_foreach_queued(multi_of_request(req), or_queued_flags, &flags);
     if (!(flags & (CMD_WRITE | CMD_MAY_REPLICATE))) return false;
     return !(cmd->flags & CMD_MAY_REPLICATE) || script_request_writes(req, cmd);
 }
@@ -545,7 +583,7 @@ static void command_hooks_verify(void)
     if (command_hooks) return;
     if (cluster_enabled || config.maxmemory || persist_writes_refused() || aof_write_error() ||
         propagate_on || script_busy_reply || session_pause_type || session_tracking_clients ||
-        conn_monitor_count) {
+        conn_monitor_count || admission) {
         fprintf(stderr, "command_hooks is 0 while a hooked feature is on\n");
         abort();
     }
@@ -557,7 +595,9 @@ static inline void command_hooks_verify(void) {}
 /* After a dispatched command ran, while a hooked feature is on. */
 static void command_dispatch_hooks(const struct cmd_request *req, struct command *cmd)
 {
-    if (session_tracking_clients && req->conn) session_tracking_after_command(req->conn, cmd);
+    if (session_tracking_clients && req->conn) /* CLIENT CACHING lasts past CLIENT's own */
+        session_tracking_after_command(req->conn,
+                                       cmd->parent && strcmp(cmd->parent->name, "client") == 0);
     if (cluster_enabled) cluster_after_command(req, cmd);
 }
 
@@ -568,9 +608,10 @@ void command_dispatch(const struct cmd_request *req)
     /* The jump table: a typed call's op is its command, its template's
      * shape its arity. */
     struct command *cmd = command_check(req, typed ? typed_commands[typed->op] : NULL);
-    bool queuing = req->multi && multi_is_queuing(req->multi);
+    struct multi_state *multi = multi_of_request(req);
+    bool queuing = multi && multi_is_queuing(multi);
     if (!cmd) {
-        if (queuing) multi_flag_error(req->multi); /* EXEC will answer EXECABORT */
+        if (queuing) multi_flag_error(multi); /* EXEC will answer EXECABORT */
         return;
     }
     /* CLIENT PAUSE: after every check, before queuing (Redis's order). */
@@ -584,10 +625,10 @@ void command_dispatch(const struct cmd_request *req)
             /* The wire lowers typed calls to text while queuing
              * (typed_call.h); a typed call here has no text to queue. */
             reply_error(req->reply, "ERR typed call inside MULTI was not lowered");
-            multi_flag_error(req->multi);
+            multi_flag_error(multi);
             return;
         }
-        multi_queue(req->multi, req->reply, cmd, req->argc, req->argv, req->argv_len);
+        multi_queue(multi, req->reply, cmd, req->argc, req->argv, req->argv_len);
         return;
     }
     struct cmd_ctx ctx = {
@@ -665,3 +706,36 @@ bool arg_to_double(struct cmd_ctx *ctx, int i, double *out)
     reply_error_not_float(ctx->reply);
     return false;
 }
+
+static const char *const protected_actions[] = {"no", "yes", "local", NULL};
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param command_params[] = {
+    {.name = "enable-debug-command",
+     .kind = CFG_ENUM,
+     .value = &config.enable_debug_command,
+     .flags = CFG_IMMUTABLE | CFG_REDIS_IMMUTABLE,
+     .value_name = "no|yes|local",
+     .help = "allow DEBUG: never, from any client, or only from local ones (loopback, Unix socket, "
+             "ring) (default no, as Redis 7)",
+     .choices = protected_actions},
+    {.name = "enable-protected-configs",
+     .kind = CFG_ENUM,
+     .value = &config.enable_protected_configs,
+     .flags = CFG_IMMUTABLE | CFG_REDIS_IMMUTABLE,
+     .value_name = "no|yes|local",
+     .help = "allow CONFIG SET of the protected parameters (dir, dbfilename): never, from any "
+             "client, or only from local ones (default no, as Redis 7)",
+     .choices = protected_actions},
+    {.name = "enable-module-command",
+     .kind = CFG_ENUM,
+     .value = &config.enable_module_command,
+     .flags = CFG_IMMUTABLE | CFG_REDIS_IMMUTABLE,
+     .value_name = "no|yes|local",
+     .help = "allow MODULE (Redis 7's setting; goblin-core has no MODULE command, so this only "
+             "reads back) (default no)",
+     .choices = protected_actions},
+};
+
+const struct config_table command_config = CONFIG_TABLE(command_params, NULL);

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "commands/command.h"
-#include "commands/command_hooks.h"
-#include "persist/aof.h"
+#include "core/command_hooks.h"
+#include "core/propagation.h"
 #include "store/db.h"
 #include "store/geohash.h"
 #include "store/hash.h"
@@ -100,7 +100,8 @@ static enum rule rule_of(const struct command *cmd)
     return RULE_VERBATIM;
 }
 
-void propagate_set(bool on)
+/* The listener of core/propagation.h: the stream starts or stops. */
+static void propagate_set(bool on)
 {
     if (on && !p.resolved) {
         for (size_t i = 0; i < RULES; i++)
@@ -108,7 +109,6 @@ void propagate_set(bool on)
         p.resolved = true;
     }
     propagate_on = on;
-    command_hook_set(HOOK_PROPAGATE, on);
     keyspace.on_expire = on ? propagate_expired_key : NULL;
     buf_truncate(&p.ops, 0);
     buf_truncate(&p.spans, 0);
@@ -164,16 +164,23 @@ static void op_key(int db, const char *name, const char *key, size_t key_len)
     op_end();
 }
 
-/* Writes the pending unit to the AOF: MULTI/EXEC around more than one op. */
+/* Hands the pending unit to the stream's consumers (core/propagation.h):
+ * MULTI/EXEC around more than one op. */
 static void flush_unit(void)
 {
     size_t n = buf_len(&p.spans) / sizeof(struct op_span);
     const struct op_span *s = (const struct op_span *)buf_head(&p.spans);
-    if (n > 1) aof_append(s[0].db, "*1\r\n$5\r\nMULTI\r\n", 15);
-    for (size_t i = 0; i < n; i++) aof_append(s[i].db, buf_head(&p.ops) + s[i].start, s[i].len);
-    if (n > 1) aof_append(s[n - 1].db, "*1\r\n$4\r\nEXEC\r\n", 14);
+    if (n > 1) propagation_feed(s[0].db, "*1\r\n$5\r\nMULTI\r\n", 15);
+    for (size_t i = 0; i < n; i++)
+        propagation_feed(s[i].db, buf_head(&p.ops) + s[i].start, s[i].len);
+    if (n > 1) propagation_feed(s[n - 1].db, "*1\r\n$4\r\nEXEC\r\n", 14);
     buf_truncate(&p.ops, 0);
     buf_truncate(&p.spans, 0);
+}
+
+void propagate_init(void)
+{
+    propagation_set_listener(propagate_set);
 }
 
 void propagate_expired_key(struct db *db, const char *key, size_t len)
