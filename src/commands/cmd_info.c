@@ -7,6 +7,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "repl/repl.h"
 #include "cluster/cluster.h"
 #include "cluster/cluster_bus.h"
 #include "commands/command.h"
@@ -137,17 +138,16 @@ static void section_stats(struct buf *b)
     add(b, "instantaneous_ops_per_sec:%lld", s->instantaneous_ops_per_sec);
     add(b, "total_net_input_bytes:%lld", s->net_input_bytes);
     add(b, "total_net_output_bytes:%lld", s->net_output_bytes);
-    /* No replication: its traffic, syncs and replica expiries are 0. */
     add(b, "total_net_repl_input_bytes:0");
-    add(b, "total_net_repl_output_bytes:0");
+    add(b, "total_net_repl_output_bytes:%lld", repl_stats.repl_output_bytes);
     add(b, "instantaneous_input_kbps:%.2f", s->instantaneous_input_kbps);
     add(b, "instantaneous_output_kbps:%.2f", s->instantaneous_output_kbps);
     add(b, "instantaneous_input_repl_kbps:0.00");
     add(b, "instantaneous_output_repl_kbps:0.00");
     add(b, "rejected_connections:%lld", s->rejected_connections);
-    add(b, "sync_full:0");
-    add(b, "sync_partial_ok:0");
-    add(b, "sync_partial_err:0");
+    add(b, "sync_full:%lld", repl_stats.sync_full);
+    add(b, "sync_partial_ok:%lld", repl_stats.sync_partial_ok);
+    add(b, "sync_partial_err:%lld", repl_stats.sync_partial_err);
     add(b, "expired_keys:%lld", keyspace.stats.expired_keys);
     /* Redis's estimate of the expired share among sampled keys: not kept. */
     add(b, "expired_stale_perc:0.00");
@@ -209,19 +209,7 @@ static void section_stats(struct buf *b)
 
 static void section_replication(struct buf *b)
 {
-    add(b, "# Replication");
-    /* A master without replicas or a backlog, as Redis prints one. */
-    add(b, "role:master");
-    add(b, "connected_slaves:0");
-    add(b, "master_failover_state:no-failover");
-    add(b, "master_replid:%s", server.repl_id);
-    add(b, "master_replid2:0000000000000000000000000000000000000000");
-    add(b, "master_repl_offset:0");
-    add(b, "second_repl_offset:-1");
-    add(b, "repl_backlog_active:0");
-    add(b, "repl_backlog_size:1048576");
-    add(b, "repl_backlog_first_byte_offset:0");
-    add(b, "repl_backlog_histlen:0");
+    repl_info(b);
 }
 
 static void cpu_line(struct buf *b, const char *name, const struct timeval *t)

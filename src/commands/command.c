@@ -15,6 +15,7 @@
 #include "commands/multi.h"
 #include "commands/propagate.h"
 #include "persist/aof.h"
+#include "repl/repl.h"
 #include "commands/slowlog.h"
 #include "commands/monitor.h"
 #include "server/latency.h"
@@ -38,7 +39,7 @@ static struct command *const families[] = {
     set_commands,           bitmap_commands,  sort_commands,    persist_commands, list_commands,
     multi_commands,         cluster_commands, migrate_commands, hll_commands,     script_commands,
     function_commands,      slowlog_commands, monitor_commands, latency_commands, geo_commands,
-    lolwut_commands,        module_commands,  memory_commands,  stream_commands,
+    lolwut_commands,        module_commands,  memory_commands,  stream_commands,  repl_commands,
 };
 
 /* Open-addressing index of top-level commands by name, the hash folding
@@ -388,6 +389,17 @@ static bool refused_on_oom(const struct cmd_request *req, const struct command *
     return strcmp(name, "discard") != 0 && strcmp(name, "quit") != 0 && strcmp(name, "reset") != 0;
 }
 
+/* Redis's is_write_command: a write, or EXEC of a transaction holding one. */
+static bool command_writes(const struct cmd_request *req, const struct command *cmd)
+{
+    if (cmd->flags & CMD_WRITE) return true;
+    if (strcmp(cmd->full_name, "exec") != 0 || !req->multi || !multi_is_queuing(req->multi))
+        return false;
+    uint32_t flags = 0;
+    multi_foreach_queued(req->multi, or_queued_flags, &flags);
+    return flags & CMD_WRITE;
+}
+
 /* Refuses cmd with `why`, counted; EXEC's refusal also discards its
  * transaction (EXECABORT, as Redis's rejectCommand()). */
 static void reject_with_abort(const struct cmd_request *req, struct command *cmd, const char *why)
@@ -435,6 +447,12 @@ static __attribute__((noinline)) struct command *command_check_hooked(const stru
             cmd->rejected_calls++;
             return NULL;
         }
+    }
+    /* min-replicas-to-write (Redis's order: after MISCONF): writes, and
+     * EXEC of a transaction holding one. */
+    if ((command_hooks & HOOK_MIN_REPLICAS) && repl_writes_refused() && command_writes(req, cmd)) {
+        reject_with_abort(req, cmd, "NOREPLICAS Not enough good replicas to write.");
+        return NULL;
     }
     if (refused_in_subscribed(req, cmd)) return NULL;
     /* A busy script serves the others from its hook: only the allow-busy
@@ -545,7 +563,8 @@ static void command_hooks_verify(void)
     if (command_hooks) return;
     if (cluster_enabled || config.maxmemory || persist_writes_refused() || aof_write_error() ||
         propagate_on || script_busy_reply || session_pause_type || session_tracking_clients ||
-        conn_monitor_count) {
+        conn_monitor_count ||
+        (repl_settings.min_replicas_to_write && repl_settings.min_replicas_max_lag)) {
         fprintf(stderr, "command_hooks is 0 while a hooked feature is on\n");
         abort();
     }

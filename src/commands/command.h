@@ -293,5 +293,6 @@ extern struct command lolwut_commands[];
 extern struct command module_commands[];
 extern struct command memory_commands[];
 extern struct command stream_commands[];
+extern struct command repl_commands[]; /* repl/repl_commands.c */
 
 #endif

@@ -74,8 +74,11 @@ void propagate_prevent(struct cmd_ctx *ctx);
  * alsoPropagate); no-op while propagation is off. */
 void propagate_command(struct cmd_ctx *ctx, int argc, const char *const *argv, const size_t *len);
 
-/* Turns propagation on or off (the AOF layer); off drops anything pending. */
+/* Turns propagation into the AOF on or off (the AOF layer), and into the
+ * replication stream (repl/: while a backlog exists). Propagation runs
+ * while either consumer is on; all off drops anything pending. */
 void propagate_set(bool on);
+void propagate_set_replication(bool on);
 
 /* Installed as the keyspace's expiry hook while propagation is on. */
 void propagate_expired_key(struct db *db, const char *key, size_t len);

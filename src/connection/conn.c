@@ -12,6 +12,7 @@
 #include "commands/multi.h"
 #include "commands/propagate.h"
 #include "persist/aof.h"
+#include "repl/repl.h"
 #include "server/auth.h"
 #include "server/config.h"
 #include "store/db.h"
@@ -130,6 +131,7 @@ void conn_close(struct conn *c, const char *reason)
     conn_pause_forget(c);
     conn_tracking_forget(c);
     if (c->mem_accounted) conn_evict_forget(c);
+    repl_link_closed(c);        /* a replica's link, or REPLCONF options kept for one */
     multi_state_free(c->multi); /* its watches leave the registry now */
     c->multi = NULL;
     c->transport->close(c);

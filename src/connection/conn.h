@@ -202,6 +202,9 @@ enum conn_flag {
     CONN_PAUSED =
         1u << 12, /* CLIENT PAUSE: a command waits for the pause to end (conn_blocked.c) */
     CONN_NO_EVICT = 1u << 14, /* CLIENT NO-EVICT on: maxmemory-clients passes it over */
+    /* A replica's link (SYNC/PSYNC): its output is the replication stream
+     * (repl/repl.h), its class the replica one, CLIENT LIST flags=S. */
+    CONN_REPLICA = 1u << 15,
 };
 
 /* Blocked on keys (conn_blocked.c). A blocking command that finds nothing
@@ -245,6 +248,9 @@ struct conn_blocked {
     struct conn *resume_next; /* list of conns to resume */
     bool resume_pending;
     struct conn *paused_next; /* FIFO of paused conns (CONN_PAUSED) */
+    /* Blocked on something else (session_block_custom): how it is answered. */
+    const struct session_block_custom *custom;
+    void *custom_arg;
 };
 
 struct conn {

@@ -54,7 +54,11 @@ static struct {
     long long load_keys_loaded; /* last load's counts */
     long long load_keys_expired;
     bool shutdown_done;
-} st = {.last_bgsave_ok = true, .last_bgsave_time_s = -1, .child_pipe = -1};
+    /* the running child saves for replication (persist_bgsave_replication) */
+    int child_target_fd; /* the pipe it writes, -1: the file */
+    bool child_keys, child_functions;
+    void (*child_done)(bool ok);
+} st = {.last_bgsave_ok = true, .last_bgsave_time_s = -1, .child_pipe = -1, .child_target_fd = -1};
 
 /* The outcome of the last save, which may refuse writes (persist_writes_refused()). */
 static void set_bgsave_ok(bool ok)
@@ -227,13 +231,33 @@ long long persist_private_dirty_bytes(void)
     return total * 1024;
 }
 
+void persist_rdb_path(char *out, size_t len)
+{
+    path_in_dir(out, len, config.dbfilename);
+}
+
+/* A diskless child: the RDB into the pipe, in the writer's chunks. */
+static bool child_write_pipe(char *err, size_t err_len)
+{
+    struct rdb_writer w;
+    rdbw_init(&w, st.child_target_fd, config.rdbcompression);
+    rdb_filter_keys = st.child_keys; /* (this process only: the child) */
+    rdb_filter_functions = st.child_functions;
+    bool ok = rdb_write_keyspace(&w, config.rdbchecksum);
+    if (!ok) snprintf(err, err_len, "writing the RDB to the replicas' pipe: %s", strerror(w.error));
+    rdbw_free(&w);
+    return ok;
+}
+
 static void child_main(int pipe_fd)
 {
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     char path[4096], tmp[4096], err[1024];
     rdb_paths(path, tmp, sizeof path, getpid());
-    bool ok = rdb_save_file(path, tmp, config.rdbcompression, config.rdbchecksum, err, sizeof err);
+    bool ok = st.child_target_fd >= 0 ? child_write_pipe(err, sizeof err)
+                                      : rdb_save_file(path, tmp, config.rdbcompression,
+                                                      config.rdbchecksum, err, sizeof err);
     if (!ok) log_warning("background save failed: %s", err);
     long long cow = persist_private_dirty_bytes();
     ssize_t w = write(pipe_fd, &cow, sizeof cow);
@@ -276,6 +300,21 @@ enum persist_bgsave_result persist_bgsave(void)
     return PERSIST_BGSAVE_STARTED;
 }
 
+enum persist_bgsave_result persist_bgsave_replication(int target_fd, bool keys, bool functions,
+                                                      void (*done)(bool ok))
+{
+    if (st.child || aof_rewrite_in_progress()) return PERSIST_BGSAVE_IN_PROGRESS;
+    st.child_target_fd = target_fd;
+    st.child_keys = keys;
+    st.child_functions = functions;
+    enum persist_bgsave_result res = persist_bgsave();
+    if (res == PERSIST_BGSAVE_STARTED)
+        st.child_done = done;
+    else
+        st.child_target_fd = -1;
+    return res;
+}
+
 void persist_schedule_bgsave(void)
 {
     st.scheduled = true;
@@ -293,7 +332,18 @@ static void child_finished(int status)
     close(st.child_pipe);
     st.child_pipe = -1;
     st.last_bgsave_time_s = (clock_mono_us() - st.child_start_us) / 1000000;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    void (*done)(bool) = st.child_done;
+    bool to_pipe = st.child_target_fd >= 0;
+    st.child_done = NULL;
+    st.child_target_fd = -1;
+    if (to_pipe) { /* a diskless sync: no snapshot on disk changed */
+        if (!ok) log_warning("Background RDB transfer to the replicas terminated with error");
+        st.child = 0;
+        done(ok);
+        return;
+    }
+    if (ok) {
         log_notice("Background saving terminated with success");
         saved(st.dirty_at_fork);
         set_bgsave_ok(true);
@@ -308,6 +358,7 @@ static void child_finished(int status)
         set_bgsave_ok(false);
     }
     st.child = 0;
+    if (done) done(ok);
 }
 
 static bool save_point_reached(int64_t now_s)

@@ -52,6 +52,20 @@ enum persist_bgsave_result {
 /* BGSAVE: forks a child that writes the snapshot. */
 enum persist_bgsave_result persist_bgsave(void);
 
+/* A background save for replication (repl/): as BGSAVE, but when
+ * target_fd >= 0 the child writes the RDB there (diskless: a pipe the
+ * parent relays to replicas) instead of the file, and the RDB holds the
+ * keys only with `keys`, the function libraries only with `functions`
+ * (REPLCONF rdb-filter-only). `done` runs from housekeeping when the child
+ * has ended, with whether it succeeded. A save to the file counts as a
+ * BGSAVE (LASTSAVE, rdb_changes_since_last_save); one to a pipe does not,
+ * as in Redis. */
+enum persist_bgsave_result persist_bgsave_replication(int target_fd, bool keys, bool functions,
+                                                      void (*done)(bool ok));
+
+/* The path of <dir>/<dbfilename>. */
+void persist_rdb_path(char *out, size_t len);
+
 /* BGSAVE SCHEDULE: run a BGSAVE as soon as the running one ends. */
 void persist_schedule_bgsave(void);
 

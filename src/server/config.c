@@ -18,6 +18,7 @@
 #include "persist/aof.h"
 #include "persist/persist.h"
 #include "persist/rdb.h"
+#include "repl/repl.h"
 #include "store/evict.h"
 #include "commands/slowlog.h"
 #include "server/latency.h"
@@ -407,6 +408,38 @@ static const struct config_param params[] = {
      "AOF bases (rewrites) are RDB files; no: commands, as Redis writes a .base.aof", NULL, NULL},
     {"aof-timestamp-enabled", NULL, CFG_BOOL, &config.aof_timestamp_enabled, 0, 0, 0, "yes|no",
      "write #TS:<unix time> annotations into the AOF (default no)", NULL, NULL},
+    /* replication (repl/repl.h; docs/replication.md) */
+    {"repl-backlog-size", NULL, CFG_MEMORY, &repl_settings.backlog_size, 1, LLONG_MAX, 0, "BYTES",
+     "bytes of the replication stream kept for replicas that reconnect (partial resync) "
+     "(default 1mb)",
+     NULL, repl_apply_backlog_size},
+    {"repl-backlog-ttl", NULL, CFG_INT, &repl_settings.backlog_ttl, 0, INT_MAX, 0, "SECONDS",
+     "free the backlog after this long without replicas; 0 = never (default 3600)", NULL, NULL},
+    {"repl-diskless-sync", NULL, CFG_BOOL, &repl_settings.diskless_sync, 0, 0, 0, "yes|no",
+     "full syncs stream the RDB from the fork child to the replicas' sockets (yes) or write it "
+     "to the RDB file first (default yes)",
+     NULL, NULL},
+    {"repl-diskless-sync-delay", NULL, CFG_INT, &repl_settings.diskless_sync_delay, 0, INT_MAX, 0,
+     "SECONDS", "wait this long for more replicas before a diskless sync starts (default 5)", NULL,
+     NULL},
+    {"repl-diskless-sync-max-replicas", NULL, CFG_INT, &repl_settings.diskless_sync_max_replicas, 0,
+     INT_MAX, 0, "N",
+     "start a delayed diskless sync at once when this many replicas wait; 0 = no limit (default "
+     "0)",
+     NULL, NULL},
+    {"repl-ping-replica-period", "repl-ping-slave-period", CFG_INT,
+     &repl_settings.ping_replica_period, 1, INT_MAX, 0, "SECONDS",
+     "PING the replicas in the stream this often (default 10)", NULL, NULL},
+    {"repl-timeout", NULL, CFG_INT, &repl_settings.timeout, 1, INT_MAX, 0, "SECONDS",
+     "close a replica that has not acknowledged for this long (default 60)", NULL, NULL},
+    {"min-replicas-to-write", "min-slaves-to-write", CFG_INT, &repl_settings.min_replicas_to_write,
+     0, INT_MAX, 0, "N",
+     "refuse writes (NOREPLICAS) with fewer online replicas whose last ack is at most "
+     "min-replicas-max-lag old; 0 = off (default 0)",
+     NULL, repl_apply_min_replicas},
+    {"min-replicas-max-lag", "min-slaves-max-lag", CFG_INT, &repl_settings.min_replicas_max_lag, 0,
+     INT_MAX, 0, "SECONDS", "see min-replicas-to-write (default 10)", NULL,
+     repl_apply_min_replicas},
     {"maxmemory", NULL, CFG_MEMORY, &config.maxmemory, 0, LLONG_MAX, 0, "BYTES",
      "past this much used memory (connection buffers included), keys are evicted by "
      "--maxmemory-policy before a command runs; when none can be, commands that may grow the data "

@@ -22,6 +22,18 @@ static int polled_count;
 static long long socket_poll_interval_us = 20;
 static bool spin_without_targets;
 static long long adaptive_spin_us; /* 0 = block at once */
+static void (*after_batch[EV_AFTER_BATCH_MAX])(void);
+static int after_batch_count;
+
+void ev_add_after_batch(void (*fn)(void))
+{
+    if (after_batch_count < EV_AFTER_BATCH_MAX) after_batch[after_batch_count++] = fn;
+}
+
+static inline void run_after_batch(void)
+{
+    for (int i = 0; i < after_batch_count; i++) after_batch[i]();
+}
 
 bool ev_init(void)
 {
@@ -67,6 +79,7 @@ static int dispatch(int timeout_ms, bool reap)
         struct ev_handler *h = events[i].data.ptr;
         h->on_event(h, mask);
     }
+    if (n > 0) run_after_batch();
     /* Conns closed by this batch may still have had events queued in it;
      * their memory is released only now. */
     if (reap) conn_reap_closed();
@@ -153,6 +166,7 @@ static void run_polled(void (*housekeeping)(void), long long (*hz)(void))
     uint64_t next_cron = next_socket_pass;
     while (!stop_requested) {
         if (poll_targets_once()) {
+            run_after_batch();
             conn_reap_closed();
             continue;
         }

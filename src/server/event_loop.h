@@ -90,6 +90,13 @@ void ev_set_adaptive_spin_us(long long us);
  * work done. */
 int ev_process_nested(void);
 
+/* Work run after every batch of events and every polled scan that made
+ * progress, before closed conns are reaped (Redis's beforeSleep): the
+ * replicas' writes (repl/). At most EV_AFTER_BATCH_MAX; each must be cheap
+ * when it has nothing to do. */
+#define EV_AFTER_BATCH_MAX 4
+void ev_add_after_batch(void (*fn)(void));
+
 /* Runs until ev_stop(): dispatch, housekeeping every 1000/hz ms. */
 void ev_run(void (*housekeeping)(void), long long (*hz)(void));
 void ev_stop(void);

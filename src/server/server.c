@@ -19,6 +19,7 @@
 #include "server/version.h"
 #include "persist/aof.h"
 #include "persist/persist.h"
+#include "repl/repl.h"
 #include "store/db.h"
 #include "store/stream.h"
 #include "store/evict.h"
@@ -119,6 +120,7 @@ bool server_start(void)
     }
     if (!transports_start()) return false;
     if (!cluster_start()) return false;
+    ev_add_after_batch(repl_flush_replicas);
     ev_set_socket_poll_interval_us(config.socket_poll_interval_us);
     ev_set_spin(strcmp(config.idle_strategy, "spin") == 0);
     if (strcmp(config.idle_strategy, "adaptive") == 0) ev_set_adaptive_spin_us(config.idle_spin_us);
@@ -195,6 +197,7 @@ void server_housekeeping(void)
     conn_close_idle();
     conn_evict_housekeeping();
     persist_housekeeping();
+    repl_housekeeping();
     aof_housekeeping();
     conn_blocked_expire(); /* BLPOP & co: timeouts at housekeeping granularity, as Redis */
     conn_pause_expire();   /* CLIENT PAUSE's timeout, likewise */

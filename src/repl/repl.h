@@ -1,0 +1,115 @@
+/*
+ * repl.h — replication in Redis 7.0's own protocol (PSYNC2): the master
+ * side. docs/replication.md tells the whole story; this header is the
+ * contract the rest of the server sees.
+ *
+ * A replica is a client connection that sent SYNC or PSYNC: from then on
+ * the conn carries the replication stream instead of replies (CONN_REPLICA,
+ * CLIENT LIST flags=S, the `replica` class of client-output-buffer-limit).
+ * The stream is the propagated form of every write (commands/propagate.c,
+ * the same rules the AOF uses: SELECT when the database changes, MULTI/EXEC
+ * around a unit of more than one write, expiries as DEL, scripts as their
+ * effects), fed by repl_feed(), plus the master's own PING every
+ * repl-ping-replica-period and REPLCONF GETACK when a WAIT needs acks.
+ *
+ * Full synchronisation forks (persist_bgsave_replication): to the RDB file
+ * and then sent as `$<length>` + the file (repl-diskless-sync no), or
+ * relayed from a pipe as `$EOF:<40 bytes>` + the RDB + the 40 bytes
+ * (diskless, the default as in Redis 7.0), never blocking the loop: the
+ * file and the pipe are moved a chunk at a time as each replica's socket
+ * drains. The stream written meanwhile waits in the replica's own pending
+ * buffer (bounded by the replica output limit) and follows the RDB.
+ *
+ * Cost: with no replica and no backlog this module costs nothing per
+ * command (propagation is off unless the AOF is on). With a backlog, each
+ * write is encoded once into the stream, copied into the backlog ring and
+ * each replica's output buffer; replicas are written after the batch of
+ * requests that produced the bytes (repl_flush_replicas(), run by the loop
+ * after every batch), so a client's reply is never behind its replicas'
+ * writes.
+ */
+#ifndef GOBLIN_REPL_H
+#define GOBLIN_REPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+
+struct conn;
+struct reply;
+
+/* CONFIG parameters (rows in server/config.c), Redis 7.0's names and defaults. */
+struct repl_settings {
+    long long backlog_size;               /* repl-backlog-size (bytes) */
+    long long backlog_ttl;                /* repl-backlog-ttl (seconds; 0: never freed) */
+    bool diskless_sync;                   /* repl-diskless-sync */
+    long long diskless_sync_delay;        /* repl-diskless-sync-delay (seconds) */
+    long long diskless_sync_max_replicas; /* repl-diskless-sync-max-replicas (0: no limit) */
+    long long ping_replica_period;        /* repl-ping-replica-period (seconds) */
+    long long timeout;                    /* repl-timeout (seconds) */
+    long long min_replicas_to_write;      /* min-replicas-to-write (0: off) */
+    long long min_replicas_max_lag;       /* min-replicas-max-lag (seconds) */
+    bool disable_tcp_nodelay;             /* repl-disable-tcp-nodelay */
+};
+extern struct repl_settings repl_settings;
+
+/* Config hooks: repl-backlog-size resizes the ring; min-replicas-* switch
+ * the NOREPLICAS check on the command path (HOOK_MIN_REPLICAS). */
+void repl_apply_backlog_size(void);
+void repl_apply_min_replicas(void);
+
+/* Adds one propagated command (RESP), run in database db, to the stream
+ * (propagate.c's flush, beside the AOF): a SELECT first when db is not the
+ * stream's database. Does nothing without a backlog. */
+void repl_feed(int db, const char *resp, size_t len);
+
+/* Writes the replicas' new output (the loop calls it after every batch of
+ * events and every polled pass that did work; cheap when nothing is new). */
+void repl_flush_replicas(void);
+
+/* Housekeeping (once per run, acts once per second as Redis's
+ * replicationCron): pings, newlines to replicas waiting for their RDB,
+ * replica timeouts, delayed diskless syncs, the backlog's TTL, WAIT
+ * timeouts, the good-replicas count. */
+void repl_housekeeping(void);
+
+/* The conn of a replica is closing (conn_close). */
+void repl_link_closed(struct conn *c);
+
+/* min-replicas-to-write: whether a write must be refused now with
+ * "NOREPLICAS Not enough good replicas to write." (command path, under
+ * HOOK_MIN_REPLICAS). */
+bool repl_writes_refused(void);
+
+/* The commands (repl_commands.c), through these calls: */
+/* SYNC / PSYNC replid offset: c becomes a replica (its reply is the
+ * +FULLRESYNC / +CONTINUE line or, for SYNC, the RDB). */
+void repl_master_sync(struct conn *c, struct reply *r, bool psync, const char *replid,
+                      size_t replid_len, long long offset);
+/* REPLCONF: one option/value pair; false with *err set to Redis's text. */
+bool repl_master_replconf(struct conn *c, const char *opt, size_t opt_len, const char *val,
+                          size_t val_len, bool *reply_ok, const char **err);
+/* REPLCONF ACK <offset> from the replica c. */
+void repl_master_ack(struct conn *c, long long offset);
+/* WAIT numreplicas timeout_ms (0: forever): answers now or blocks c. */
+void repl_wait(struct conn *c, struct reply *r, long long numreplicas, long long timeout_ms,
+               bool may_block);
+/* ROLE's reply. */
+void repl_reply_role(struct reply *r);
+/* INFO replication, and the sync_* / repl bytes counters of INFO stats. */
+void repl_info(struct buf *b);
+struct repl_stats {
+    long long sync_full, sync_partial_ok, sync_partial_err;
+    long long repl_output_bytes;
+};
+extern struct repl_stats repl_stats;
+
+/* The replication id and offset (INFO, RDB aux fields). */
+const char *repl_id(void);
+long long repl_offset(void);
+/* DEBUG CHANGE-REPL-ID and a new history: a new id, the old one forgotten. */
+void repl_change_id(void);
+
+#endif

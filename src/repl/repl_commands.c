@@ -1,0 +1,111 @@
+/*
+ * repl_commands.c — the replication commands: SYNC, PSYNC, REPLCONF, WAIT,
+ * ROLE. Arguments are checked here with Redis 7.0's texts; the work is
+ * repl/master.c's (repl.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands/command.h"
+#include "connection/session.h"
+#include "repl/repl.h"
+#include "util/numparse.h"
+
+static void cmd_sync(struct cmd_ctx *ctx)
+{
+    repl_master_sync(ctx->conn, ctx->reply, false, NULL, 0, 0);
+}
+
+/* PSYNC replid offset: an offset that is not a number asks for a full
+ * synchronisation, as in Redis. */
+static void cmd_psync(struct cmd_ctx *ctx)
+{
+    long long offset = -1;
+    if (!num_parse_ll(ctx->argv[2], ctx->argv_len[2], &offset)) offset = -1;
+    repl_master_sync(ctx->conn, ctx->reply, true, ctx->argv[1], ctx->argv_len[1], offset);
+}
+
+static void cmd_replconf(struct cmd_ctx *ctx)
+{
+    if (ctx->argc % 2 == 0) {
+        reply_error_syntax(ctx->reply);
+        return;
+    }
+    for (int j = 1; j < ctx->argc; j += 2) {
+        bool reply_ok;
+        const char *err = NULL;
+        if (!repl_master_replconf(ctx->conn, ctx->argv[j], ctx->argv_len[j], ctx->argv[j + 1],
+                                  ctx->argv_len[j + 1], &reply_ok, &err)) {
+            reply_error(ctx->reply, err);
+            return;
+        }
+        if (!reply_ok) return; /* ACK and GETACK are never answered */
+    }
+    reply_ok(ctx->reply);
+}
+
+static void cmd_wait(struct cmd_ctx *ctx)
+{
+    long long numreplicas, timeout;
+    if (!arg_to_ll(ctx, 1, &numreplicas)) return;
+    if (!num_parse_ll(ctx->argv[2], ctx->argv_len[2], &timeout)) {
+        reply_error(ctx->reply, "ERR timeout is not an integer or out of range");
+        return;
+    }
+    if (timeout < 0) {
+        reply_error(ctx->reply, "ERR timeout is negative");
+        return;
+    }
+    repl_wait(ctx->conn, ctx->reply, numreplicas, timeout, !ctx->deny_blocking);
+}
+
+static void cmd_role(struct cmd_ctx *ctx)
+{
+    repl_reply_role(ctx->reply);
+}
+
+struct command repl_commands[] = {
+    {.name = "sync",
+     .arity = 1,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT,
+     .fn = cmd_sync,
+     .summary = "An internal command used in replication.",
+     .since = "1.0.0",
+     .group = "server",
+     .complexity = ""},
+    {.name = "psync",
+     .arity = -3,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT,
+     .fn = cmd_psync,
+     .summary = "An internal command used in replication.",
+     .since = "2.8.0",
+     .group = "server",
+     .complexity = ""},
+    {.name = "replconf",
+     .arity = -1,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_ALLOW_BUSY,
+     .fn = cmd_replconf,
+     .summary = "An internal command for configuring the replication stream.",
+     .since = "3.0.0",
+     .group = "server",
+     .complexity = "O(1)"},
+    {.name = "wait",
+     .arity = 3,
+     .flags = CMD_NOSCRIPT,
+     .fn = cmd_wait,
+     .summary = "Blocks until the asynchronous replication of all preceding write commands sent by "
+                "the connection is completed.",
+     .since = "3.0.0",
+     .group = "generic",
+     .complexity = "O(1)"},
+    {.name = "role",
+     .arity = 1,
+     .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST,
+     .fn = cmd_role,
+     .summary = "Returns the replication role.",
+     .since = "2.8.12",
+     .group = "server",
+     .complexity = "O(1)"},
+    COMMAND_END,
+};
