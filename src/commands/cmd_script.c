@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "commands/command_hooks.h"
+#include "repl/repl.h"
 #include "cluster/cluster.h"
 #include "commands/command.h"
 #include "commands/script_lua.h"
@@ -173,11 +175,21 @@ bool script_may_run(struct cmd_ctx *ctx, uint32_t flags, bool ro)
         return false;
     }
     if (!(flags & SCRIPT_FLAG_NO_WRITES)) {
+        const char *why =
+            (command_hooks & HOOK_REPLICA) ? repl_readonly_refusal(ctx->conn, true) : NULL;
+        if (why) {
+            reply_error(ctx->reply, why);
+            return false;
+        }
         if (persist_writes_refused()) {
             reply_error(ctx->reply,
                         "MISCONF Redis is configured to save RDB snapshots, but it's currently "
                         "unable to persist to disk. Writable scripts are blocked. Use 'no-writes' "
                         "flag for read only scripts.");
+            return false;
+        }
+        if ((command_hooks & HOOK_MIN_REPLICAS) && repl_writes_refused()) {
+            reply_error(ctx->reply, "NOREPLICAS Not enough good replicas to write.");
             return false;
         }
         if (ro) {

@@ -400,6 +400,24 @@ static bool command_writes(const struct cmd_request *req, const struct command *
     return flags & CMD_WRITE;
 }
 
+/* Redis's !is_denystale_command: the stale flag, on EXEC on every queued command. */
+static void and_queued_flags(const struct command *cmd, int argc, const char **argv,
+                             const size_t *argv_len, void *arg)
+{
+    (void)argc, (void)argv, (void)argv_len;
+    *(uint32_t *)arg &= cmd->flags;
+}
+
+static bool command_stale_ok(const struct cmd_request *req, const struct command *cmd)
+{
+    if (!(cmd->flags & CMD_STALE)) return false;
+    if (strcmp(cmd->full_name, "exec") != 0 || !req->multi || !multi_is_queuing(req->multi))
+        return true;
+    uint32_t flags = CMD_STALE;
+    multi_foreach_queued(req->multi, and_queued_flags, &flags);
+    return flags & CMD_STALE;
+}
+
 /* Refuses cmd with `why`, counted; EXEC's refusal also discards its
  * transaction (EXECABORT, as Redis's rejectCommand()). */
 static void reject_with_abort(const struct cmd_request *req, struct command *cmd, const char *why)
@@ -454,7 +472,20 @@ static __attribute__((noinline)) struct command *command_check_hooked(const stru
         reject_with_abort(req, cmd, "NOREPLICAS Not enough good replicas to write.");
         return NULL;
     }
+    /* A replica: READONLY (before the subscribed context), MASTERDOWN
+     * (after it), Redis's order. */
+    const char *why;
+    if ((command_hooks & HOOK_REPLICA) &&
+        (why = repl_readonly_refusal(req->conn, command_writes(req, cmd)))) {
+        reject_with_abort(req, cmd, why);
+        return NULL;
+    }
     if (refused_in_subscribed(req, cmd)) return NULL;
+    if ((command_hooks & HOOK_REPLICA) &&
+        (why = repl_stale_refusal(req->conn, command_stale_ok(req, cmd)))) {
+        reject_with_abort(req, cmd, why);
+        return NULL;
+    }
     /* A busy script serves the others from its hook: only the allow-busy
      * commands run (Redis's check, after the subscribed context). */
     if (script_busy_reply && !(cmd->flags & CMD_ALLOW_BUSY)) {
@@ -564,7 +595,8 @@ static void command_hooks_verify(void)
     if (cluster_enabled || config.maxmemory || persist_writes_refused() || aof_write_error() ||
         propagate_on || script_busy_reply || session_pause_type || session_tracking_clients ||
         conn_monitor_count ||
-        (repl_settings.min_replicas_to_write && repl_settings.min_replicas_max_lag)) {
+        (repl_settings.min_replicas_to_write && repl_settings.min_replicas_max_lag) ||
+        keyspace.replica) {
         fprintf(stderr, "command_hooks is 0 while a hooked feature is on\n");
         abort();
     }

@@ -27,6 +27,7 @@ enum command_hook {
     HOOK_TRACKING = 1u << 6,      /* some client has CLIENT TRACKING on */
     HOOK_MONITOR = 1u << 7,       /* some client is in MONITOR */
     HOOK_MIN_REPLICAS = 1u << 8,  /* min-replicas-to-write: writes may get NOREPLICAS (repl/) */
+    HOOK_REPLICA = 1u << 9,       /* a replica: READONLY, MASTERDOWN (repl/) */
 };
 
 extern uint32_t command_hooks;

@@ -3243,6 +3243,20 @@ static const struct meta_node docs_replconf[] = {
     B("3.0.0"), B("group"), B("server"), B("complexity"), B("O(1)"), B("doc_flags"), T(1),
     S("syscmd"),
 };
+static const struct meta_node info_replicaof[] = {
+    B("replicaof"), I(3), T(4), S("admin"), S("noscript"), S("stale"), S("no_async_loading"), I(0),
+    I(0), I(0), T(3), S("@admin"), S("@slow"), S("@dangerous"), T(0), T(0),
+};
+static const struct meta_node docs_replicaof[] = {
+    B("summary"), B("Make the server a replica of another instance, or promote it as master."),
+    B("since"), B("5.0.0"), B("group"), B("server"), B("complexity"), B("O(1)"), B("arguments"),
+    A(1), M(3), B("name"), B("args"), B("type"), B("oneof"), B("arguments"), A(2), M(3), B("name"),
+    B("host-port"), B("type"), B("block"), B("arguments"), A(2), M(2), B("name"), B("host"),
+    B("type"), B("string"), M(2), B("name"), B("port"), B("type"), B("integer"), M(3), B("name"),
+    B("no-one"), B("type"), B("block"), B("arguments"), A(2), M(3), B("name"), B("no"), B("type"),
+    B("pure-token"), B("token"), B("NO"), M(3), B("name"), B("one"), B("type"), B("pure-token"),
+    B("token"), B("ONE"),
+};
 static const struct meta_node info_reset[] = {
     B("reset"), I(1), T(6), S("noscript"), S("loading"), S("stale"), S("fast"), S("no_auth"),
     S("allow_busy"), I(0), I(0), I(0), T(2), S("@fast"), S("@connection"), T(0), T(0),
@@ -3748,6 +3762,21 @@ static const struct meta_node docs_sismember[] = {
 };
 static const struct key_spec keys_sismember[] = {
     {.flags = KEY_SPEC_RO, .begin = KEY_BEGIN_INDEX, .index = 1, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_slaveof[] = {
+    B("slaveof"), I(3), T(4), S("admin"), S("noscript"), S("stale"), S("no_async_loading"), I(0),
+    I(0), I(0), T(3), S("@admin"), S("@slow"), S("@dangerous"), T(0), T(0),
+};
+static const struct meta_node docs_slaveof[] = {
+    B("summary"), B("Make the server a replica of another instance, or promote it as master."),
+    B("since"), B("1.0.0"), B("group"), B("server"), B("complexity"), B("O(1)"), B("doc_flags"),
+    T(1), S("deprecated"), B("deprecated_since"), B("5.0.0"), B("replaced_by"), B("`REPLICAOF`"),
+    B("arguments"), A(1), M(3), B("name"), B("args"), B("type"), B("oneof"), B("arguments"), A(2),
+    M(3), B("name"), B("host-port"), B("type"), B("block"), B("arguments"), A(2), M(2), B("name"),
+    B("host"), B("type"), B("string"), M(2), B("name"), B("port"), B("type"), B("integer"), M(3),
+    B("name"), B("no-one"), B("type"), B("block"), B("arguments"), A(2), M(3), B("name"), B("no"),
+    B("type"), B("pure-token"), B("token"), B("NO"), M(3), B("name"), B("one"), B("type"),
+    B("pure-token"), B("token"), B("ONE"),
 };
 static const struct meta_node info_slowlog[] = {
     B("slowlog"), I(-2), T(0), I(0), I(0), I(0), T(1), S("@slow"), T(0), T(0),
@@ -5609,6 +5638,7 @@ const struct command_meta command_meta_table[] = {
     {"rename", keys_rename, 2, false, 5, info_rename, docs_rename},
     {"renamenx", keys_renamenx, 2, false, 6, info_renamenx, docs_renamenx},
     {"replconf", NULL, 0, false, 5, info_replconf, docs_replconf},
+    {"replicaof", NULL, 0, false, 5, info_replicaof, docs_replicaof},
     {"reset", NULL, 0, false, 4, info_reset, docs_reset},
     {"restore", keys_restore, 1, false, 6, info_restore, docs_restore},
     {"restore-asking", keys_restore_asking, 1, false, 7, info_restore_asking, docs_restore_asking},
@@ -5641,6 +5671,7 @@ const struct command_meta command_meta_table[] = {
     {"sintercard", keys_sintercard, 1, false, 5, info_sintercard, docs_sintercard},
     {"sinterstore", keys_sinterstore, 2, false, 5, info_sinterstore, docs_sinterstore},
     {"sismember", keys_sismember, 1, false, 5, info_sismember, docs_sismember},
+    {"slaveof", NULL, 0, false, 8, info_slaveof, docs_slaveof},
     {"slowlog", NULL, 0, false, 4, info_slowlog, docs_slowlog},
     {"slowlog|get", NULL, 0, false, 6, info_slowlog_get, docs_slowlog_get},
     {"slowlog|help", NULL, 0, false, 4, info_slowlog_help, docs_slowlog_help},
@@ -5732,4 +5763,4 @@ const struct command_meta command_meta_table[] = {
     {"zunion", keys_zunion, 1, false, 5, info_zunion, docs_zunion},
     {"zunionstore", keys_zunionstore, 2, false, 5, info_zunionstore, docs_zunionstore},
 };
-const size_t command_meta_count = 349;
+const size_t command_meta_count = 351;

@@ -1,5 +1,7 @@
 /* script_lua.c — the Lua engine: state, sandbox, the redis library and a
  * script run; see script_lua.h. Conversions are in script_convert.c. */
+#include "commands/command_hooks.h"
+#include "repl/repl.h"
 #include "commands/script_lua.h"
 
 #include <lauxlib.h>
@@ -299,6 +301,9 @@ static int redis_call_generic(lua_State *L, bool raise)
             err = "This Redis command is not allowed from script";
         else if ((cmd->flags & CMD_WRITE) && st->run->read_only)
             err = "Write commands are not allowed from read-only scripts.";
+        else if ((cmd->flags & CMD_WRITE) && (command_hooks & HOOK_REPLICA) &&
+                 repl_readonly_refusal(st->caller->conn, true))
+            err = "-READONLY You can't write against a read only replica.";
         else if ((cmd->flags & CMD_WRITE) && persist_writes_refused())
             err = misconf;
         else if (!(st->run->flags & SCRIPT_FLAG_ALLOW_OOM) && st->oom_at_start && !st->wrote &&

@@ -523,6 +523,9 @@ static void conn_run_commands(struct conn *c)
         }
         c->adopted_bytes = 0; /* the request's own buffers are released (or taken) */
         buf_consume(&c->in, req.consumed);
+        /* A replica's link to its master: the offset moves per command. */
+        if (__builtin_expect(command_hooks & HOOK_REPLICA, 0) && (c->flags & CONN_MASTER))
+            repl_master_command_done(c);
     }
     if (c->flags & CONN_CLOSED) return;
     if (buf_len(&c->in) == 0 && c->in.cap > CONN_BUF_KEEP * 4) buf_reset(&c->in, CONN_READ_CHUNK);
@@ -664,7 +667,10 @@ void conn_close_idle(void)
         bool subscriber = pubsub_total_subscription_count(&c->pubsub) > 0;
         /* Blocked on keys: its own timeout; paused: the pause's (Redis). */
         bool blocked = (c->flags & (CONN_BLOCKED_ON_KEYS | CONN_PAUSED)) != 0;
-        if (!subscriber && !blocked && now - c->last_interaction_ms > config.timeout * 1000)
+        /* Replication links have repl-timeout instead (Redis). */
+        bool replication = (c->flags & (CONN_REPLICA | CONN_MASTER)) != 0;
+        if (!subscriber && !blocked && !replication &&
+            now - c->last_interaction_ms > config.timeout * 1000)
             conn_close(c, "idle timeout");
         c = next;
     }

@@ -205,6 +205,9 @@ enum conn_flag {
     /* A replica's link (SYNC/PSYNC): its output is the replication stream
      * (repl/repl.h), its class the replica one, CLIENT LIST flags=S. */
     CONN_REPLICA = 1u << 15,
+    /* The link to this server's master (repl/replica.c): its commands are
+     * the master's, their replies discarded, CLIENT LIST flags=M. */
+    CONN_MASTER = 1u << 16,
 };
 
 /* Blocked on keys (conn_blocked.c). A blocking command that finds nothing

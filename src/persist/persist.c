@@ -148,6 +148,14 @@ static void rdb_paths(char *final, char *tmp, size_t len, pid_t pid)
 
 /* --- loading --------------------------------------------------------- */
 
+static struct rdb_load_info loaded_info;
+static bool loaded;
+
+const struct rdb_load_info *persist_last_load(void)
+{
+    return loaded ? &loaded_info : NULL;
+}
+
 static bool load_rdb(const char *path)
 {
     struct rdb_load_info info;
@@ -164,6 +172,8 @@ static bool load_rdb(const char *path)
     }
     st.load_keys_loaded = info.keys_loaded;
     st.load_keys_expired = info.keys_expired;
+    loaded_info = info;
+    loaded = true;
     log_notice("DB loaded from disk: %.3f seconds (%s, RDB v%d%s%s; %lld keys, %lld expired, "
                "%lld empty skipped)",
                (double)(clock_mono_us() - start) / 1e6, path, info.version,

@@ -63,6 +63,10 @@ enum persist_bgsave_result persist_bgsave(void);
 enum persist_bgsave_result persist_bgsave_replication(int target_fd, bool keys, bool functions,
                                                       void (*done)(bool ok));
 
+/* What the snapshot loaded at start held (NULL: none was loaded). */
+struct rdb_load_info;
+const struct rdb_load_info *persist_last_load(void);
+
 /* The path of <dir>/<dbfilename>. */
 void persist_rdb_path(char *out, size_t len);
 

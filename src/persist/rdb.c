@@ -75,6 +75,7 @@ static void write_key(struct kv *kv, void *arg)
 static const struct rdb_function_source *function_source;
 
 bool rdb_filter_keys = true, rdb_filter_functions = true;
+bool rdb_load_keep_expired;
 void (*rdb_repl_aux)(struct rdb_writer *w);
 
 void rdb_write_aux_field(struct rdb_writer *w, const char *key, const char *value)
@@ -279,7 +280,7 @@ static bool load_key(struct load_state *s, unsigned type)
     s->expire_ms = s->idle_s = s->freq = -1;
     if (st == RDB_VALUE_EMPTY) {
         s->info->keys_empty++;
-    } else if (expire >= 0 && expire <= s->now_ms) {
+    } else if (expire >= 0 && expire <= s->now_ms && !rdb_load_keep_expired) {
         s->info->keys_expired++;
         kv_free(kv);
     } else if (db_lookup_quiet(s->db, key.ptr, key.len)) {

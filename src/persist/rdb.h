@@ -45,6 +45,10 @@ struct rdb_load_info {
  * rdb-filter-only clears them in its own process). */
 extern bool rdb_filter_keys, rdb_filter_functions;
 
+/* Loading keeps keys whose TTL has passed (a replica's load: its master's
+ * DEL removes them, as Redis loads when it is not a master). */
+extern bool rdb_load_keep_expired;
+
 /* Replication writes its AUX fields (repl-stream-db, repl-id, repl-offset)
  * into every snapshot while it has a history (repl/): called after
  * used-mem, before aof-base, as Redis orders them. */

@@ -35,6 +35,7 @@
 #include "persist/persist.h"
 #include "persist/rdb.h"
 #include "repl/backlog.h"
+#include "repl/repl_internal.h"
 #include "server/config.h"
 #include "server/event_loop.h"
 #include "server/server.h"
@@ -137,7 +138,8 @@ static void start_bgsave(void);
 static void write_repl_aux(struct rdb_writer *w)
 {
     char num[32];
-    snprintf(num, sizeof num, "%d", m.stream_db < 0 ? 0 : m.stream_db);
+    int db = repl_stream_db();
+    snprintf(num, sizeof num, "%d", db < 0 ? 0 : db);
     rdb_write_aux_field(w, "repl-stream-db", num);
     rdb_write_aux_field(w, "repl-id", server.repl_id);
     snprintf(num, sizeof num, "%lld", m.backlog.offset);
@@ -188,6 +190,58 @@ static void stream_emit(const char *p, size_t n)
         }
         mark_dirty(r);
     }
+}
+
+/* --- the history as a replica moves it (repl_internal.h) ------------------ */
+
+int repl_stream_db(void)
+{
+    return repl_is_replica ? repl_replica_stream_db() : m.stream_db;
+}
+
+void repl_disconnect_replicas(void)
+{
+    while (m.replicas) conn_close(m.replicas->c, "the replication history changed");
+}
+
+void repl_history_adopt(const char *replid, long long offset)
+{
+    repl_disconnect_replicas();
+    memcpy(server.repl_id, replid, 40);
+    server.repl_id[40] = '\0';
+    clear_id2();
+    if (m.backlog.ring) backlog_free(&m.backlog);
+    m.backlog.offset = offset;
+    backlog_create(&m.backlog, (size_t)repl_settings.backlog_size);
+    rdb_repl_aux = write_repl_aux;
+    m.no_replicas_since_ms = clock_unix_ms();
+}
+
+void repl_history_continue(const char *newid)
+{
+    memcpy(m.replid2, server.repl_id, 41);
+    m.second_offset = m.backlog.offset + 1;
+    memcpy(server.repl_id, newid, 40);
+    server.repl_id[40] = '\0';
+    repl_disconnect_replicas();
+}
+
+void repl_history_shift(void)
+{
+    memcpy(m.replid2, server.repl_id, 41);
+    m.second_offset = m.backlog.offset + 1;
+    server_change_repl_id();
+    repl_disconnect_replicas();
+    m.stream_db = -1; /* the new stream starts with a SELECT */
+    if (m.backlog.ring) propagate_set_replication(true);
+    log_notice("Setting secondary replication ID to %s, valid up to offset: %lld. New "
+               "replication ID is %s",
+               m.replid2, m.second_offset, server.repl_id);
+}
+
+void repl_stream_proxy(const char *p, size_t n)
+{
+    stream_emit(p, n);
 }
 
 void repl_feed(int db, const char *resp, size_t len)
@@ -275,6 +329,10 @@ static void replica_free(struct replica *r)
 
 void repl_link_closed(struct conn *c)
 {
+    if (c->flags & CONN_MASTER) {
+        repl_replica_link_closed(c);
+        return;
+    }
     if (!(c->flags & CONN_REPLICA) && !m.options) return; /* most closes */
     options_drop(c);
     for (struct replica **p = &m.replicas; *p; p = &(*p)->next) {
@@ -499,7 +557,8 @@ bool repl_master_replconf(struct conn *c, const char *opt, size_t opt_len, const
         return true;
     }
     if (word_is(opt, opt_len, "getack")) {
-        *reply_ok = false; /* a master asking: this server has no master */
+        *reply_ok = false; /* answered by an ACK, after the batch */
+        if (repl_is_replica && repl_conn_is_master(c)) repl_replica_getack();
         return true;
     }
     struct link_options *o = options_of(c, true);
@@ -628,6 +687,10 @@ void repl_master_sync(struct conn *c, struct reply *r, bool psync, const char *r
     if (c->flags & CONN_REPLICA) return; /* already one: ignored, as Redis */
     if (c->framed || c->fd < 0) {
         reply_error(r, "ERR replication runs over TCP, TLS or Unix sockets with RESP");
+        return;
+    }
+    if (repl_is_replica && !repl_replica_connected()) {
+        reply_error(r, "NOMASTERLINK Can't SYNC while not connected with my master");
         return;
     }
     if (buf_len(&c->out) > 0) {
@@ -854,6 +917,7 @@ static void start_bgsave(void)
 
 void repl_flush_replicas(void)
 {
+    if (repl_is_replica) repl_replica_flush();
     if (!m.flush_pending) return;
     m.flush_pending = false;
     if (m.getack_pending) {
@@ -939,6 +1003,7 @@ static void cron_second(int64_t now)
 
 void repl_housekeeping(void)
 {
+    repl_replica_housekeeping();
     int64_t now = clock_unix_ms();
     if (!m.replid2[0]) clear_id2();
     if (now - m.last_cron_ms >= 1000) {
@@ -986,6 +1051,10 @@ static const char *state_name(const struct replica *r)
 
 void repl_reply_role(struct reply *r)
 {
+    if (repl_is_replica) {
+        repl_replica_role(r);
+        return;
+    }
     long long online = 0;
     for (struct replica *p = m.replicas; p; p = p->next) online += p->state == REPLICA_ONLINE;
     reply_array_len(r, 3);
@@ -1011,7 +1080,12 @@ void repl_info(struct buf *b)
 {
     if (!m.replid2[0]) clear_id2();
     int64_t now = clock_unix_ms();
-    buf_append_fmt(b, "# Replication\r\nrole:master\r\nconnected_slaves:%d\r\n", m.count);
+    buf_append_fmt(b, "# Replication\r\n");
+    if (repl_is_replica)
+        repl_replica_info(b);
+    else
+        buf_append_fmt(b, "role:master\r\n");
+    buf_append_fmt(b, "connected_slaves:%d\r\n", m.count);
     if (repl_settings.min_replicas_to_write && repl_settings.min_replicas_max_lag)
         buf_append_fmt(b, "min_slaves_good_slaves:%d\r\n", m.good_replicas);
     struct replica *list[256];

@@ -55,6 +55,47 @@ struct repl_settings {
 };
 extern struct repl_settings repl_settings;
 
+/* The replica side's parameters (replica.c). */
+struct repl_replica_settings {
+    char *masterauth;        /* AUTH on the link (masterauth) */
+    char *masteruser;        /* ... as this user (masteruser) */
+    bool read_only;          /* replica-read-only: READONLY for clients' writes */
+    bool serve_stale_data;   /* replica-serve-stale-data: no: MASTERDOWN while the link is down */
+    long long priority;      /* replica-priority (INFO slave_priority, for Sentinel) */
+    char *announce_ip;       /* replica-announce-ip (REPLCONF ip-address) */
+    long long announce_port; /* replica-announce-port (REPLCONF listening-port; 0: --port) */
+    bool announced;          /* replica-announced (INFO replica_announced) */
+    char *diskless_load;     /* repl-diskless-load: only "disabled" (docs/replication.md) */
+    char *replicaof;         /* --replicaof 'HOST PORT' at startup */
+};
+extern struct repl_replica_settings repl_replica_settings;
+
+/* REPLICAOF / SLAVEOF host port, or host NULL for NO ONE: NULL (and the
+ * status text in ok_text) or Redis's error. */
+const char *repl_replicaof(const char *host, size_t host_len, long long port, struct buf *ok_text);
+
+/* After each command the master's link ran (conn.c, under HOOK_REPLICA). */
+void repl_master_command_done(struct conn *c);
+
+/* Whether c is the link to this server's master (its writes pass
+ * replica-read-only; CLIENT LIST flags=M). */
+bool repl_conn_is_master(const struct conn *c);
+
+/* This server is a replica (HOOK_REPLICA): a client's write is refused
+ * with READONLY under replica-read-only, and a command without the stale
+ * flag with MASTERDOWN while the link is down under
+ * replica-serve-stale-data no; NULL when it may run. */
+const char *repl_readonly_refusal(const struct conn *c, bool write);
+const char *repl_stale_refusal(const struct conn *c, bool stale_ok);
+
+/* Startup: before the snapshot loads (a replica keeps its expired keys),
+ * after it (a replica's snapshot names the history to continue), and once
+ * the listeners exist (--replicaof connects). */
+struct rdb_load_info;
+void repl_start_early(void);
+void repl_after_load(const struct rdb_load_info *info);
+void repl_start(void);
+
 /* Config hooks: repl-backlog-size resizes the ring; min-replicas-* switch
  * the NOREPLICAS check on the command path (HOOK_MIN_REPLICAS). */
 void repl_apply_backlog_size(void);

@@ -1,12 +1,13 @@
 /*
  * repl_commands.c — the replication commands: SYNC, PSYNC, REPLCONF, WAIT,
- * ROLE. Arguments are checked here with Redis 7.0's texts; the work is
+ * REPLICAOF/SLAVEOF, ROLE. Arguments are checked here with Redis 7.0's texts; the work is
  * repl/master.c's (repl.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster/cluster.h"
 #include "commands/command.h"
 #include "connection/session.h"
 #include "repl/repl.h"
@@ -60,6 +61,38 @@ static void cmd_wait(struct cmd_ctx *ctx)
     repl_wait(ctx->conn, ctx->reply, numreplicas, timeout, !ctx->deny_blocking);
 }
 
+/* REPLICAOF / SLAVEOF host port | NO ONE. */
+static void cmd_replicaof(struct cmd_ctx *ctx)
+{
+    if (cluster_enabled) {
+        reply_error(ctx->reply, "ERR REPLICAOF not allowed in cluster mode.");
+        return;
+    }
+    struct buf ok;
+    buf_init(&ok, 64);
+    const char *err = NULL;
+    if (arg_equals(ctx, 1, "no") && arg_equals(ctx, 2, "one")) {
+        err = repl_replicaof(NULL, 0, 0, &ok);
+    } else {
+        long long port;
+        if (session_client_type(ctx->conn) == SESSION_CLIENT_REPLICA) {
+            reply_error(ctx->reply, "ERR Command is not valid when client is a replica.");
+            buf_free(&ok);
+            return;
+        }
+        if (!arg_to_ll(ctx, 2, &port)) {
+            buf_free(&ok);
+            return;
+        }
+        err = repl_replicaof(ctx->argv[1], ctx->argv_len[1], port, &ok);
+    }
+    if (err)
+        reply_error(ctx->reply, err);
+    else
+        reply_status_len(ctx->reply, buf_head(&ok), buf_len(&ok));
+    buf_free(&ok);
+}
+
 static void cmd_role(struct cmd_ctx *ctx)
 {
     repl_reply_role(ctx->reply);
@@ -98,6 +131,22 @@ struct command repl_commands[] = {
                 "the connection is completed.",
      .since = "3.0.0",
      .group = "generic",
+     .complexity = "O(1)"},
+    {.name = "replicaof",
+     .arity = 3,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_STALE,
+     .fn = cmd_replicaof,
+     .summary = "Configure a server as replica of another, or promote it to a master.",
+     .since = "5.0.0",
+     .group = "server",
+     .complexity = "O(1)"},
+    {.name = "slaveof",
+     .arity = 3,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_STALE,
+     .fn = cmd_replicaof,
+     .summary = "Sets a Redis server as a replica of another, or promotes it to being a master.",
+     .since = "1.0.0",
+     .group = "server",
      .complexity = "O(1)"},
     {.name = "role",
      .arity = 1,

@@ -102,6 +102,7 @@ static const char *const idle_strategies[] = {"block", "adaptive", "spin", NULL}
 static const char *const protected_actions[] = {"no", "yes", "local", NULL};
 static const char *const tls_auth_choices[] = {"no", "yes", "optional", NULL};
 static const char *const fsync_policies[] = {"always", "everysec", "no", NULL};
+static const char *const diskless_load_choices[] = {"disabled", NULL};
 
 /* Rows leave their trailing hooks (apply, validate) out when they have none. */
 #pragma GCC diagnostic push
@@ -440,6 +441,30 @@ static const struct config_param params[] = {
     {"min-replicas-max-lag", "min-slaves-max-lag", CFG_INT, &repl_settings.min_replicas_max_lag, 0,
      INT_MAX, 0, "SECONDS", "see min-replicas-to-write (default 10)", NULL,
      repl_apply_min_replicas},
+    {"replicaof", "slaveof", CFG_STRING, &repl_replica_settings.replicaof, 0, 0, CFG_IMMUTABLE,
+     "'HOST PORT'", "start as a replica of HOST PORT (REPLICAOF at run time)", NULL, NULL},
+    {"masterauth", NULL, CFG_STRING, &repl_replica_settings.masterauth, 0, 0, 0, "PASSWORD",
+     "AUTH to the master with this password", NULL, NULL},
+    {"masteruser", NULL, CFG_STRING, &repl_replica_settings.masteruser, 0, 0, 0, "USER",
+     "AUTH to the master as this user (with masterauth)", NULL, NULL},
+    {"replica-read-only", "slave-read-only", CFG_BOOL, &repl_replica_settings.read_only, 0, 0, 0,
+     "yes|no", "a replica refuses clients' writes with READONLY (default yes)", NULL, NULL},
+    {"replica-serve-stale-data", "slave-serve-stale-data", CFG_BOOL,
+     &repl_replica_settings.serve_stale_data, 0, 0, 0, "yes|no",
+     "no: while the link to the master is down, a replica answers MASTERDOWN to all but a few "
+     "commands (default yes)",
+     NULL, NULL},
+    {"replica-priority", "slave-priority", CFG_INT, &repl_replica_settings.priority, 0, INT_MAX, 0,
+     "N", "Sentinel's promotion order, lower first; 0 = never promoted (default 100)", NULL, NULL},
+    {"replica-announce-ip", "slave-announce-ip", CFG_STRING, &repl_replica_settings.announce_ip, 0,
+     0, 0, "ADDR", "the address a replica gives its master (REPLCONF ip-address)", NULL, NULL},
+    {"replica-announce-port", "slave-announce-port", CFG_INT, &repl_replica_settings.announce_port,
+     0, 65535, 0, "PORT", "the port a replica gives its master (default 0: --port)", NULL, NULL},
+    {"replica-announced", NULL, CFG_BOOL, &repl_replica_settings.announced, 0, 0, 0, "yes|no",
+     "whether Sentinel should list this replica (INFO replica_announced; default yes)", NULL, NULL},
+    {"repl-diskless-load", NULL, CFG_ENUM, &repl_replica_settings.diskless_load, 0, 0, 0,
+     "disabled", "a replica writes the master's RDB to disk, then loads it (only 'disabled')",
+     diskless_load_choices, NULL},
     {"maxmemory", NULL, CFG_MEMORY, &config.maxmemory, 0, LLONG_MAX, 0, "BYTES",
      "past this much used memory (connection buffers included), keys are evicted by "
      "--maxmemory-policy before a command runs; when none can be, commands that may grow the data "
@@ -560,6 +585,11 @@ void config_init_defaults(void)
     config.slowlog_max_len = 128;
     latency_tracking_percentiles_text = xstrdup("50 99 99.9");
     conn_maxmemory_clients_text = xstrdup("0");
+    repl_replica_settings.replicaof = xstrdup("");
+    repl_replica_settings.masterauth = xstrdup("");
+    repl_replica_settings.masteruser = xstrdup("");
+    repl_replica_settings.announce_ip = xstrdup("");
+    repl_replica_settings.diskless_load = xstrdup("disabled");
 }
 
 static const struct config_param *param_find(const char *name, size_t len)

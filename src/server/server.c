@@ -113,7 +113,9 @@ bool server_start(void)
     if (!fit_maxclients_to_open_files_limit()) return false;
     command_table_init();
     keyspace_init((int)config.databases);
+    repl_start_early();
     if (!persist_startup()) return false;
+    repl_after_load(persist_last_load());
     if (!ev_init()) {
         log_warning("epoll_create1 failed: %m");
         return false;
@@ -121,6 +123,7 @@ bool server_start(void)
     if (!transports_start()) return false;
     if (!cluster_start()) return false;
     ev_add_after_batch(repl_flush_replicas);
+    repl_start();
     ev_set_socket_poll_interval_us(config.socket_poll_interval_us);
     ev_set_spin(strcmp(config.idle_strategy, "spin") == 0);
     if (strcmp(config.idle_strategy, "adaptive") == 0) ev_set_adaptive_spin_us(config.idle_spin_us);
@@ -172,8 +175,9 @@ void server_housekeeping(void)
     keyspace_begin_command();
     long long budget_us = config.active_expire_effort * 1000;
     int64_t deadline = clock_mono_us() + budget_us;
-    for (int i = 0;
-         i < keyspace.count && !keyspace.expire_paused && !keyspace.active_expire_disabled; i++) {
+    for (int i = 0; i < keyspace.count && !keyspace.expire_paused &&
+                    !keyspace.active_expire_disabled && !keyspace.replica;
+         i++) {
         int64_t left = deadline - clock_mono_us();
         if (left <= 0) {
             stats.expired_time_cap_reached++;
