@@ -1237,6 +1237,21 @@ static const struct meta_node docs_expiretime[] = {
 static const struct key_spec keys_expiretime[] = {
     {.flags = KEY_SPEC_RO | KEY_SPEC_ACCESS, .begin = KEY_BEGIN_INDEX, .index = 1, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
 };
+static const struct meta_node info_failover[] = {
+    B("failover"), I(-1), T(3), S("admin"), S("noscript"), S("stale"), I(0), I(0), I(0), T(3),
+    S("@admin"), S("@slow"), S("@dangerous"), T(0), T(0),
+};
+static const struct meta_node docs_failover[] = {
+    B("summary"), B("Start a coordinated failover between this server and one of its replicas."),
+    B("since"), B("6.2.0"), B("group"), B("server"), B("complexity"), B("O(1)"), B("arguments"),
+    A(3), M(5), B("name"), B("target"), B("type"), B("block"), B("token"), B("TO"), B("flags"),
+    T(1), S("optional"), B("arguments"), A(3), M(2), B("name"), B("host"), B("type"), B("string"),
+    M(2), B("name"), B("port"), B("type"), B("integer"), M(4), B("name"), B("force"), B("type"),
+    B("pure-token"), B("token"), B("FORCE"), B("flags"), T(1), S("optional"), M(4), B("name"),
+    B("abort"), B("type"), B("pure-token"), B("token"), B("ABORT"), B("flags"), T(1), S("optional"),
+    M(4), B("name"), B("milliseconds"), B("type"), B("integer"), B("token"), B("TIMEOUT"),
+    B("flags"), T(1), S("optional"),
+};
 static const struct meta_node info_fcall[] = {
     B("fcall"), I(-3), T(5), S("noscript"), S("stale"), S("skip_monitor"), S("no_mandatory_keys"),
     S("movablekeys"), I(0), I(0), I(0), T(2), S("@slow"), S("@scripting"), T(0), T(1), M(4),
@@ -5506,6 +5521,7 @@ const struct command_meta command_meta_table[] = {
     {"expire", keys_expire, 1, false, 6, info_expire, docs_expire},
     {"expireat", keys_expireat, 1, false, 6, info_expireat, docs_expireat},
     {"expiretime", keys_expiretime, 1, false, 5, info_expiretime, docs_expiretime},
+    {"failover", NULL, 0, false, 5, info_failover, docs_failover},
     {"fcall", keys_fcall, 1, true, 5, info_fcall, docs_fcall},
     {"fcall_ro", keys_fcall_ro, 1, true, 5, info_fcall_ro, docs_fcall_ro},
     {"flushall", NULL, 0, false, 6, info_flushall, docs_flushall},
@@ -5763,4 +5779,4 @@ const struct command_meta command_meta_table[] = {
     {"zunion", keys_zunion, 1, false, 5, info_zunion, docs_zunion},
     {"zunionstore", keys_zunionstore, 2, false, 5, info_zunionstore, docs_zunionstore},
 };
-const size_t command_meta_count = 351;
+const size_t command_meta_count = 352;

@@ -681,10 +681,54 @@ static bool child_active(void)
     return persist_bgsave_in_progress() || aof_rewrite_in_progress();
 }
 
+int repl_replica_count(void)
+{
+    return m.count;
+}
+
+bool repl_replica_find(const char *host, int port, bool *online)
+{
+    for (struct replica *r = m.replicas; r; r = r->next) {
+        char ip[64];
+        replica_ip(r, ip, sizeof ip);
+        if (strcasecmp(ip, host) == 0 && r->listening_port == port) {
+            *online = r->state == REPLICA_ONLINE;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool repl_replica_caught_up(char *host, size_t cap, int *port)
+{
+    for (struct replica *r = m.replicas; r; r = r->next) {
+        if (r->state != REPLICA_ONLINE || r->ack_offset != m.backlog.offset) continue;
+        char ip[64];
+        replica_ip(r, ip, sizeof ip);
+        if (host[0] && (strcasecmp(ip, host) != 0 || r->listening_port != *port)) continue;
+        snprintf(host, cap, "%s", ip);
+        *port = r->listening_port;
+        return true;
+    }
+    return false;
+}
+
 void repl_master_sync(struct conn *c, struct reply *r, bool psync, const char *replid,
-                      size_t replid_len, long long offset)
+                      size_t replid_len, long long offset, bool failover)
 {
     if (c->flags & CONN_REPLICA) return; /* already one: ignored, as Redis */
+    if (failover) { /* our master hands over: we become the master (FAILOVER) */
+        if (!id_is(server.repl_id, replid, replid_len)) {
+            reply_error(r, "ERR PSYNC FAILOVER replid must match my replid.");
+            return;
+        }
+        repl_replica_back_to_master();
+        log_notice("MASTER MODE enabled (failover request from %s)", c->addr);
+    }
+    if (repl_failover_state != FAILOVER_NONE) {
+        reply_error(r, "NOMASTERLINK Can't SYNC while failing over");
+        return;
+    }
     if (c->framed || c->fd < 0) {
         reply_error(r, "ERR replication runs over TCP, TLS or Unix sockets with RESP");
         return;
@@ -918,6 +962,7 @@ static void start_bgsave(void)
 void repl_flush_replicas(void)
 {
     if (repl_is_replica) repl_replica_flush();
+    if (repl_failover_state == FAILOVER_WAIT_FOR_SYNC) repl_failover_update();
     if (!m.flush_pending) return;
     m.flush_pending = false;
     if (m.getack_pending) {
@@ -998,6 +1043,7 @@ static void cron_second(int64_t now)
                    repl_settings.backlog_ttl);
     }
     refresh_good_replicas();
+    repl_failover_update();
     m.cron_runs++;
 }
 
@@ -1099,7 +1145,7 @@ void repl_info(struct buf *b)
                        (long long)((now - list[i]->ack_ms) / 1000));
     }
     buf_append_fmt(b,
-                   "master_failover_state:no-failover\r\n"
+                   "master_failover_state:%s\r\n"
                    "master_replid:%s\r\n"
                    "master_replid2:%s\r\n"
                    "master_repl_offset:%lld\r\n"
@@ -1108,7 +1154,7 @@ void repl_info(struct buf *b)
                    "repl_backlog_size:%lld\r\n"
                    "repl_backlog_first_byte_offset:%lld\r\n"
                    "repl_backlog_histlen:%zu\r\n",
-                   server.repl_id, m.replid2, m.backlog.offset, m.second_offset,
-                   m.backlog.ring ? 1 : 0, repl_settings.backlog_size,
+                   repl_failover_state_name(), server.repl_id, m.replid2, m.backlog.offset,
+                   m.second_offset, m.backlog.ring ? 1 : 0, repl_settings.backlog_size,
                    m.backlog.ring ? backlog_first_offset(&m.backlog) : 0, m.backlog.histlen);
 }

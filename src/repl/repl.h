@@ -96,6 +96,14 @@ void repl_start_early(void);
 void repl_after_load(const struct rdb_load_info *info);
 void repl_start(void);
 
+/* FAILOVER (failover.c): the state INFO shows as master_failover_state. */
+enum failover_state { FAILOVER_NONE, FAILOVER_WAIT_FOR_SYNC, FAILOVER_IN_PROGRESS };
+extern enum failover_state repl_failover_state;
+/* FAILOVER [TO host port [FORCE]] [TIMEOUT ms] (host NULL: any replica;
+ * timeout 0: none), or FAILOVER ABORT: NULL or Redis's error. */
+const char *repl_failover_command(const char *host, size_t host_len, long long port, bool force,
+                                  long long timeout_ms, bool abort_request);
+
 /* Config hooks: repl-backlog-size resizes the ring; min-replicas-* switch
  * the NOREPLICAS check on the command path (HOOK_MIN_REPLICAS). */
 void repl_apply_backlog_size(void);
@@ -128,7 +136,7 @@ bool repl_writes_refused(void);
 /* SYNC / PSYNC replid offset: c becomes a replica (its reply is the
  * +FULLRESYNC / +CONTINUE line or, for SYNC, the RDB). */
 void repl_master_sync(struct conn *c, struct reply *r, bool psync, const char *replid,
-                      size_t replid_len, long long offset);
+                      size_t replid_len, long long offset, bool failover);
 /* REPLCONF: one option/value pair; false with *err set to Redis's text. */
 bool repl_master_replconf(struct conn *c, const char *opt, size_t opt_len, const char *val,
                           size_t val_len, bool *reply_ok, const char **err);

@@ -15,7 +15,7 @@
 
 static void cmd_sync(struct cmd_ctx *ctx)
 {
-    repl_master_sync(ctx->conn, ctx->reply, false, NULL, 0, 0);
+    repl_master_sync(ctx->conn, ctx->reply, false, NULL, 0, 0, false);
 }
 
 /* PSYNC replid offset: an offset that is not a number asks for a full
@@ -24,7 +24,8 @@ static void cmd_psync(struct cmd_ctx *ctx)
 {
     long long offset = -1;
     if (!num_parse_ll(ctx->argv[2], ctx->argv_len[2], &offset)) offset = -1;
-    repl_master_sync(ctx->conn, ctx->reply, true, ctx->argv[1], ctx->argv_len[1], offset);
+    bool failover = ctx->argc > 3 && arg_equals(ctx, 3, "failover");
+    repl_master_sync(ctx->conn, ctx->reply, true, ctx->argv[1], ctx->argv_len[1], offset, failover);
 }
 
 static void cmd_replconf(struct cmd_ctx *ctx)
@@ -93,6 +94,52 @@ static void cmd_replicaof(struct cmd_ctx *ctx)
     buf_free(&ok);
 }
 
+/* FAILOVER [TO host port [FORCE]] [ABORT] [TIMEOUT ms], Redis 7.0's parsing. */
+static void cmd_failover(struct cmd_ctx *ctx)
+{
+    if (cluster_enabled) {
+        reply_error(ctx->reply, "ERR FAILOVER not allowed in cluster mode.");
+        return;
+    }
+    const char *err;
+    if (ctx->argc == 2 && arg_equals(ctx, 1, "abort")) {
+        err = repl_failover_command(NULL, 0, 0, false, 0, true);
+        if (err)
+            reply_error(ctx->reply, err);
+        else
+            reply_ok(ctx->reply);
+        return;
+    }
+    long long timeout = 0, port = 0;
+    bool force = false;
+    int host_at = 0;
+    for (int j = 1; j < ctx->argc; j++) {
+        if (arg_equals(ctx, j, "timeout") && j + 1 < ctx->argc && timeout == 0) {
+            if (!arg_to_ll(ctx, j + 1, &timeout)) return;
+            if (timeout <= 0) {
+                reply_error(ctx->reply, "ERR FAILOVER timeout must be greater than 0");
+                return;
+            }
+            j++;
+        } else if (arg_equals(ctx, j, "to") && j + 2 < ctx->argc && !host_at) {
+            if (!arg_to_ll(ctx, j + 2, &port)) return;
+            host_at = j + 1;
+            j += 2;
+        } else if (arg_equals(ctx, j, "force") && !force) {
+            force = true;
+        } else {
+            reply_error_syntax(ctx->reply);
+            return;
+        }
+    }
+    err = repl_failover_command(host_at ? ctx->argv[host_at] : NULL,
+                                host_at ? ctx->argv_len[host_at] : 0, port, force, timeout, false);
+    if (err)
+        reply_error(ctx->reply, err);
+    else
+        reply_ok(ctx->reply);
+}
+
 static void cmd_role(struct cmd_ctx *ctx)
 {
     repl_reply_role(ctx->reply);
@@ -146,6 +193,14 @@ struct command repl_commands[] = {
      .fn = cmd_replicaof,
      .summary = "Sets a Redis server as a replica of another, or promotes it to being a master.",
      .since = "1.0.0",
+     .group = "server",
+     .complexity = "O(1)"},
+    {.name = "failover",
+     .arity = -1,
+     .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_STALE,
+     .fn = cmd_failover,
+     .summary = "Starts a coordinated failover between this server and one of its replicas.",
+     .since = "6.2.0",
      .group = "server",
      .complexity = "O(1)"},
     {.name = "role",

@@ -36,6 +36,21 @@ void repl_disconnect_replicas(void);
 /* The database the stream's next command runs in (-1: unknown). */
 int repl_stream_db(void);
 
+/* FAILOVER's steps (failover.c) and what they need of the two halves. */
+const char *repl_failover_state_name(void);
+void repl_failover_abort(const char *why);
+void repl_failover_psync_answered(bool accepted);
+void repl_failover_update(void);
+int repl_replica_count(void);
+bool repl_replica_find(const char *host, int port, bool *online);
+/* A replica that acked the whole stream (the one named, or any, whose
+ * address then fills host/port). */
+bool repl_replica_caught_up(char *host, size_t cap, int *port);
+/* The old master's side: REPLICAOF the target, its PSYNC saying FAILOVER. */
+void repl_replicaof_for_failover(const char *host, int port);
+/* An aborted switch: a master again (REPLICAOF NO ONE's effects). */
+void repl_replica_back_to_master(void);
+
 /* replica.c's parts of the public calls. */
 int repl_replica_stream_db(void);
 bool repl_replica_connected(void);

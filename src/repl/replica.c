@@ -275,8 +275,9 @@ static void handshake_send(void)
             char offset[32];
             if (s.cached) {
                 snprintf(offset, sizeof offset, "%lld", s.cached_offset + 1);
-                const char *argv[] = {"PSYNC", s.cached_id, offset};
-                send_command(3, argv);
+                const char *argv[] = {"PSYNC", s.cached_id, offset, "FAILOVER"};
+                /* FAILOVER's switch: the target promotes itself first. */
+                send_command(repl_failover_state == FAILOVER_IN_PROGRESS ? 4 : 3, argv);
                 log_notice("Trying a partial resynchronization (request %s:%s).", s.cached_id,
                            offset);
             } else {
@@ -332,6 +333,7 @@ static void handshake_reply(const char *line, size_t len)
         long long offset = 0;
         switch (repl_proto_psync_reply(line, len, id, &offset)) {
         case PSYNC_FULLRESYNC:
+            repl_failover_psync_answered(true);
             memcpy(s.master_id, id, sizeof s.master_id);
             s.master_offset = offset;
             log_notice("Full resync from master: %s:%lld", id, offset);
@@ -342,6 +344,7 @@ static void handshake_reply(const char *line, size_t len)
             s.transfer_last_io_ms = clock_unix_ms();
             return;
         case PSYNC_CONTINUE:
+            repl_failover_psync_answered(true);
             log_notice("Successful partial resynchronization with master.");
             if (id[0] && strcmp(id, server.repl_id) != 0) {
                 log_warning("Master replication ID changed to %s", id);
@@ -351,9 +354,11 @@ static void handshake_reply(const char *line, size_t len)
             become_connected(s.cached_db);
             return;
         case PSYNC_TRY_LATER:
+            repl_failover_psync_answered(false);
             link_abort("the master cannot serve PSYNC now; retrying later");
             return;
         case PSYNC_NOT_SUPPORTED: {
+            repl_failover_psync_answered(false);
             char why[REPL_LINE_MAX + 64];
             snprintf(why, sizeof why, "unexpected reply to PSYNC from master: %.*s", (int)len,
                      line);
@@ -361,6 +366,7 @@ static void handshake_reply(const char *line, size_t len)
             return;
         }
         case PSYNC_INVALID:
+            repl_failover_psync_answered(false);
             link_abort("malformed reply to PSYNC");
             return;
         }
@@ -768,17 +774,32 @@ static void cache_myself(void)
     s.cached_db = repl_stream_db();
 }
 
+void repl_replica_back_to_master(void)
+{
+    if (!repl_is_replica) return;
+    link_drop();
+    s.state = LINK_NONE;
+    s.cached = false;
+    repl_is_replica = false;
+    keyspace.replica = false;
+    command_hook_set(HOOK_REPLICA, false);
+    repl_history_shift();
+}
+
+static void set_master(const char *host, size_t host_len, long long port);
+
+void repl_replicaof_for_failover(const char *host, int port)
+{
+    set_master(host, strlen(host), port);
+}
+
 const char *repl_replicaof(const char *host, size_t host_len, long long port, struct buf *ok_text)
 {
+    if (repl_failover_state != FAILOVER_NONE)
+        return "ERR REPLICAOF not allowed while failing over.";
     if (!host) { /* NO ONE */
         if (repl_is_replica) {
-            link_drop();
-            s.state = LINK_NONE;
-            s.cached = false;
-            repl_is_replica = false;
-            keyspace.replica = false;
-            command_hook_set(HOOK_REPLICA, false);
-            repl_history_shift();
+            repl_replica_back_to_master();
             log_notice("MASTER MODE enabled (user request from REPLICAOF NO ONE)");
         }
         buf_append_fmt(ok_text, "OK");
@@ -792,6 +813,14 @@ const char *repl_replicaof(const char *host, size_t host_len, long long port, st
         buf_append_fmt(ok_text, "OK Already connected to specified master");
         return NULL;
     }
+    set_master(host, host_len, port);
+    buf_append_fmt(ok_text, "OK");
+    return NULL;
+}
+
+/* Redis's replicationSetMaster. */
+static void set_master(const char *host, size_t host_len, long long port)
+{
     bool was_master = !repl_is_replica;
     link_drop();
     memcpy(s.host, host, host_len);
@@ -806,8 +835,6 @@ const char *repl_replicaof(const char *host, size_t host_len, long long port, st
     s.down_since_ms = clock_unix_ms();
     log_notice("REPLICAOF %s:%d enabled", s.host, s.port);
     link_connect();
-    buf_append_fmt(ok_text, "OK");
-    return NULL;
 }
 
 /* --- once a second ------------------------------------------------------- */

@@ -83,8 +83,9 @@ static void payload(struct reader *r)
         memmove(r->tail, r->tail + 1, REPL_EOF_MARK_LEN - 1);
         r->tail[REPL_EOF_MARK_LEN - 1] = p[i];
         r->read++;
-        bool done = r->usemark ? r->read >= REPL_EOF_MARK_LEN && repl_proto_is_mark(r->tail, r->mark)
-                               : r->read == r->size;
+        bool done = r->usemark
+                        ? r->read >= REPL_EOF_MARK_LEN && repl_proto_is_mark(r->tail, r->mark)
+                        : r->read == r->size;
         if (done) {
             buf_consume(&r->in, i + 1);
             r->phase = STREAM;
