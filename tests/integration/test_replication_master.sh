@@ -228,6 +228,19 @@ done
 [ "$(field "$M" replication repl_backlog_active)" = 0 ] || fail "backlog not freed after its TTL"
 grep -q "Replication backlog freed after 1 seconds without connected replicas" "$LOG" ||
     fail "no backlog-freed log line"
+# 8. repl-diskless-sync-max-replicas: a long delay, cut short when that
+#    many replicas wait; one child serves both.
+cli "$M" CONFIG SET repl-diskless-sync-delay 60 >/dev/null
+cli "$M" CONFIG SET repl-diskless-sync-max-replicas 2 >/dev/null
+children=$(grep -c "Starting BGSAVE for SYNC with target: replicas sockets" "$LOG")
+start_replica r3
+R3=$RPORT
+start_replica r4
+R4=$RPORT
+same_digest "$R3" "max-replicas, first"
+same_digest "$R4" "max-replicas, second"
+[ "$(grep -c "Starting BGSAVE for SYNC with target: replicas sockets" "$LOG")" = $((children + 1)) ] ||
+    fail "two replicas waiting did not share one diskless child"
 kill "$MPID"
 wait "$MPID" 2>/dev/null
 echo "test_replication_master: ok"
