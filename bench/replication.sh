@@ -126,7 +126,9 @@ for kind in goblin redis; do
         mpeak=$before rpeak=0
         t0=$(date +%s.%N)
         redis-cli -p "$R" REPLICAOF 127.0.0.1 "$M" >/dev/null
+        deadline=$(($(date +%s) + 600))
         while :; do
+            [ "$(date +%s)" -lt "$deadline" ] || { echo "replication.sh: $kind $mode sync did not finish" >&2; exit 1; }
             m=$(rss_kb "$MPID") r=$(rss_kb "$RPID")
             [ "$m" -gt "$mpeak" ] && mpeak=$m
             [ "$r" -gt "$rpeak" ] && rpeak=$r

@@ -625,7 +625,8 @@ void command_dispatch(const struct cmd_request *req)
         return;
     }
     /* CLIENT PAUSE: after every check, before queuing (Redis's order). */
-    if (session_pause_type && req->conn && !typed && command_paused(req, cmd) &&
+    if (session_pause_type && req->conn && !typed && !repl_conn_is_master(req->conn) &&
+        command_paused(req, cmd) &&
         session_postpone(req->conn, req->argc, req->argv, req->argv_len)) {
         *req->last_command = cmd->full_name;
         return;

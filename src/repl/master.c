@@ -411,8 +411,33 @@ static bool replica_over_limit(struct replica *r)
     return now - r->soft_since_ms > l->soft_seconds * 1000;
 }
 
-/* Disk sync: moves the next chunk of the file into the output. */
-static void replica_pump_bulk(struct replica *r)
+/* Disk sync: moves the file into the output a chunk at a time, writing
+ * each (up to BULK_BURST chunks per call, then leaving one unsent so the
+ * loop is woken when the socket can take it), until the socket is full:
+ * its writability brings the next call. */
+#define BULK_BURST 16
+
+static bool replica_read_chunk(struct replica *r);
+
+/* False when r was dropped (and freed). */
+static bool replica_pump_bulk(struct replica *r)
+{
+    struct conn *c = r->c;
+    for (int i = 0; i < BULK_BURST && r->state == REPLICA_SEND_BULK; i++) {
+        if (buf_len(&c->out) < BULK_CHUNK && !replica_read_chunk(r)) return false;
+        if (r->state != REPLICA_SEND_BULK) return true; /* the file is out */
+        if (!conn_flush(c)) return false;
+        if (buf_len(&c->out)) return true; /* the socket is full: writability resumes */
+    }
+    if (r->state == REPLICA_SEND_BULK && buf_len(&c->out) < BULK_CHUNK) {
+        if (!replica_read_chunk(r)) return false;
+        if (r->state == REPLICA_SEND_BULK) conn_update_interest(c);
+    }
+    return true;
+}
+
+/* False when r was dropped (and freed). */
+static bool replica_read_chunk(struct replica *r)
 {
     while (r->state == REPLICA_SEND_BULK && buf_len(&r->c->out) < BULK_CHUNK) {
         size_t want = BULK_CHUNK;
@@ -422,7 +447,7 @@ static void replica_pump_bulk(struct replica *r)
         ssize_t n = want ? pread(r->bulk_fd, buf_tail(&r->c->out), want, r->bulk_off) : 0;
         if (n < 0 || (n == 0 && want)) {
             replica_drop(r, n < 0 ? strerror(errno) : "the RDB file shrank while being sent");
-            return;
+            return false;
         }
         r->c->out.end += (size_t)n;
         r->bulk_off += n;
@@ -433,6 +458,8 @@ static void replica_pump_bulk(struct replica *r)
             replica_online(r, false);
         }
     }
+    mark_dirty(r);
+    return true;
 }
 
 /* --- WAIT ---------------------------------------------------------------- */
@@ -971,7 +998,7 @@ void repl_flush_replicas(void)
     }
     for (struct replica *r = m.replicas, *next; r; r = next) {
         next = r->next;
-        if (r->state == REPLICA_SEND_BULK) replica_pump_bulk(r);
+        if (r->state == REPLICA_SEND_BULK && !replica_pump_bulk(r)) continue;
         if (!r->dirty || (r->c->flags & CONN_CLOSED)) continue;
         r->dirty = false;
         if (replica_over_limit(r)) {

@@ -143,12 +143,12 @@ synced "$G2" "$REF2"
 RPID=$(cli "$REF2" INFO server | tr -d '\r' | sed -n 's/^process_id://p')
 kill -STOP "$RPID"
 cli "$G2" SET lagging 1 >/dev/null
-[ "$(cli "$G2" FAILOVER TIMEOUT 500)" = OK ] || fail "FAILOVER TIMEOUT"
+[ "$(cli "$G2" FAILOVER TIMEOUT 4000)" = OK ] || fail "FAILOVER TIMEOUT"
 [ "$(field "$G2" replication master_failover_state)" = waiting-for-sync ] || fail "not waiting"
 [ "$(cli "$G2" FAILOVER)" = "ERR FAILOVER already in progress." ] || fail "second FAILOVER"
 [ "$(cli "$G2" REPLICAOF NO ONE)" = "ERR REPLICAOF not allowed while failing over." ] ||
     fail "REPLICAOF while failing over"
-for _ in $(seq 100); do
+for _ in $(seq 300); do
     [ "$(field "$G2" replication master_failover_state)" = no-failover ] && break
     sleep 0.05
 done

@@ -164,7 +164,13 @@ grep -q "Successful partial resynchronization with master" "$DIR/g1b.log" ||
     fail "the restarted replica did not continue partially"
 same_digest "$M" "$G1" "after the restart"
 
-# 4. Failover chain: G1 promoted; M and REF follow it, partially.
+# 4. Failover chain: G1 promoted; M and REF follow it, partially. (M's
+#    PINGs stop first: a PING G1 missed would put the others ahead of it,
+#    and a replica ahead of its new master needs a full sync, in Redis too.)
+cli "$M" CONFIG SET repl-ping-replica-period 3600 >/dev/null
+sleep 1.2 # a PING already due goes out, then no more
+wait_synced "$M" "$G1"
+wait_synced "$M" "$REF"
 [ "$(cli "$G1" REPLICAOF NO ONE)" = OK ] || fail "REPLICAOF NO ONE"
 [ "$(field "$G1" replication role)" = master ] || fail "not promoted"
 old_id=$(field "$M" replication master_replid)
