@@ -12,7 +12,7 @@
 #      (VmRSS sampled every 20 ms; the fork child's copy-on-write pages
 #      are not in the master's figure, as neither server reports them live).
 # Raw data goes to OUT_DIR (default docs/benchmarks/<date>-replication):
-# raw/<server>-<none|two>-r<round>.csv, sync.tsv, metadata.txt; then
+# raw/<server>-<none|two|two-block>-r<round>.csv, sync.tsv, metadata.txt; then
 # bench/report_replication.py writes report.md from them.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -26,7 +26,7 @@ WARMUP=${WARMUP:-20000}
 ROUNDS=${ROUNDS:-3}
 WORK=$(mktemp -d /tmp/goblin-repl-bench.XXXXXX)
 PIDS=()
-trap 'for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done; rm -rf "$WORK"' EXIT
+trap 'for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done; rm -rf "$WORK"' EXIT
 mkdir -p "$OUT/raw"
 
 port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
@@ -76,7 +76,25 @@ synced() { # MASTER REPLICA
 
 rss_kb() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$1/status" 2>/dev/null || echo 0; }
 
-# 1. SET latency with no replica and with two.
+# 1. SET latency with no replica and with two. goblin-core replicas run
+#    with the default idle strategy (adaptive: they spin 200 us after each
+#    batch of the stream) and, as "two-block", with --idle-strategy block
+#    (they sleep in epoll between batches).
+two_replicas() { # KIND CFG ROUND [REPLICA FLAGS]
+    local kind=$1 cfg=$2 round=$3
+    shift 3
+    REPLICAOF_PORT=$M launch "$kind" "$kind-r1-$cfg-$round" "$@"
+    R1=$LP R1PID=$LPID
+    REPLICAOF_PORT=$M launch "$kind" "$kind-r2-$cfg-$round" "$@"
+    R2=$LP R2PID=$LPID
+    synced "$M" "$R1"
+    synced "$M" "$R2"
+    "$BENCH" --port "$M" --ops SET --samples "$SAMPLES" --warmup "$WARMUP" --server-name "$kind" \
+        --label "$kind-$cfg" --csv "$OUT/raw/$kind-$cfg-r$round.csv" >/dev/null
+    synced "$M" "$R1"
+    stop "$R1PID" "$R1"
+    stop "$R2PID" "$R2"
+}
 for kind in goblin redis; do
     launch "$kind" "$kind-m"
     M=$LP
@@ -84,17 +102,8 @@ for kind in goblin redis; do
     for round in $(seq "$ROUNDS"); do
         "$BENCH" --port "$M" --ops SET --samples "$SAMPLES" --warmup "$WARMUP" --server-name "$kind" \
             --label "$kind-none" --csv "$OUT/raw/$kind-none-r$round.csv" >/dev/null
-        REPLICAOF_PORT=$M launch "$kind" "$kind-r1-$round"
-        R1=$LP R1PID=$LPID
-        REPLICAOF_PORT=$M launch "$kind" "$kind-r2-$round"
-        R2=$LP R2PID=$LPID
-        synced "$M" "$R1"
-        synced "$M" "$R2"
-        "$BENCH" --port "$M" --ops SET --samples "$SAMPLES" --warmup "$WARMUP" --server-name "$kind" \
-            --label "$kind-two" --csv "$OUT/raw/$kind-two-r$round.csv" >/dev/null
-        synced "$M" "$R1"
-        stop "$R1PID" "$R1"
-        stop "$R2PID" "$R2"
+        two_replicas "$kind" two "$round"
+        [ "$kind" = goblin ] && two_replicas goblin two-block "$round" --idle-strategy block
         echo "replication.sh: $kind latency round $round done" >&2
     done
     stop "$MPID" "$M"
@@ -139,6 +148,8 @@ for kind in goblin redis; do
             sleep 0.02
         done
         t1=$(date +%s.%N)
+        r=$(rss_kb "$RPID") # after the load
+        [ "$r" -gt "$rpeak" ] && rpeak=$r
         [ "$(redis-cli -p "$R" DBSIZE)" = "$keys" ] || { echo "replication.sh: $kind $mode lost keys" >&2; exit 1; }
         printf '%s\t%s\t%s\t%.3f\t%s\t%s\t%s\n' "$kind" "$mode" "$keys" "$(echo "$t1 - $t0" | bc)" \
             "$before" "$mpeak" "$rpeak" >>"$OUT/sync.tsv"

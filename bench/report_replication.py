@@ -27,8 +27,9 @@ def main(d):
         "| server | replicas | round | p50 | p99 | p99.9 | p99.99 | max | ops/s |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     med = {}
+    labels = {"none": "0", "two": "2", "two-block": "2 (block)"}
     for server in ("goblin", "redis"):
-        for cfg in ("none", "two"):
+        for cfg in ("none", "two", "two-block"):
             p50s, p9999s = [], []
             for r in range(1, rounds + 1):
                 path = os.path.join(d, "raw", "%s-%s-r%d.csv" % (server, cfg, r))
@@ -40,18 +41,20 @@ def main(d):
                     p50s.append(float(row["p50_us"]))
                     p9999s.append(float(row["p9999_us"]))
                     out.append("| %s | %s | %d | %s | %s | %s | %s | %s | %s |" % (
-                        server, "0" if cfg == "none" else "2", r, row["p50_us"], row["p99_us"],
+                        server, labels[cfg], r, row["p50_us"], row["p99_us"],
                         row["p999_us"], row["p9999_us"], row["max_us"], row.get("ops_per_sec", "?")))
             if p50s:
                 med[(server, cfg)] = (statistics.median(p50s), statistics.median(p9999s))
     out.append("")
     out += ["Medians over the rounds:", "",
-            "| server | p50, no replica | p50, two replicas | ratio | p99.99, no replica | p99.99, two replicas |",
-            "|---|---:|---:|---:|---:|---:|"]
+            "| server | replicas | p50, no replica | p50, two replicas | ratio | p99.99, no replica | p99.99, two replicas |",
+            "|---|---|---:|---:|---:|---:|---:|"]
     for server in ("goblin", "redis"):
-        if (server, "none") in med and (server, "two") in med:
-            a, b = med[(server, "none")], med[(server, "two")]
-            out.append("| %s | %.2f | %.2f | %.2fx | %.2f | %.2f |" % (server, a[0], b[0], b[0] / a[0], a[1], b[1]))
+        for cfg in ("two", "two-block"):
+            if (server, "none") in med and (server, cfg) in med:
+                a, b = med[(server, "none")], med[(server, cfg)]
+                out.append("| %s | %s | %.2f | %.2f | %.2fx | %.2f | %.2f |" % (
+                    server, labels[cfg], a[0], b[0], b[0] / a[0], a[1], b[1]))
     out.append("")
     sync = list(csv.DictReader(open(os.path.join(d, "sync.tsv")), delimiter="\t"))
     out += ["## Full sync of %s keys (16-byte string values)" % meta.get("keys", "?"), "",
