@@ -32,6 +32,7 @@ for n in "$N" $((2 * N)); do
     d=$(mktemp -d)
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
     cg=() server=(--idle-strategy block) client=(--socket "$d/s.sock")
+    [ "$T" = tcp ] && client=() # goblin-bench takes --socket for unix only
     if [ "$T" = ring ]; then
         cg=(--toggle-collect=conn_on_readable --toggle-collect='ring_serve*')
         server=(--ring "$d/a.ring" 64k --ring "$d/b.ring" 64k)

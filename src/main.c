@@ -2,12 +2,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "server/config.h"
+#include "core/config.h"
 #include "server/server.h"
+#include "server/settings.h"
 
 int main(int argc, char **argv)
 {
-    config_init_defaults();
+    settings_init();
     bool exit_now;
     if (!config_parse_args(argc - 1, argv + 1, &exit_now)) return 2;
     if (exit_now) return 0;

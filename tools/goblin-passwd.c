@@ -6,7 +6,7 @@
  *
  * The cost parameters are stored in the hash itself. The server verifies a
  * user's hash on the event loop the first time that user authenticates (see
- * src/server/auth.h), so the defaults here (opslimit 2, 16 MiB) keep one
+ * src/core/auth.h), so the defaults here (opslimit 2, 16 MiB) keep one
  * verification to a few milliseconds; raise them if that trade-off suits.
  */
 #include <sodium.h>

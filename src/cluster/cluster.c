@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +11,8 @@
 #include <unistd.h>
 
 #include "cluster/cluster_bus.h"
-#include "commands/command_hooks.h"
-#include "server/config.h"
+#include "core/command_hooks.h"
+#include "core/config.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
@@ -450,8 +451,8 @@ int cluster_load_config(const char *path)
         for (int i = 0; i < cluster.node_count && !cluster.myself; i++)
             if (is_me(cluster.nodes[i])) cluster.myself = cluster.nodes[i];
         if (!cluster.myself) {
-            log_warning("Cluster config file %s has no 'myself' line and no line for port %d", path,
-                        config.port);
+            log_warning("Cluster config file %s has no 'myself' line and no line for port %lld",
+                        path, config.port);
             return -1;
         }
         cluster.myself->flags |= NODE_MYSELF;
@@ -517,3 +518,68 @@ bool cluster_is_static(void)
 {
     return static_map;
 }
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param cluster_params[] = {
+    {.name = "cluster-enabled",
+     .kind = CFG_BOOL,
+     .value = &config.cluster_enabled,
+     .flags = CFG_IMMUTABLE | CFG_REDIS_IMMUTABLE,
+     .value_name = "yes|no",
+     .help = "Redis Cluster mode: 16384 hash slots, MOVED/CROSSSLOT redirections, the cluster bus "
+             "on port+10000, database 0 only (default no; docs/scale-out.md)"},
+    {.name = "cluster-config-file",
+     .kind = CFG_STRING,
+     .value = &config.cluster_config_file,
+     .flags = CFG_IMMUTABLE | CFG_REDIS_IMMUTABLE,
+     .value_name = "FILE",
+     .help =
+         "the node table in Redis's nodes.conf format, in --dir unless absolute (default "
+         "nodes.conf); a file without a 'myself' line is a static slot map shared by every node"},
+    {.name = "cluster-node-timeout",
+     .kind = CFG_INT,
+     .value = &config.cluster_node_timeout,
+     .min = 1,
+     .max = LLONG_MAX,
+     .value_name = "MS",
+     .help = "a node silent this long is suspected failing (default 15000)"},
+    {.name = "cluster-port",
+     .kind = CFG_INT,
+     .value = &config.cluster_port,
+     .max = 65535,
+     .flags = CFG_IMMUTABLE | CFG_REDIS_IMMUTABLE,
+     .value_name = "PORT",
+     .help = "cluster bus port (default 0: --port + 10000)"},
+    {.name = "cluster-announce-ip",
+     .kind = CFG_STRING,
+     .value = &config.cluster_announce_ip,
+     .value_name = "ADDR",
+     .help = "address other nodes and clients are given for this node (default: as seen by peers)"},
+    {.name = "cluster-announce-port",
+     .kind = CFG_INT,
+     .value = &config.cluster_announce_port,
+     .max = 65535,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "PORT",
+     .help = "client port announced to the cluster (default 0: --port)"},
+    {.name = "cluster-announce-bus-port",
+     .kind = CFG_INT,
+     .value = &config.cluster_announce_bus_port,
+     .max = 65535,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "PORT",
+     .help = "bus port announced to the cluster (default 0: the bus port)"},
+    {.name = "cluster-require-full-coverage",
+     .kind = CFG_BOOL,
+     .value = &config.cluster_require_full_coverage,
+     .value_name = "yes|no",
+     .help = "the cluster is down while any slot is unserved (default yes)"},
+    {.name = "cluster-allow-reads-when-down",
+     .kind = CFG_BOOL,
+     .value = &config.cluster_allow_reads_when_down,
+     .value_name = "yes|no",
+     .help = "serve reads while the cluster is down (default no)"},
+};
+
+const struct config_table cluster_config = CONFIG_TABLE(cluster_params, NULL);

@@ -142,4 +142,8 @@ bool cluster_is_static(void);
 /* The endpoint clients are sent to for n (MOVED, CLUSTER SLOTS). */
 const char *cluster_node_ip(const struct cluster_node *n);
 
+/* Settings (core/config.h): cluster-*. */
+struct config_table;
+extern const struct config_table cluster_config;
+
 #endif

@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "cluster/cluster.h"
-#include "server/config.h"
-#include "server/event_loop.h"
+#include "core/config.h"
+#include "core/event_loop.h"
 #include "store/pubsub.h"
-#include "transport/socket.h"
+#include "core/sockets.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/rand.h"

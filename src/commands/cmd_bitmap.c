@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "commands/command.h"
-#include "server/config.h"
+#include "core/config.h"
 #include "util/xmalloc.h"
 
 static const char err_offset[] = "ERR bit offset is not an integer or out of range";

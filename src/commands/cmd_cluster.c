@@ -23,7 +23,7 @@
 #include "commands/command.h"
 #include "commands/multi.h"
 #include "connection/session.h"
-#include "server/config.h"
+#include "core/config.h"
 #include "store/db.h"
 #include "store/dict.h"
 #include "store/kv.h"
@@ -147,7 +147,7 @@ bool cluster_request_allowed(const struct cmd_request *req, const struct command
 {
     struct slot_check sc = {.slot = -1, .asking = session_asking(req->conn)};
     if (strcmp(cmd->full_name, "exec") == 0) {
-        multi_foreach_queued(req->multi, check_keys, &sc);
+        multi_foreach_queued(multi_of_request(req), check_keys, &sc);
     } else {
         if (cmd->first_key <= 0) {
             int probe;
@@ -158,7 +158,7 @@ bool cluster_request_allowed(const struct cmd_request *req, const struct command
     }
     route(&sc);
     if (sc.error == REDIRECT_NONE) return true;
-    if (strcmp(cmd->full_name, "exec") == 0) multi_discard(req->multi);
+    if (strcmp(cmd->full_name, "exec") == 0) multi_discard(multi_of_request(req));
     struct reply *r = req->reply;
     switch (sc.error) {
     case REDIRECT_CROSS_SLOT:
@@ -192,7 +192,7 @@ bool cluster_request_allowed(const struct cmd_request *req, const struct command
 
 void cluster_after_command(const struct cmd_request *req, const struct command *cmd)
 {
-    if (cmd->fn == cmd_asking || multi_is_queuing(req->multi)) return;
+    if (cmd->fn == cmd_asking || multi_is_queuing(multi_of_request(req))) return;
     session_set_asking(req->conn, false);
 }
 

@@ -27,7 +27,7 @@
 #include "commands/script_sandbox.h"
 #include "persist/rdb.h"
 #include "persist/rdb_io.h"
-#include "server/config.h"
+#include "core/config.h"
 #include "util/clock.h"
 #include "util/glob.h"
 #include "util/numparse.h"

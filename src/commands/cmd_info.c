@@ -7,23 +7,23 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "repl/repl.h"
 #include "cluster/cluster.h"
 #include "cluster/cluster_bus.h"
 #include "commands/command.h"
 #include "connection/session.h"
-#include "server/auth.h"
-#include "server/config.h"
-#include "server/latency.h"
-#include "server/latency_tracking.h"
-#include "server/memory_report.h"
+#include "core/auth.h"
+#include "core/config.h"
+#include "core/info_section.h"
+#include "core/latency.h"
+#include "core/latency_tracking.h"
+#include "commands/memory_report.h"
 #include "persist/aof.h"
 #include "persist/persist.h"
-#include "server/server.h"
-#include "server/version.h"
+#include "core/server_state.h"
+#include "util/stats.h"
+#include "core/version.h"
 #include "store/evict.h"
 #include "store/pubsub.h"
-#include "transport/fabric.h"
 #include "util/allocator.h"
 #include "util/clock.h"
 #include "util/cycles.h"
@@ -139,7 +139,7 @@ static void section_stats(struct buf *b)
     add(b, "total_net_input_bytes:%lld", s->net_input_bytes);
     add(b, "total_net_output_bytes:%lld", s->net_output_bytes);
     add(b, "total_net_repl_input_bytes:0");
-    add(b, "total_net_repl_output_bytes:%lld", repl_stats.repl_output_bytes);
+    add(b, "total_net_repl_output_bytes:%lld", repl_stats.output_bytes);
     add(b, "instantaneous_input_kbps:%.2f", s->instantaneous_input_kbps);
     add(b, "instantaneous_output_kbps:%.2f", s->instantaneous_output_kbps);
     add(b, "instantaneous_input_repl_kbps:0.00");
@@ -197,19 +197,14 @@ static void section_stats(struct buf *b)
     add(b, "client_output_buffer_limit_disconnections:%lld", s->output_buffer_limit_disconnections);
     add(b, "client_protocol_error_disconnections:%lld", s->protocol_error_disconnections);
     /* Argon2 verifications run, failed AUTHs, AUTHs refused by a failure
-     * budget or the verification cap (server/auth.h). */
+     * budget or the verification cap (core/auth.h). */
     add(b, "auth_pwhash_verifications:%lld", auth_stats.pwhash_verifications);
     add(b, "auth_failures:%lld", auth_stats.failures);
     add(b, "auth_throttled:%lld", auth_stats.throttled);
     /* Big SET values kept in the buffer they were received into (no copy). */
     add(b, "string_values_adopted:%lld", keyspace.stats.values_adopted);
-    /* Commands SBE's typed templates called without argv (commands/typed_call.h). */
+    /* Commands SBE's typed templates called without argv (protocol/typed_call.h). */
     add(b, "sbe_typed_calls:%lld", s->typed_calls);
-}
-
-static void section_replication(struct buf *b)
-{
-    repl_info(b);
 }
 
 static void cpu_line(struct buf *b, const char *name, const struct timeval *t)
@@ -305,13 +300,6 @@ static void section_cluster(struct buf *b)
     add(b, "cluster_enabled:%d", cluster_enabled ? 1 : 0);
 }
 
-/* Not in the default set (Redis has no such section). */
-static void section_libfabric(struct buf *b)
-{
-    add(b, "# Libfabric");
-    fabric_info(b);
-}
-
 static void section_keyspace(struct buf *b)
 {
     add(b, "# Keyspace");
@@ -336,7 +324,7 @@ static const struct info_section sections[] = {
     {"memory", section_memory, true},
     {"persistence", section_persistence, true},
     {"stats", section_stats, true},
-    {"replication", section_replication, true},
+    {"replication", NULL, true}, /* the row repl/ registers (core/info_section.h) */
     {"cpu", section_cpu, true},
     {"modules", section_modules, true},
     {"commandstats", section_commandstats, false},
@@ -344,14 +332,28 @@ static const struct info_section sections[] = {
     {"latencystats", section_latencystats, false},
     {"cluster", section_cluster, true},
     {"keyspace", section_keyspace, true},
-    {"libfabric", section_libfabric, false},
 };
 
 #define SECTION_COUNT (sizeof sections / sizeof sections[0])
 
+/* A built-in section's name: a row registered under it renders in its
+ * place (render NULL), not again among the others. */
+static bool builtin_section(const char *name)
+{
+    for (size_t s = 0; s < SECTION_COUNT; s++)
+        if (strcmp(sections[s].name, name) == 0) return true;
+    return false;
+}
+
+/* INFO [section ...]: the built-in sections, then those other layers add
+ * (core/info_section.h: a transport's, never in the default set). A
+ * built-in section without a renderer (replication) is the row another
+ * layer registers under its name, at its place and in the default set. */
 static void cmd_info(struct cmd_ctx *ctx)
 {
+    size_t extra = info_section_count();
     bool want[SECTION_COUNT] = {0};
+    bool *want_extra = extra ? xcalloc(extra, sizeof *want_extra) : NULL;
     if (ctx->argc == 1) {
         for (size_t s = 0; s < SECTION_COUNT; s++) want[s] = sections[s].in_default;
     }
@@ -361,18 +363,30 @@ static void cmd_info(struct cmd_ctx *ctx)
         for (size_t s = 0; s < SECTION_COUNT; s++)
             if (every || (dflt && sections[s].in_default) || arg_equals(ctx, j, sections[s].name))
                 want[s] = true;
+        for (size_t s = 0; s < extra; s++)
+            if ((every || arg_equals(ctx, j, info_section_name(s))) &&
+                !builtin_section(info_section_name(s)))
+                want_extra[s] = true;
     }
     struct buf text;
     buf_init(&text, 4096);
     bool first = true;
-    for (size_t s = 0; s < SECTION_COUNT; s++) {
-        if (!want[s]) continue;
+    for (size_t s = 0; s < SECTION_COUNT + extra; s++) {
+        if (s < SECTION_COUNT ? !want[s] : !want_extra[s - SECTION_COUNT]) continue;
         if (!first) buf_append(&text, "\r\n", 2);
-        sections[s].render(&text);
+        if (s < SECTION_COUNT && sections[s].render) {
+            sections[s].render(&text);
+        } else if (s < SECTION_COUNT) {
+            long row = info_section_find(sections[s].name);
+            if (row < 0) continue;
+            info_section_render((size_t)row, &text);
+        } else
+            info_section_render(s - SECTION_COUNT, &text);
         first = false;
     }
     reply_verbatim(ctx->reply, buf_head(&text), buf_len(&text), "txt");
     buf_free(&text);
+    xfree(want_extra);
 }
 
 struct command info_commands[] = {

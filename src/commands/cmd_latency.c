@@ -1,12 +1,12 @@
 /* cmd_latency.c — LATENCY DOCTOR/GRAPH/HISTORY/LATEST/RESET/HELP over the latency
- * monitor (server/latency.h), with Redis 7.0's replies and report texts. */
+ * monitor (core/latency.h), with Redis 7.0's replies and report texts. */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "commands/command.h"
-#include "server/config.h"
-#include "server/latency_series.h"
+#include "core/config.h"
+#include "core/latency_series.h"
 #include "util/histogram.h"
 #include "util/clock.h"
 #include "util/buf.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "commands/command.h"
-#include "server/version.h"
+#include "core/version.h"
 #include "util/buf.h"
 #include "util/rand.h"
 #include "util/xmalloc.h"

@@ -16,7 +16,7 @@
 #include "cluster/cluster.h"
 #include "commands/command.h"
 #include "persist/rdb.h"
-#include "server/config.h"
+#include "core/config.h"
 #include "store/db.h"
 #include "store/kv.h"
 #include "util/buf.h"

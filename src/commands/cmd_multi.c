@@ -8,7 +8,7 @@
 #include "commands/command.h"
 #include "commands/multi.h"
 #include "connection/session.h"
-#include "server/config.h"
+#include "core/config.h"
 #include "store/watch.h"
 #include "util/xmalloc.h"
 
@@ -22,8 +22,9 @@ struct queued_command {
 };
 
 struct multi_state {
-    bool queuing; /* between MULTI and EXEC/DISCARD */
-    bool aborted; /* a queue-time error: EXEC answers EXECABORT */
+    struct conn *conn; /* whose state it is */
+    bool queuing;      /* between MULTI and EXEC/DISCARD */
+    bool aborted;      /* a queue-time error: EXEC answers EXECABORT */
     struct queued_command *queue;
     size_t count, cap;
     size_t bytes;
@@ -53,6 +54,7 @@ static void end_transaction(struct multi_state *m)
     m->queue = NULL;
     m->count = m->cap = m->bytes = 0;
     m->queuing = m->aborted = false;
+    session_set_text_argv(m->conn, false);
 }
 
 void multi_exec_rejected(struct multi_state *m, struct reply *r, const char *why)
@@ -81,26 +83,34 @@ void multi_foreach_queued(const struct multi_state *m,
         fn(m->queue[i].cmd, m->queue[i].argc, m->queue[i].argv, m->queue[i].argv_len, arg);
 }
 
-void multi_state_free(struct multi_state *m)
+void multi_state_destroy(void *state)
 {
-    if (!m) return;
+    struct multi_state *m = state;
     end_transaction(m);
     watch_clear(&m->watcher);
     xfree(m);
 }
 
+static struct multi_state *multi_of(const struct conn *c)
+{
+    return session_ext(c, MULTI_EXT_SLOT);
+}
+
 void multi_reset(struct conn *c)
 {
-    multi_state_free(session_multi(c));
-    session_set_multi(c, NULL);
+    struct multi_state *m = multi_of(c);
+    if (!m) return;
+    session_set_ext(c, MULTI_EXT_SLOT, NULL);
+    multi_state_destroy(m);
 }
 
 static struct multi_state *state_of(struct cmd_ctx *ctx)
 {
-    struct multi_state *m = session_multi(ctx->conn);
+    struct multi_state *m = multi_of(ctx->conn);
     if (!m) {
         m = xcalloc(1, sizeof *m);
-        session_set_multi(ctx->conn, m);
+        m->conn = ctx->conn;
+        session_set_ext(ctx->conn, MULTI_EXT_SLOT, m);
     }
     return m;
 }
@@ -146,12 +156,13 @@ static void cmd_multi(struct cmd_ctx *ctx)
         return;
     }
     m->queuing = true;
+    session_set_text_argv(ctx->conn, true); /* queued commands are kept as text */
     reply_ok(ctx->reply);
 }
 
 static void cmd_discard(struct cmd_ctx *ctx)
 {
-    struct multi_state *m = session_multi(ctx->conn);
+    struct multi_state *m = multi_of(ctx->conn);
     if (!multi_is_queuing(m)) {
         reply_error(ctx->reply, "ERR DISCARD without MULTI");
         return;
@@ -163,7 +174,7 @@ static void cmd_discard(struct cmd_ctx *ctx)
 
 static void cmd_exec(struct cmd_ctx *ctx)
 {
-    struct multi_state *m = session_multi(ctx->conn);
+    struct multi_state *m = multi_of(ctx->conn);
     if (!multi_is_queuing(m)) {
         reply_error(ctx->reply, "ERR EXEC without MULTI");
         return;
@@ -220,7 +231,7 @@ static void cmd_watch(struct cmd_ctx *ctx)
 
 static void cmd_unwatch(struct cmd_ctx *ctx)
 {
-    struct multi_state *m = session_multi(ctx->conn);
+    struct multi_state *m = multi_of(ctx->conn);
     if (m) watch_clear(&m->watcher);
     reply_ok(ctx->reply);
 }

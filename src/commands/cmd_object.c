@@ -5,7 +5,7 @@
 
 #include "commands/command.h"
 #include "commands/debug.h"
-#include "server/config.h"
+#include "core/config.h"
 #include "store/evict.h"
 
 /* Redis shares the string objects of the integers 0..9999 and reports

@@ -5,7 +5,7 @@
 #include "persist/aof.h"
 #include "persist/persist.h"
 #include "persist/rdb.h"
-#include "server/config.h"
+#include "core/config.h"
 #include "store/evict.h"
 
 static void cmd_save(struct cmd_ctx *ctx)

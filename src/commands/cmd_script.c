@@ -13,14 +13,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands/command_hooks.h"
-#include "repl/repl.h"
 #include "cluster/cluster.h"
 #include "commands/command.h"
 #include "commands/script_lua.h"
 #include "connection/session.h"
 #include "persist/persist.h"
-#include "server/config.h"
+#include "core/config.h"
 #include "util/xmalloc.h"
 
 #define REG_SCRIPTS "goblin.scripts"
@@ -175,8 +173,7 @@ bool script_may_run(struct cmd_ctx *ctx, uint32_t flags, bool ro)
         return false;
     }
     if (!(flags & SCRIPT_FLAG_NO_WRITES)) {
-        const char *why =
-            (command_hooks & HOOK_REPLICA) ? repl_readonly_refusal(ctx->conn, true) : NULL;
+        const char *why = command_readonly_refusal(ctx->conn);
         if (why) {
             reply_error(ctx->reply, why);
             return false;
@@ -188,8 +185,8 @@ bool script_may_run(struct cmd_ctx *ctx, uint32_t flags, bool ro)
                         "flag for read only scripts.");
             return false;
         }
-        if ((command_hooks & HOOK_MIN_REPLICAS) && repl_writes_refused()) {
-            reply_error(ctx->reply, "NOREPLICAS Not enough good replicas to write.");
+        if (command_too_few_replicas()) {
+            reply_error(ctx->reply, command_noreplicas_error);
             return false;
         }
         if (ro) {

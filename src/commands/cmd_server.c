@@ -14,10 +14,11 @@
 #include "commands/script_lua.h"
 #include "connection/session.h"
 #include "persist/persist.h"
-#include "server/config.h"
-#include "server/event_loop.h"
-#include "server/latency.h"
-#include "server/server.h"
+#include "core/config.h"
+#include "core/event_loop.h"
+#include "core/latency.h"
+#include "core/server_state.h"
+#include "util/stats.h"
 #include "store/evict.h"
 #include "util/clock.h"
 #include "util/allocator.h"
@@ -184,6 +185,7 @@ static void cmd_config_set(struct cmd_ctx *ctx)
     int *order = xcalloc((size_t)pairs, sizeof *order);
     struct buf *old = xcalloc((size_t)pairs, sizeof *old);
     int applied = 0, n = 0;
+    struct config_error cerr;
     /* Redis 7.0's checks before any value is applied: the first name that
      * is unknown, immutable, protected or a duplicate is reported (named as
      * typed), and nothing is set. */
@@ -220,8 +222,8 @@ static void cmd_config_set(struct cmd_ctx *ctx)
         int i = order[applied], a = 2 + 2 * i;
         buf_init(&old[i], 64);
         config_get_value(names[i], &old[i]);
-        const char *err =
-            config_set(ctx->argv[a], ctx->argv_len[a], ctx->argv[a + 1], ctx->argv_len[a + 1]);
+        const char *err = config_set(ctx->argv[a], ctx->argv_len[a], ctx->argv[a + 1],
+                                     ctx->argv_len[a + 1], &cerr);
         if (err) {
             reply_error_fmt(ctx->reply, "ERR %s", err);
             buf_free(&old[i]);
@@ -229,12 +231,13 @@ static void cmd_config_set(struct cmd_ctx *ctx)
         }
     }
     /* Settings that act together (TLS) take effect once all are stored. */
-    const char *err = applied == pairs ? config_set_commit() : NULL;
+    const char *err = applied == pairs ? config_set_commit(&cerr) : NULL;
     if (err) reply_error_fmt(ctx->reply, "ERR %s", err);
     if (applied < pairs || err) {
         while (applied-- > 0) {
             int k = order[applied];
-            config_set(names[k], strlen(names[k]), buf_head(&old[k]), buf_len(&old[k]));
+            struct config_error ignored; /* the value it had was valid */
+            config_set(names[k], strlen(names[k]), buf_head(&old[k]), buf_len(&old[k]), &ignored);
             buf_free(&old[k]);
         }
         applied = 0;

@@ -1,14 +1,15 @@
 /* cmd_slowlog.c — SLOWLOG GET/LEN/RESET/HELP and the log itself; see slowlog.h. */
 #include "commands/slowlog.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "commands/command.h"
-#include "commands/typed_call.h"
+#include "protocol/typed_call.h"
 #include "connection/session.h"
-#include "server/config.h"
+#include "core/config.h"
 #include "util/clock.h"
 #include "util/cycles.h"
 #include "util/numparse.h"
@@ -236,3 +237,25 @@ struct command slowlog_commands[] = {
      .complexity = "Depends on subcommand."},
     COMMAND_END,
 };
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param slowlog_params[] = {
+    {.name = "slowlog-log-slower-than",
+     .kind = CFG_INT,
+     .value = &config.slowlog_log_slower_than,
+     .min = -1,
+     .max = LLONG_MAX,
+     .value_name = "US",
+     .help = "SLOWLOG records commands that ran at least this long; negative = off (default 10000)",
+     .apply = slowlog_apply_config},
+    {.name = "slowlog-max-len",
+     .kind = CFG_INT,
+     .value = &config.slowlog_max_len,
+     .max = LLONG_MAX,
+     .value_name = "N",
+     .help = "SLOWLOG keeps this many entries (default 128)",
+     .apply = slowlog_apply_config},
+};
+
+const struct config_table slowlog_config = CONFIG_TABLE(slowlog_params, NULL);

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "commands/command.h"
-#include "server/config.h"
+#include "core/config.h"
 #include "util/xmalloc.h"
 
 static void reply_string_kv(struct cmd_ctx *ctx, const struct kv *kv)

@@ -11,17 +11,17 @@
 #include <string.h>
 #include <strings.h>
 
-#include "commands/command_hooks.h"
+#include "core/command_hooks.h"
 #include "commands/multi.h"
 #include "commands/propagate.h"
+#include "commands/replay.h"
 #include "persist/aof.h"
-#include "repl/repl.h"
 #include "commands/slowlog.h"
 #include "commands/monitor.h"
-#include "server/latency.h"
-#include "server/latency_tracking.h"
+#include "core/latency.h"
+#include "core/latency_tracking.h"
 #include "connection/session.h"
-#include "server/config.h"
+#include "core/config.h"
 #include "store/evict.h"
 #include "util/clock.h"
 #include "util/cycles.h"
@@ -39,8 +39,27 @@ static struct command *const families[] = {
     set_commands,           bitmap_commands,  sort_commands,    persist_commands, list_commands,
     multi_commands,         cluster_commands, migrate_commands, hll_commands,     script_commands,
     function_commands,      slowlog_commands, monitor_commands, latency_commands, geo_commands,
-    lolwut_commands,        module_commands,  memory_commands,  stream_commands,  repl_commands,
+    lolwut_commands,        module_commands,  memory_commands,  stream_commands,
 };
+#define FAMILIES (sizeof families / sizeof families[0])
+
+/* Families of layers above (command_add_family), before command_table_init. */
+#define ADDED_FAMILIES_MAX 4
+static struct command *added_families[ADDED_FAMILIES_MAX];
+static size_t added_family_count;
+static bool table_built;
+
+void command_add_family(struct command *table)
+{
+    if (table_built || added_family_count == ADDED_FAMILIES_MAX) abort(); /* a wiring error */
+    added_families[added_family_count++] = table;
+}
+
+/* The i-th family, built-in ones first (i < FAMILIES + added_family_count). */
+static struct command *family(size_t i)
+{
+    return i < FAMILIES ? families[i] : added_families[i - FAMILIES];
+}
 
 /* Open-addressing index of top-level commands by name, the hash folding
  * case. Each slot holds the name's word (name_word()) and which of its
@@ -173,15 +192,16 @@ static void init_names(struct command *cmd, const struct command *parent)
 void command_table_init(void)
 {
     size_t n = 0;
-    for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
-        for (struct command *c = families[f]; c->name; c++) n++;
+    table_built = true;
+    for (size_t f = 0; f < FAMILIES + added_family_count; f++)
+        for (struct command *c = family(f); c->name; c++) n++;
     total_commands = n;
     size_t cap = 16;
     while (cap < n * 2) cap <<= 1;
     index_slots = xcalloc(cap, sizeof *index_slots);
     index_mask = cap - 1;
-    for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
-        for (struct command *c = families[f]; c->name; c++) {
+    for (size_t f = 0; f < FAMILIES + added_family_count; f++) {
+        for (struct command *c = family(f); c->name; c++) {
             init_names(c, NULL);
             index_insert(c);
         }
@@ -191,6 +211,11 @@ void command_table_init(void)
     latency_tracking_calibrate();
     typed_table_init();
     function_register_persistence();
+    /* The transaction state is the first slot: a constant for dispatch. */
+    if (session_ext_register(multi_state_destroy) != MULTI_EXT_SLOT) abort();
+    propagate_init();                    /* the stream's consumers (the AOF) start and stop it */
+    replay_init();                       /* the AOF replays through command_call */
+    conn_set_dispatch(command_dispatch); /* the connection layer's one entry (request.h) */
 }
 
 /* Names longer than 8 bytes (and the empty name): apart from the short
@@ -238,8 +263,8 @@ struct command *command_lookup_full(const char *name, size_t len)
 
 void command_foreach(void (*fn)(struct command *cmd, void *arg), void *arg)
 {
-    for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
-        for (struct command *c = families[f]; c->name; c++) fn(c, arg);
+    for (size_t f = 0; f < FAMILIES + added_family_count; f++)
+        for (struct command *c = family(f); c->name; c++) fn(c, arg);
 }
 
 size_t command_count(void)
@@ -247,6 +272,7 @@ size_t command_count(void)
     return total_commands;
 }
 
+const char command_noreplicas_error[] = "NOREPLICAS Not enough good replicas to write.";
 const char command_misconf_error[] =
     "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to "
     "disk. Commands that may modify the data set are disabled, because this instance is "
@@ -297,6 +323,17 @@ void command_block_on_keys(struct cmd_ctx *ctx, enum obj_type type, int first, i
                           deadline_ms);
 }
 
+/* CLIENT TRACKING: hands the keys a read-only command read to the
+ * connection layer's table. */
+static void command_track_keys(struct cmd_ctx *ctx)
+{
+    int stack[16];
+    int *pos = ctx->argc <= 16 ? stack : xmalloc((size_t)ctx->argc * sizeof *pos);
+    int n = command_key_positions(ctx->cmd, ctx->argc, ctx->argv, ctx->argv_len, pos, ctx->argc);
+    session_tracking_remember(ctx->conn, ctx->argv, ctx->argv_len, pos, n);
+    if (pos != stack) xfree(pos);
+}
+
 /* After a command ran, while a hooked feature is on (command_hooks.h). */
 static void command_run_hooks(struct cmd_ctx *ctx)
 {
@@ -304,9 +341,10 @@ static void command_run_hooks(struct cmd_ctx *ctx)
     monitor_consider(ctx);
     /* CLIENT TRACKING: the keys a read-only command read (a read-only
      * script's own commands, not the script). */
-    if (session_tracking_clients && (cmd->flags & CMD_READONLY) && !cmd->subcommands &&
-        strncmp(cmd->full_name, "eval", 4) != 0 && strcmp(cmd->full_name, "fcall_ro") != 0)
-        session_tracking_remember(ctx->conn, cmd, ctx->argc, ctx->argv, ctx->argv_len);
+    if (session_tracking_clients && (cmd->flags & CMD_READONLY) && !(cmd->flags & CMD_PUBSUB) &&
+        !cmd->subcommands && strncmp(cmd->full_name, "eval", 4) != 0 &&
+        strcmp(cmd->full_name, "fcall_ro") != 0 && session_tracking_reads(ctx->conn))
+        command_track_keys(ctx);
 }
 
 /* Runs a command that passed every check, with its accounting (INFO commandstats, SLOWLOG, MONITOR,
@@ -379,24 +417,33 @@ static void or_queued_flags(const struct command *cmd, int argc, const char **ar
 static bool refused_on_oom(const struct cmd_request *req, const struct command *cmd)
 {
     if (cmd->flags & CMD_DENYOOM) return true;
-    if (!req->multi || !multi_is_queuing(req->multi)) return false;
+    struct multi_state *multi = multi_of_request(req);
+    if (!multi || !multi_is_queuing(multi)) return false;
     const char *name = cmd->full_name;
     if (strcmp(name, "exec") == 0) {
         uint32_t flags = 0;
-        multi_foreach_queued(req->multi, or_queued_flags, &flags);
+        multi_foreach_queued(multi, or_queued_flags, &flags);
         return flags & CMD_DENYOOM;
     }
     return strcmp(name, "discard") != 0 && strcmp(name, "quit") != 0 && strcmp(name, "reset") != 0;
+}
+
+/* The transaction EXEC would run, NULL when cmd is not EXEC or there is none. */
+static const struct multi_state *exec_transaction(const struct cmd_request *req,
+                                                  const struct command *cmd)
+{
+    const struct multi_state *m = multi_of_request(req);
+    return m && multi_is_queuing(m) && strcmp(cmd->full_name, "exec") == 0 ? m : NULL;
 }
 
 /* Redis's is_write_command: a write, or EXEC of a transaction holding one. */
 static bool command_writes(const struct cmd_request *req, const struct command *cmd)
 {
     if (cmd->flags & CMD_WRITE) return true;
-    if (strcmp(cmd->full_name, "exec") != 0 || !req->multi || !multi_is_queuing(req->multi))
-        return false;
+    const struct multi_state *m = exec_transaction(req, cmd);
+    if (!m) return false;
     uint32_t flags = 0;
-    multi_foreach_queued(req->multi, or_queued_flags, &flags);
+    multi_foreach_queued(m, or_queued_flags, &flags);
     return flags & CMD_WRITE;
 }
 
@@ -411,11 +458,28 @@ static void and_queued_flags(const struct command *cmd, int argc, const char **a
 static bool command_stale_ok(const struct cmd_request *req, const struct command *cmd)
 {
     if (!(cmd->flags & CMD_STALE)) return false;
-    if (strcmp(cmd->full_name, "exec") != 0 || !req->multi || !multi_is_queuing(req->multi))
-        return true;
+    const struct multi_state *m = exec_transaction(req, cmd);
+    if (!m) return true;
     uint32_t flags = CMD_STALE;
-    multi_foreach_queued(req->multi, and_queued_flags, &flags);
+    multi_foreach_queued(m, and_queued_flags, &flags);
     return flags & CMD_STALE;
+}
+
+static const struct command_role_checks *role_checks;
+
+void command_set_role_checks(const struct command_role_checks *checks)
+{
+    role_checks = checks;
+}
+
+const char *command_readonly_refusal(const struct conn *c)
+{
+    return (command_hooks & HOOK_REPLICA) ? role_checks->readonly_refusal(c) : NULL;
+}
+
+bool command_too_few_replicas(void)
+{
+    return (command_hooks & HOOK_MIN_REPLICAS) && role_checks->too_few_replicas();
 }
 
 /* Refuses cmd with `why`, counted; EXEC's refusal also discards its
@@ -424,17 +488,35 @@ static void reject_with_abort(const struct cmd_request *req, struct command *cmd
 {
     cmd->rejected_calls++;
     if (strcmp(cmd->full_name, "exec") == 0)
-        multi_exec_rejected(req->multi, req->reply, why);
+        multi_exec_rejected(multi_of_request(req), req->reply, why);
     else
         reply_error(req->reply, why);
 }
 
 /* command_check()'s checks after authentication while a hooked feature is
  * on (command_hooks.h), each under its own condition, in Redis's order. */
+static command_admission_fn *admission;
+
+void command_set_admission(command_admission_fn *admit)
+{
+    admission = admit;
+    command_hook_set(HOOK_ADMISSION, admit != NULL);
+}
+
+bool command_admitted(const struct cmd_request *req, const struct command *cmd)
+{
+    return !admission || admission(req, cmd);
+}
+
 static __attribute__((noinline)) struct command *command_check_hooked(const struct cmd_request *req,
                                                                       struct command *cmd)
 {
     struct reply *r = req->reply;
+    /* Admission (the ACL check): right after authentication, Redis's order. */
+    if (admission && !admission(req, cmd)) {
+        cmd->rejected_calls++;
+        return NULL;
+    }
     /* Cluster redirection: after authentication, before maxmemory (Redis's
      * order). */
     if (cluster_enabled && !cluster_request_allowed(req, cmd)) {
@@ -466,23 +548,24 @@ static __attribute__((noinline)) struct command *command_check_hooked(const stru
             return NULL;
         }
     }
-    /* min-replicas-to-write (Redis's order: after MISCONF): writes, and
-     * EXEC of a transaction holding one. */
-    if ((command_hooks & HOOK_MIN_REPLICAS) && repl_writes_refused() && command_writes(req, cmd)) {
-        reject_with_abort(req, cmd, "NOREPLICAS Not enough good replicas to write.");
-        return NULL;
-    }
-    /* A replica: READONLY (before the subscribed context), MASTERDOWN
-     * (after it), Redis's order. */
+    /* The role checks (command_set_role_checks), Redis's order:
+     * NOREPLICAS after MISCONF, then READONLY, both for writes (EXEC of a
+     * transaction holding one too); MASTERDOWN after the subscribed
+     * context. */
     const char *why;
-    if ((command_hooks & HOOK_REPLICA) &&
-        (why = repl_readonly_refusal(req->conn, command_writes(req, cmd)))) {
-        reject_with_abort(req, cmd, why);
-        return NULL;
+    if ((command_hooks & (HOOK_MIN_REPLICAS | HOOK_REPLICA)) && command_writes(req, cmd)) {
+        if (command_too_few_replicas()) {
+            reject_with_abort(req, cmd, command_noreplicas_error);
+            return NULL;
+        }
+        if ((why = command_readonly_refusal(req->conn))) {
+            reject_with_abort(req, cmd, why);
+            return NULL;
+        }
     }
     if (refused_in_subscribed(req, cmd)) return NULL;
-    if ((command_hooks & HOOK_REPLICA) &&
-        (why = repl_stale_refusal(req->conn, command_stale_ok(req, cmd)))) {
+    if ((command_hooks & HOOK_REPLICA) && !command_stale_ok(req, cmd) &&
+        (why = role_checks->stale_refusal(req->conn))) {
         reject_with_abort(req, cmd, why);
         return NULL;
     }
@@ -550,7 +633,8 @@ static struct command *command_check(const struct cmd_request *req, struct comma
         cmd->rejected_calls++;
         if (strcmp(cmd->full_name, "exec") == 0) {
             /* Redis's execCommandAbort, in MULTI or not: any transaction ends. */
-            multi_exec_rejected(req->multi, r, "wrong number of arguments for 'exec' command");
+            multi_exec_rejected(multi_of_request(req), r,
+                                "wrong number of arguments for 'exec' command");
             return NULL;
         }
         reply_error_arity(r, cmd->full_name);
@@ -580,8 +664,8 @@ static bool command_paused(const struct cmd_request *req, const struct command *
 {
     if (session_pause_type == SESSION_PAUSE_ALL) return true;
     uint32_t flags = cmd->flags;
-    if (strcmp(cmd->full_name, "exec") == 0 && multi_is_queuing(req->multi))
-        multi_foreach_queued(req->multi, or_queued_flags, &flags);
+    if (strcmp(cmd->full_name, "exec") == 0 && multi_is_queuing(multi_of_request(req)))
+        multi_foreach_queued(multi_of_request(req), or_queued_flags, &flags);
     if (!(flags & (CMD_WRITE | CMD_MAY_REPLICATE))) return false;
     return !(cmd->flags & CMD_MAY_REPLICATE) || script_request_writes(req, cmd);
 }
@@ -594,9 +678,7 @@ static void command_hooks_verify(void)
     if (command_hooks) return;
     if (cluster_enabled || config.maxmemory || persist_writes_refused() || aof_write_error() ||
         propagate_on || script_busy_reply || session_pause_type || session_tracking_clients ||
-        conn_monitor_count ||
-        (repl_settings.min_replicas_to_write && repl_settings.min_replicas_max_lag) ||
-        keyspace.replica) {
+        conn_monitor_count || admission || (role_checks && role_checks->on())) {
         fprintf(stderr, "command_hooks is 0 while a hooked feature is on\n");
         abort();
     }
@@ -608,7 +690,9 @@ static inline void command_hooks_verify(void) {}
 /* After a dispatched command ran, while a hooked feature is on. */
 static void command_dispatch_hooks(const struct cmd_request *req, struct command *cmd)
 {
-    if (session_tracking_clients && req->conn) session_tracking_after_command(req->conn, cmd);
+    if (session_tracking_clients && req->conn) /* CLIENT CACHING lasts past CLIENT's own */
+        session_tracking_after_command(req->conn,
+                                       cmd->parent && strcmp(cmd->parent->name, "client") == 0);
     if (cluster_enabled) cluster_after_command(req, cmd);
 }
 
@@ -619,14 +703,15 @@ void command_dispatch(const struct cmd_request *req)
     /* The jump table: a typed call's op is its command, its template's
      * shape its arity. */
     struct command *cmd = command_check(req, typed ? typed_commands[typed->op] : NULL);
-    bool queuing = req->multi && multi_is_queuing(req->multi);
+    struct multi_state *multi = multi_of_request(req);
+    bool queuing = multi && multi_is_queuing(multi);
     if (!cmd) {
-        if (queuing) multi_flag_error(req->multi); /* EXEC will answer EXECABORT */
+        if (queuing) multi_flag_error(multi); /* EXEC will answer EXECABORT */
         return;
     }
     /* CLIENT PAUSE: after every check, before queuing (Redis's order). */
-    if (session_pause_type && req->conn && !typed && !repl_conn_is_master(req->conn) &&
-        command_paused(req, cmd) &&
+    if (session_pause_type && req->conn && !typed &&
+        session_client_type(req->conn) != SESSION_CLIENT_MASTER && command_paused(req, cmd) &&
         session_postpone(req->conn, req->argc, req->argv, req->argv_len)) {
         *req->last_command = cmd->full_name;
         return;
@@ -636,10 +721,10 @@ void command_dispatch(const struct cmd_request *req)
             /* The wire lowers typed calls to text while queuing
              * (typed_call.h); a typed call here has no text to queue. */
             reply_error(req->reply, "ERR typed call inside MULTI was not lowered");
-            multi_flag_error(req->multi);
+            multi_flag_error(multi);
             return;
         }
-        multi_queue(req->multi, req->reply, cmd, req->argc, req->argv, req->argv_len);
+        multi_queue(multi, req->reply, cmd, req->argc, req->argv, req->argv_len);
         return;
     }
     struct cmd_ctx ctx = {
@@ -673,8 +758,8 @@ static void reset_stats(struct command *cmd)
 
 void command_reset_stats(void)
 {
-    for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
-        for (struct command *c = families[f]; c->name; c++) reset_stats(c);
+    for (size_t f = 0; f < FAMILIES + added_family_count; f++)
+        for (struct command *c = family(f); c->name; c++) reset_stats(c);
 }
 
 bool command_arg_redacted(const struct cmd_ctx *ctx, int i)
@@ -717,3 +802,36 @@ bool arg_to_double(struct cmd_ctx *ctx, int i, double *out)
     reply_error_not_float(ctx->reply);
     return false;
 }
+
+static const char *const protected_actions[] = {"no", "yes", "local", NULL};
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param command_params[] = {
+    {.name = "enable-debug-command",
+     .kind = CFG_ENUM,
+     .value = &config.enable_debug_command,
+     .flags = CFG_IMMUTABLE | CFG_REDIS_IMMUTABLE,
+     .value_name = "no|yes|local",
+     .help = "allow DEBUG: never, from any client, or only from local ones (loopback, Unix socket, "
+             "ring) (default no, as Redis 7)",
+     .choices = protected_actions},
+    {.name = "enable-protected-configs",
+     .kind = CFG_ENUM,
+     .value = &config.enable_protected_configs,
+     .flags = CFG_IMMUTABLE | CFG_REDIS_IMMUTABLE,
+     .value_name = "no|yes|local",
+     .help = "allow CONFIG SET of the protected parameters (dir, dbfilename): never, from any "
+             "client, or only from local ones (default no, as Redis 7)",
+     .choices = protected_actions},
+    {.name = "enable-module-command",
+     .kind = CFG_ENUM,
+     .value = &config.enable_module_command,
+     .flags = CFG_IMMUTABLE | CFG_REDIS_IMMUTABLE,
+     .value_name = "no|yes|local",
+     .help = "allow MODULE (Redis 7's setting; goblin-core has no MODULE command, so this only "
+             "reads back) (default no)",
+     .choices = protected_actions},
+};
+
+const struct config_table command_config = CONFIG_TABLE(command_params, NULL);

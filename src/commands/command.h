@@ -11,11 +11,13 @@
  * authentication, subscribed-context restrictions) and then calls the
  * handler, which answers only through ctx->reply.
  *
- * Layering: the connection layer calls command_dispatch() with a
- * struct cmd_request it fills from its conn; that is the only call it makes
- * into this layer besides table setup. Handlers see the conn as an opaque
- * `struct conn *` and act on it only through connection/session.h, the one
- * connection header this layer includes (see session.h for the graph).
+ * Layering: command_table_init() installs command_dispatch() as the
+ * connection layer's dispatch entry (connection/request.h); the connection
+ * layer calls it with a struct cmd_request it fills from its conn and
+ * includes nothing of this layer. Handlers see the conn as an opaque
+ * `struct conn *` and act on it only through connection/session.h
+ * (request.h and session.h are the connection headers this layer
+ * includes).
  */
 #ifndef GOBLIN_COMMAND_H
 #define GOBLIN_COMMAND_H
@@ -24,7 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "commands/typed_call.h"
+#include "connection/request.h"
+#include "protocol/typed_call.h"
 #include "protocol/reply.h"
 #include "store/db.h"
 #include "store/notify.h"
@@ -59,31 +62,6 @@ enum command_flag {
     /* Redis's may-replicate (EVAL, EVALSHA, FCALL, PUBLISH, SPUBLISH, PFCOUNT):
      * not shown by COMMAND; held by CLIENT PAUSE WRITE like a write. */
     CMD_MAY_REPLICATE = 1u << 17,
-};
-
-/* One parsed request as the connection layer hands it over. */
-struct cmd_request {
-    struct conn *conn;         /* the caller (opaque) */
-    struct reply *reply;       /* its reply sink */
-    int db_index;              /* its selected database */
-    bool auth_required;        /* not authenticated where authentication is required */
-    bool resp2_subscribed;     /* in RESP2 subscribed context */
-    struct multi_state *multi; /* its transaction state (session_multi()), often NULL */
-    int argc;
-    const char **argv;
-    const size_t *argv_len;
-    /* Arguments held in buffers of their own (may be NULL): a handler may
-     * take one (arg_take_buffer); the rest stay the caller's. */
-    struct strbuf_set *owned;
-    /* Set to the command's full name just before its handler runs (CLIENT
-     * LIST cmd=, which shows "client|list" for CLIENT LIST itself). */
-    const char **last_command;
-    /* A typed call (binary wires, commands/typed_call.h): the command is
-     * its op's, argc/argv are its byte slots; NULL for a text request. */
-    const struct typed_call *typed;
-    /* A blocked command run again (conn_blocked.c): its call was counted
-     * when it blocked, as Redis counts a blocked command once. */
-    bool rerun;
 };
 
 struct cmd_ctx {
@@ -129,7 +107,7 @@ struct command {
     uint64_t cycles;
     long long rejected_calls; /* refused before running (arity, auth, context) */
     long long failed_calls;   /* ran and answered an error */
-    /* latency-tracking's histogram (server/latency_tracking.h): NULL until
+    /* latency-tracking's histogram (core/latency_tracking.h): NULL until
      * the command's first tracked call. */
     struct histogram *latency_histogram;
 };
@@ -153,8 +131,58 @@ struct command *command_lookup_sub(const struct command *parent, const char *nam
  * LATENCY HISTOGRAM); NULL if unknown. */
 struct command *command_lookup_full(const char *name, size_t len);
 
-/* Runs one parsed request (all checks, then the handler). */
+/* Runs one parsed request (all checks, then the handler): the connection
+ * layer's dispatch entry (request.h), installed by command_table_init. */
 void command_dispatch(const struct cmd_request *req);
+
+/* The admission hook: a check every request passes after authentication
+ * and before cluster redirection and maxmemory, Redis 7.0's place for its
+ * ACL check (ACLCheckAllPerm in processCommand). It sees the command or
+ * subcommand row (cmd; cmd->parent for a subcommand), the caller
+ * (req->conn: session.h's session_user) and the arguments; the keys with
+ * their read/write flags come from command_keys() (the key specs of
+ * command_meta.h), the channels of a Pub/Sub command (CMD_PUBSUB) are its
+ * arguments. It returns true to admit, or answers the refusal itself
+ * (reply_error on req->reply, e.g. Redis's -NOPERM text) and returns
+ * false: the command is then counted as rejected and, inside MULTI, the
+ * transaction aborts (EXECABORT), as any queue-time error. Installing one
+ * sets HOOK_ADMISSION in the hook word (NULL removes it): with none, the
+ * check costs nothing. Commands run from inside another — EXEC's queued
+ * ones, a script's redis.call — are not dispatched: their checks call
+ * command_admitted() before command_call() (Redis re-checks ACLs there). */
+typedef bool command_admission_fn(const struct cmd_request *req, const struct command *cmd);
+void command_set_admission(command_admission_fn *admit);
+
+/* Whether the installed admission check (if any) admits cmd for req; false
+ * after it answered the refusal. */
+bool command_admitted(const struct cmd_request *req, const struct command *cmd);
+
+/* The role checks of replication (repl/ installs them at startup), at
+ * Redis 7.0's places in processCommand: after MISCONF, for a write (or
+ * EXEC of a transaction holding one), NOREPLICAS while
+ * `too_few_replicas` (min-replicas-to-write), then `readonly_refusal`
+ * (READONLY on a read-only replica, for all but its master's link); after
+ * the RESP2 subscribed context, for a command without the stale flag,
+ * `stale_refusal` (MASTERDOWN while a replica's link is down under
+ * replica-serve-stale-data no). A refusal is Redis's error text, NULL
+ * lets the command run. Each runs only while its bit of the hook word is
+ * set (HOOK_MIN_REPLICAS, HOOK_REPLICA), which the owner switches; `on`
+ * says whether either applies now (the sanitizer build's check that the
+ * word is not zero then). Scripts ask the same through
+ * command_readonly_refusal() and command_too_few_replicas(). */
+struct command_role_checks {
+    bool (*too_few_replicas)(void);
+    const char *(*readonly_refusal)(const struct conn *c);
+    const char *(*stale_refusal)(const struct conn *c);
+    bool (*on)(void);
+};
+void command_set_role_checks(const struct command_role_checks *checks);
+const char *command_readonly_refusal(const struct conn *c);
+bool command_too_few_replicas(void);
+
+/* A family of commands from a layer above the command layer (repl/:
+ * REPLICAOF, PSYNC, WAIT ...), added before command_table_init(). */
+void command_add_family(struct command *table);
 
 /* Typed cores (typed_call.h; their RESP handlers share the code). */
 void string_set_typed(struct cmd_ctx *ctx, const struct typed_call *t);
@@ -228,6 +256,7 @@ bool script_request_writes(const struct cmd_request *req, const struct command *
 
 /* Redis's MISCONF error (writes refused after a failed snapshot). */
 extern const char command_misconf_error[];
+extern const char command_noreplicas_error[]; /* min-replicas-to-write */
 
 /* Keyspace notification for the key in argument i of ctx's command, in
  * ctx's database (store/notify.h; one branch when disabled). */
@@ -293,6 +322,9 @@ extern struct command lolwut_commands[];
 extern struct command module_commands[];
 extern struct command memory_commands[];
 extern struct command stream_commands[];
-extern struct command repl_commands[]; /* repl/repl_commands.c */
+
+/* Settings (core/config.h): Redis 7's enable-*-command protected actions. */
+struct config_table;
+extern const struct config_table command_config;
 
 #endif

@@ -2,9 +2,12 @@
  * multi.h — a client's transaction state: MULTI's queue and WATCH's keys.
  *
  * A conn holds a `struct multi_state *` (NULL until its first MULTI or
- * WATCH), reached through session_multi() / session_set_multi() and handed
- * to command_dispatch() in cmd_request.multi so that the per-command check
- * is one pointer test. The state is small and separate from the other
+ * WATCH) in its extension slot MULTI_EXT_SLOT (connection/session.h,
+ * registered by command_table_init with multi_state_destroy as the
+ * destructor the conn calls when it closes); a request carries its conn's
+ * slots (cmd_request.ext) so that the per-command check is two loads and
+ * a pointer test. While queuing, the conn is asked for text arguments
+ * (session_set_text_argv: typed calls lowered). The state is small and separate from the other
  * "don't run now" states of a conn (output backpressure in conn.c, blocked
  * on keys, CLIENT PAUSE): queuing means "answer QUEUED and keep the
  * command for EXEC", nothing else.
@@ -29,10 +32,22 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "connection/request.h"
+
 struct command;
 struct conn;
 struct multi_state;
 struct reply;
+
+/* The extension slot of the state (session_ext): the first one registered
+ * (command_table_init checks), so dispatch reads it at a constant offset. */
+#define MULTI_EXT_SLOT 0
+
+/* The state of a request's conn, NULL when it has none. */
+static inline struct multi_state *multi_of_request(const struct cmd_request *req)
+{
+    return (struct multi_state *)req->ext[MULTI_EXT_SLOT];
+}
 
 /* In MULTI: dispatch queues every command but EXEC, DISCARD, MULTI, WATCH,
  * QUIT and RESET (flag CMD_NO_QUEUE). */
@@ -64,7 +79,8 @@ void multi_foreach_queued(const struct multi_state *m,
 /* RESET: no transaction, nothing watched. */
 void multi_reset(struct conn *c);
 
-/* Frees the state (the conn is closing): its watches leave the registry. */
-void multi_state_free(struct multi_state *m);
+/* Frees the state (the conn is closing: the slot's destructor): its
+ * watches leave the registry. */
+void multi_state_destroy(void *state);
 
 #endif

@@ -5,9 +5,8 @@
 #include <string.h>
 
 #include "commands/command.h"
-#include "commands/command_hooks.h"
-#include "persist/aof.h"
-#include "repl/repl.h"
+#include "core/command_hooks.h"
+#include "core/propagation.h"
 #include "store/db.h"
 #include "store/geohash.h"
 #include "store/hash.h"
@@ -16,7 +15,6 @@
 #include "util/xmalloc.h"
 
 bool propagate_on;
-static bool to_aof, to_replicas; /* the consumers (propagate_set, propagate_set_replication) */
 
 /* How a leaf write is written. */
 enum rule {
@@ -102,31 +100,15 @@ static enum rule rule_of(const struct command *cmd)
     return RULE_VERBATIM;
 }
 
-static void propagate_update(void);
-
-void propagate_set(bool on)
+/* The listener of core/propagation.h: the stream starts or stops. */
+static void propagate_set(bool on)
 {
-    to_aof = on;
-    propagate_update();
-}
-
-void propagate_set_replication(bool on)
-{
-    to_replicas = on;
-    propagate_update();
-}
-
-static void propagate_update(void)
-{
-    bool on = to_aof || to_replicas;
-    if (on == propagate_on) return; /* the other consumer's state changed only */
     if (on && !p.resolved) {
         for (size_t i = 0; i < RULES; i++)
             p.cmds[i] = command_lookup(rule_names[i].name, strlen(rule_names[i].name));
         p.resolved = true;
     }
     propagate_on = on;
-    command_hook_set(HOOK_PROPAGATE, on);
     keyspace.on_expire = on ? propagate_expired_key : NULL;
     buf_truncate(&p.ops, 0);
     buf_truncate(&p.spans, 0);
@@ -182,23 +164,23 @@ static void op_key(int db, const char *name, const char *key, size_t key_len)
     op_end();
 }
 
-/* One command of a unit to each consumer. */
-static void unit_append(int db, const char *resp, size_t len)
-{
-    if (to_aof) aof_append(db, resp, len);
-    if (to_replicas) repl_feed(db, resp, len);
-}
-
-/* Writes the pending unit out: MULTI/EXEC around more than one op. */
+/* Hands the pending unit to the stream's consumers (core/propagation.h):
+ * MULTI/EXEC around more than one op. */
 static void flush_unit(void)
 {
     size_t n = buf_len(&p.spans) / sizeof(struct op_span);
     const struct op_span *s = (const struct op_span *)buf_head(&p.spans);
-    if (n > 1) unit_append(s[0].db, "*1\r\n$5\r\nMULTI\r\n", 15);
-    for (size_t i = 0; i < n; i++) unit_append(s[i].db, buf_head(&p.ops) + s[i].start, s[i].len);
-    if (n > 1) unit_append(s[n - 1].db, "*1\r\n$4\r\nEXEC\r\n", 14);
+    if (n > 1) propagation_feed(s[0].db, "*1\r\n$5\r\nMULTI\r\n", 15);
+    for (size_t i = 0; i < n; i++)
+        propagation_feed(s[i].db, buf_head(&p.ops) + s[i].start, s[i].len);
+    if (n > 1) propagation_feed(s[n - 1].db, "*1\r\n$4\r\nEXEC\r\n", 14);
     buf_truncate(&p.ops, 0);
     buf_truncate(&p.spans, 0);
+}
+
+void propagate_init(void)
+{
+    propagation_set_listener(propagate_set);
 }
 
 void propagate_expired_key(struct db *db, const char *key, size_t len)

@@ -1,5 +1,6 @@
 /*
- * propagate.h — what a write command leaves in the append-only file:
+ * propagate.h — what a write command leaves in the propagated stream (the
+ * append-only file, later replicas):
  * Redis 7.0's propagation (call() → alsoPropagate → propagatePendingCommands).
  *
  * command_call() brackets every handler with propagate_begin/_end when
@@ -34,7 +35,10 @@
  * ran nested commands (EXEC, later a script) is not written itself: its
  * nested writes are. When the outermost call ends, its writes go to the AOF
  * as one unit, wrapped in MULTI/EXEC when there is more than one (Redis
- * 7.0's rule); the AOF layer adds SELECT when the database changes.
+ * 7.0's rule), to every consumer of the stream (core/propagation.h: the
+ * AOF, which adds SELECT when the database changes). Propagation is on
+ * exactly while the stream has a consumer; it stopping drops anything
+ * pending.
  */
 #ifndef GOBLIN_PROPAGATE_H
 #define GOBLIN_PROPAGATE_H
@@ -45,8 +49,13 @@
 struct cmd_ctx;
 struct db;
 
-/* Whether command_call brackets handlers (set by the AOF layer). */
+/* Whether command_call brackets handlers: while the stream has a consumer
+ * (core/propagation.h; HOOK_PROPAGATE is the same state in the hook word). */
 extern bool propagate_on;
+
+/* Listens to core/propagation.h for the stream starting and stopping (at
+ * table init). */
+void propagate_init(void);
 
 struct propagate_frame {
     long long dirty;            /* keyspace.stats.dirty before the handler */
@@ -73,12 +82,6 @@ void propagate_prevent(struct cmd_ctx *ctx);
 /* Adds argv as an op of the running call, in its database (Redis's
  * alsoPropagate); no-op while propagation is off. */
 void propagate_command(struct cmd_ctx *ctx, int argc, const char *const *argv, const size_t *len);
-
-/* Turns propagation into the AOF on or off (the AOF layer), and into the
- * replication stream (repl/: while a backlog exists). Propagation runs
- * while either consumer is on; all off drops anything pending. */
-void propagate_set(bool on);
-void propagate_set_replication(bool on);
 
 /* Installed as the keyspace's expiry hook while propagation is on. */
 void propagate_expired_key(struct db *db, const char *key, size_t len);

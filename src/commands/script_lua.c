@@ -1,9 +1,8 @@
 /* script_lua.c — the Lua engine: state, sandbox, the redis library and a
  * script run; see script_lua.h. Conversions are in script_convert.c. */
-#include "commands/command_hooks.h"
-#include "repl/repl.h"
 #include "commands/script_lua.h"
 
+#include <limits.h>
 #include <lauxlib.h>
 #include <lua-bitop.h>
 #include <lua.h>
@@ -16,15 +15,15 @@
 
 #include "cluster/cluster.h"
 #include "commands/command.h"
-#include "commands/command_hooks.h"
+#include "core/command_hooks.h"
 #include "commands/script_convert.h"
 #include "commands/script_libs.h"
 #include "commands/script_sandbox.h"
 #include "connection/session.h"
 #include "persist/persist.h"
-#include "server/config.h"
-#include "server/event_loop.h"
-#include "server/version.h"
+#include "core/config.h"
+#include "core/event_loop.h"
+#include "core/version.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
@@ -301,8 +300,7 @@ static int redis_call_generic(lua_State *L, bool raise)
             err = "This Redis command is not allowed from script";
         else if ((cmd->flags & CMD_WRITE) && st->run->read_only)
             err = "Write commands are not allowed from read-only scripts.";
-        else if ((cmd->flags & CMD_WRITE) && (command_hooks & HOOK_REPLICA) &&
-                 repl_readonly_refusal(st->caller->conn, true))
+        else if ((cmd->flags & CMD_WRITE) && command_readonly_refusal(st->caller->conn))
             err = "-READONLY You can't write against a read only replica.";
         else if ((cmd->flags & CMD_WRITE) && persist_writes_refused())
             err = misconf;
@@ -767,3 +765,18 @@ void script_lua_run(lua_State *L, struct cmd_ctx *ctx, const struct script_run *
     lua_settop(L, handler - 1);
     script_sandbox_after_run(L);
 }
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param script_lua_params[] = {
+    {.name = "busy-reply-threshold",
+     .alias = "lua-time-limit",
+     .kind = CFG_INT,
+     .value = &config.busy_reply_threshold,
+     .max = LLONG_MAX,
+     .value_name = "MS",
+     .help = "a script running longer serves other clients with BUSY until it ends or SCRIPT KILL "
+             "/ FUNCTION KILL (default 5000)"},
+};
+
+const struct config_table script_lua_config = CONFIG_TABLE(script_lua_params, NULL);

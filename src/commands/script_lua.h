@@ -130,4 +130,8 @@ void script_sha1hex(const char *data, size_t len, char out[41]);
 void script_cache_stats(size_t *scripts, size_t *vm_bytes);
 void function_stats(size_t *functions, size_t *libraries, size_t *bytes, size_t *vm_bytes);
 
+/* The busy-reply-threshold setting (core/config.h). */
+struct config_table;
+extern const struct config_table script_lua_config;
+
 #endif

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/config.h"
+#include "core/config.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 
@@ -853,3 +853,19 @@ void script_sandbox_install(lua_State *L)
     lua_replace(L, LUA_GLOBALSINDEX); /* functions compiled from now on see the proxy */
     lua_settop(L, 0);
 }
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param script_sandbox_params[] = {
+    {.name = "lua-memory-limit",
+     .kind = CFG_MEMORY,
+     .value = &config.lua_memory_limit,
+     .max = LLONG_MAX,
+     .value_name = "BYTES",
+     .help = "the most memory the Lua heap of EVAL's engine, and of FUNCTION's, may hold while a "
+             "script or a library's loading runs: an allocation past it fails the script with 'not "
+             "enough memory', so no single library call can take the server's memory (default 1gb; "
+             "0 = no limit; docs/scripting.md)"},
+};
+
+const struct config_table script_sandbox_config = CONFIG_TABLE(script_sandbox_params, NULL);

@@ -99,4 +99,8 @@ void script_sandbox_after_run(struct lua_State *L);
  * CVE-2024-46981 fix), then lua_close and the allocator's bookkeeping. */
 void script_sandbox_close(struct lua_State *L);
 
+/* The lua-memory-limit setting (core/config.h). */
+struct config_table;
+extern const struct config_table script_sandbox_config;
+
 #endif

@@ -33,4 +33,8 @@ static inline void slowlog_consider(const struct cmd_ctx *ctx, const struct type
     if (__builtin_expect(cycles >= slowlog_threshold_cycles, 0)) slowlog_record(ctx, typed, cycles);
 }
 
+/* Settings (core/config.h): slowlog-log-slower-than, slowlog-max-len. */
+struct config_table;
+extern const struct config_table slowlog_config;
+
 #endif

@@ -1,22 +1,19 @@
 /* conn.c — transport-neutral connection handling; contract in conn.h. */
 #include "connection/conn.h"
 
+#include <limits.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "commands/command.h"
-#include "commands/command_hooks.h"
-#include "commands/multi.h"
-#include "commands/propagate.h"
-#include "persist/aof.h"
-#include "repl/repl.h"
-#include "server/auth.h"
-#include "server/config.h"
+#include "core/command_hooks.h"
+#include "core/auth.h"
+#include "core/config.h"
+#include "core/event_loop.h"
 #include "store/db.h"
-#include "transport/transport.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/stats.h"
@@ -28,8 +25,35 @@
 static struct conn *live_head;
 static size_t live_count;
 static struct conn *closed_head; /* torn down, awaiting conn_reap_closed() */
+static struct conn *held_head;   /* output held until EV_PASS_WRITE (conn.h, "Held output") */
 
 struct conn *conn_executing;
+
+/* The command layer's entry (request.h), installed at startup. */
+static conn_dispatch_fn *dispatch_entry;
+
+void conn_set_dispatch(conn_dispatch_fn *dispatch)
+{
+    dispatch_entry = dispatch;
+}
+
+void conn_dispatch(const struct cmd_request *req)
+{
+    dispatch_entry(req);
+}
+
+/* Per-conn extension slots (session.h): their destructors. */
+static void (*ext_destroy[SESSION_EXT_SLOTS])(void *state);
+static int ext_count;
+
+int session_ext_register(void (*destroy)(void *state))
+{
+    if (ext_count == SESSION_EXT_SLOTS) abort(); /* a startup wiring error: raise the bound */
+    ext_destroy[ext_count] = destroy;
+    return ext_count++;
+}
+
+static void conn_unhold(struct conn *c);
 
 /* A fresh session needs AUTH unless no password is set or its transport is
  * trusted for its wire (transport.h: --no-auth-ring, --no-auth-libfabric
@@ -37,17 +61,15 @@ struct conn *conn_executing;
  * wire is chosen (conn_detect_wire) and by RESET. */
 bool conn_starts_authenticated(const struct conn *c)
 {
-    const struct transport *owner = c->transport->owner;
-    return !auth_required() ||
-           (owner && owner->skips_auth && owner->skips_auth(c->wire == &sbe_wire));
+    const struct conn_transport *t = c->io.transport;
+    return !auth_required() || (t->skips_auth && t->skips_auth(c->wire == &sbe_wire));
 }
 
 /* Whether c may speak SBE at all: a transport that carries it, with
  * --enable-sbe. Which peers may is decided at detection (conn_detect_wire). */
 static bool conn_may_speak_sbe(const struct conn *c)
 {
-    const struct transport *owner = c->transport->owner;
-    return config.enable_sbe && owner && (owner->flags & TRANSPORT_CARRIES_SBE);
+    return config.enable_sbe && (c->io.transport->flags & CONN_TRANSPORT_CARRIES_SBE);
 }
 
 /* Client ids: 1, 2, ... in order of creation, never reused (Redis). */
@@ -57,9 +79,9 @@ struct conn *conn_create(const struct conn_transport *transport, int fd, void *t
 {
     struct conn *c = xcalloc(1, sizeof *c);
     c->id = next_client_id++;
-    c->transport = transport;
-    c->fd = fd;
-    c->transport_data = transport_data;
+    c->io.transport = transport;
+    c->io.fd = fd;
+    c->io.transport_data = transport_data;
     buf_init(&c->in, CONN_READ_CHUNK);
     buf_init(&c->out, CONN_BUF_KEEP);
     /* Without SBE on this conn, every first byte means RESP: no detection.
@@ -96,13 +118,35 @@ struct conn *conn_find_by_id(uint64_t id)
 
 bool conn_is_local(const struct conn *c)
 {
-    if (c->transport->is_local) return c->transport->is_local(c);
-    if (c->fd < 0) return false; /* fail closed: no address to judge */
-    if (strcmp(c->transport->name, "unix") == 0) return true;
-    const char *port = strrchr(c->addr, ':');
-    size_t host_len = port ? (size_t)(port - c->addr) : strlen(c->addr);
-    return (host_len == 9 && memcmp(c->addr, "127.0.0.1", 9) == 0) ||
-           (host_len == 3 && memcmp(c->addr, "::1", 3) == 0);
+    const struct conn_transport *t = c->io.transport;
+    if (t->flags & CONN_TRANSPORT_LOCAL) return true;
+    return t->is_local && t->is_local(c); /* fail closed: a transport that cannot say */
+}
+
+void conn_set_peer(struct conn *c, const char *addr, const char *laddr)
+{
+    snprintf(c->addr, sizeof c->addr, "%s", addr);
+    snprintf(c->laddr, sizeof c->laddr, "%s", laddr);
+}
+
+bool conn_io_suspended(const struct conn *c)
+{
+    return (c->flags & CONN_PROTECTED) != 0;
+}
+
+uint64_t conn_id(const struct conn *c)
+{
+    return c->id;
+}
+
+const char *conn_addr(const struct conn *c)
+{
+    return c->addr;
+}
+
+const char *conn_laddr(const struct conn *c)
+{
+    return c->laddr;
 }
 
 bool conn_auth_required(const struct conn *c)
@@ -112,10 +156,10 @@ bool conn_auth_required(const struct conn *c)
 
 void conn_peer_source(const struct conn *c, char *out, size_t cap)
 {
-    if (c->transport->peer_source)
-        c->transport->peer_source(c, out, cap);
+    if (c->io.transport->peer_source)
+        c->io.transport->peer_source(c, out, cap);
     else
-        snprintf(out, cap, "%s", c->transport->name);
+        snprintf(out, cap, "%s", c->io.transport->name);
 }
 
 void conn_close(struct conn *c, const char *reason)
@@ -131,10 +175,14 @@ void conn_close(struct conn *c, const char *reason)
     conn_pause_forget(c);
     conn_tracking_forget(c);
     if (c->mem_accounted) conn_evict_forget(c);
-    repl_link_closed(c);        /* a replica's link, or REPLCONF options kept for one */
-    multi_state_free(c->multi); /* its watches leave the registry now */
-    c->multi = NULL;
-    c->transport->close(c);
+    for (int i = 0; i < ext_count; i++) /* a transaction's watches leave the registry now */
+        if (c->ext[i]) {
+            void *state = c->ext[i];
+            c->ext[i] = NULL;
+            ext_destroy[i](state);
+        }
+    if (c->flags & CONN_HELD) conn_unhold(c);
+    c->io.transport->close(c);
     if (c->prev)
         c->prev->next = c->next;
     else
@@ -144,6 +192,7 @@ void conn_close(struct conn *c, const char *reason)
     c->prev = NULL;
     c->next = closed_head;
     closed_head = c;
+    ev_pass_request(EV_PASS_REAP);
 }
 
 void conn_reap_closed(void)
@@ -151,7 +200,7 @@ void conn_reap_closed(void)
     while (closed_head) {
         struct conn *c = closed_head;
         closed_head = c->next;
-        if (c->transport->release) c->transport->release(c);
+        if (c->io.transport->release) c->io.transport->release(c);
         buf_free(&c->in);
         strbuf_free(c->big_arg);
         buf_free(&c->out);
@@ -162,6 +211,46 @@ void conn_reap_closed(void)
         xfree(c->lib_name);
         xfree(c->lib_ver);
         xfree(c);
+    }
+}
+
+/* Held output (conn.h): c's replies wait for the end of the pass. */
+static void conn_hold(struct conn *c)
+{
+    if (!(c->flags & CONN_HELD)) {
+        c->flags |= CONN_HELD;
+        c->held_next = held_head;
+        held_head = c;
+    }
+    ev_pass_request(EV_PASS_WRITE);
+}
+
+static void conn_unhold(struct conn *c)
+{
+    for (struct conn **p = &held_head; *p; p = &(*p)->held_next)
+        if (*p == c) {
+            *p = c->held_next;
+            break;
+        }
+    c->flags &= ~CONN_HELD;
+    c->held_next = NULL;
+}
+
+void conn_write_held(void)
+{
+    struct conn *c = held_head;
+    held_head = NULL;
+    while (c) {
+        struct conn *next = c->held_next;
+        c->flags &= ~CONN_HELD;
+        c->held_next = NULL;
+        /* A conn whose command serves others meanwhile writes nothing
+         * until it ends (a nested pass): it waits for the next pass. */
+        if (c->flags & CONN_PROTECTED)
+            conn_hold(c);
+        else
+            conn_flush(c);
+        c = next;
     }
 }
 
@@ -182,7 +271,8 @@ static bool conn_wants_writable(const struct conn *c)
  * unless its transport holds the input. */
 static bool conn_reads_now(const struct conn *c)
 {
-    return !(c->flags & CONN_OUTPUT_BACKPRESSURED) || !c->transport->holds_input_under_backpressure;
+    return !(c->flags & CONN_OUTPUT_BACKPRESSURED) ||
+           !c->io.transport->holds_input_under_backpressure;
 }
 
 /* Tells the transport what to report next: writability while output is
@@ -190,7 +280,7 @@ static bool conn_reads_now(const struct conn *c)
 void conn_update_interest(struct conn *c)
 {
     bool want_write = conn_wants_writable(c);
-    c->transport->set_interest(c, conn_reads_now(c), want_write);
+    c->io.transport->set_interest(c, conn_reads_now(c), want_write);
     if (want_write)
         c->flags |= CONN_WANT_WRITE;
     else
@@ -207,7 +297,7 @@ static bool conn_send_units(struct conn *c, struct buf *b, bool close_on_error)
         struct out_unit u;
         memcpy(&u, buf_head(b), sizeof u);
         size_t span = sizeof u + u.len;
-        int sent = c->transport->send_unit(c, &u, buf_head(b) + sizeof u);
+        int sent = c->io.transport->send_unit(c, &u, buf_head(b) + sizeof u);
         if (sent == 0) break;
         if (sent < 0) {
             if (!close_on_error) break;
@@ -248,29 +338,40 @@ void conn_set_wire(struct conn *c, const struct wire *wire)
     if (c->wire) c->wire->free(&c->wire_state);
     c->wire = wire;
     wire->init(&c->wire_state);
-    c->framed = wire->framed && c->transport->send_unit != NULL;
+    c->framed = wire->framed && c->io.transport->send_unit != NULL;
+    if (c->io.transport->set_framed) c->io.transport->set_framed(c, c->framed);
 }
 
-/* Writes as much of b as the transport takes now. On a write error, closes
- * c and returns false when close_on_error, else just stops (the next
- * conn_flush() meets the error again and closes). */
-static bool conn_write_buf(struct conn *c, struct buf *b, bool close_on_error)
+enum write_result { WRITE_CLOSED, WRITE_DONE, WRITE_HELD };
+
+/* Writes as much of b (`kind`: replies or pushes) as the transport takes
+ * now. On a write error, closes c (WRITE_CLOSED) when close_on_error, else
+ * just stops (the next conn_flush() meets the error again and closes).
+ * While writes that replies acknowledge are pending (the AOF), writes
+ * nothing and holds c for the end of the pass (WRITE_HELD, conn.h "Held
+ * output"). Inlined: it runs for every reply, and its call frame cost
+ * more than its body (bench/instructions_per_request.sh). */
+static inline __attribute__((always_inline)) enum write_result
+conn_write_buf(struct conn *c, struct buf *b, enum out_unit_kind kind, bool close_on_error)
 {
-    aof_before_reply(); /* the writes a reply acknowledges reach the AOF first */
+    if (__builtin_expect(ev_pass_pending & EV_PASS_FLUSH, 0)) {
+        conn_hold(c);
+        return WRITE_HELD;
+    }
     stats.writes_processed++;
-    if (c->framed) return conn_send_units(c, b, close_on_error);
+    if (c->framed) return conn_send_units(c, b, close_on_error) ? WRITE_DONE : WRITE_CLOSED;
     while (buf_len(b) > 0) {
-        ssize_t n = c->transport->write(c, buf_head(b), buf_len(b));
+        ssize_t n = c->io.transport->write(c, buf_head(b), buf_len(b), kind);
         if (n < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK || !close_on_error) break;
             conn_close(c, strerror(errno));
-            return false;
+            return WRITE_CLOSED;
         }
         if (n == 0) break; /* a transport with no room now */
         stats.net_output_bytes += n;
         buf_consume(b, (size_t)n);
     }
-    return true;
+    return WRITE_DONE;
 }
 
 bool conn_flush(struct conn *c)
@@ -281,12 +382,16 @@ bool conn_flush(struct conn *c)
         !(c->flags & (CONN_CLOSE_AFTER_REPLY | CONN_WANT_WRITE | CONN_OUTPUT_BACKPRESSURED)))
         return true;
     /* `out` is older than `push_fifo` (see conn.h): never start the FIFO
-     * while replies are still unsent. */
-    if (!conn_write_buf(c, &c->out, true)) return false;
+     * while replies are still unsent. Held (the AOF's writes are pending):
+     * nothing more now, not even an interest change. */
+    enum write_result w = conn_write_buf(c, &c->out, OUT_REPLY, true);
+    if (__builtin_expect(w != WRITE_DONE, 0)) return w == WRITE_HELD;
     if (buf_len(&c->out) == 0) {
         if (c->out.cap > CONN_BUF_KEEP) buf_reset(&c->out, CONN_BUF_KEEP);
-        /* (An empty FIFO is most replies: not even the AOF check.) */
-        if (buf_len(&c->push_fifo) > 0 && !conn_write_buf(c, &c->push_fifo, true)) return false;
+        /* (An empty FIFO is most replies: not even a call.) */
+        if (buf_len(&c->push_fifo) > 0 &&
+            (w = conn_write_buf(c, &c->push_fifo, OUT_PUSH, true)) != WRITE_DONE)
+            return w == WRITE_HELD;
         /* A growable FIFO follows the backlog: a burst's memory goes back. */
         if (buf_len(&c->push_fifo) == 0 && !c->push_fifo_fixed && c->push_fifo.cap > CONN_BUF_KEEP)
             buf_reset(&c->push_fifo, CONN_BUF_KEEP);
@@ -304,8 +409,8 @@ bool conn_flush(struct conn *c)
 void conn_write_pending_quietly(struct conn *c)
 {
     if (c->flags & CONN_CLOSED) return;
-    conn_write_buf(c, &c->out, false);
-    if (buf_len(&c->out) == 0) conn_write_buf(c, &c->push_fifo, false);
+    if (conn_write_buf(c, &c->out, OUT_REPLY, false) == WRITE_DONE && buf_len(&c->out) == 0)
+        conn_write_buf(c, &c->push_fifo, OUT_PUSH, false);
 }
 
 /* Input bytes c holds: the input buffer, a big argument being received and
@@ -361,7 +466,7 @@ static bool conn_end_big_arg(struct conn *c)
  * false while they are still a prefix of the handshake. SBE from a peer
  * that is not local (Unix socket, ring, loopback TCP) needs
  * --sbe-allow-remote, unless its transport is a trusted fabric
- * (TRANSPORT_SBE_ANY_PEER: libfabric, docs/sbe.md): such a peer gets an
+ * (CONN_TRANSPORT_SBE_ANY_PEER: libfabric, docs/sbe.md): such a peer gets an
  * error and is closed. */
 static bool conn_detect_wire(struct conn *c)
 {
@@ -369,8 +474,7 @@ static bool conn_detect_wire(struct conn *c)
     const struct wire *w = wire_detect(buf_head(&c->in), buf_len(&c->in), &sbe_wire, &handshake);
     if (!w) return false;
     if (w == &sbe_wire && !config.sbe_allow_remote &&
-        !(c->transport->owner && (c->transport->owner->flags & TRANSPORT_SBE_ANY_PEER)) &&
-        !conn_is_local(c)) {
+        !(c->io.transport->flags & CONN_TRANSPORT_SBE_ANY_PEER) && !conn_is_local(c)) {
         conn_set_wire(c, &resp_wire);
         buf_consume(&c->in, buf_len(&c->in));
         reply_error(&c->reply, "ERR SBE from a non-local peer needs --sbe-allow-remote");
@@ -449,8 +553,7 @@ static void conn_run_commands(struct conn *c)
         /* Text where the command's argv is kept or shown as text: queued by
          * MULTI, written to the append-only file, fed to MONITOR (a typed
          * call's argv has no text for its numbers). */
-        limits.typed_as_text = (command_hooks & (HOOK_PROPAGATE | HOOK_MONITOR | HOOK_PAUSE)) ||
-                               (c->multi && multi_is_queuing(c->multi)); /* (postponed: copied) */
+        limits.typed_as_text = (command_hooks & HOOKS_TEXT_ARGV) || (c->flags & CONN_TEXT_ARGV);
         struct request req;
         enum wire_status st =
             c->wire->parse(&c->wire_state, buf_head(&c->in), buf_len(&c->in), &limits, &req);
@@ -491,7 +594,7 @@ static void conn_run_commands(struct conn *c)
                 .db_index = c->db_index,
                 .auth_required = limits.auth_required,
                 .resp2_subscribed = conn_in_resp2_subscribed_mode(c),
-                .multi = c->multi,
+                .ext = c->ext,
                 .argc = req.argc,
                 .argv = req.argv,
                 .argv_len = req.argv_len,
@@ -503,7 +606,7 @@ static void conn_run_commands(struct conn *c)
             if (c->framed) conn_unit_open(c, OUT_REPLY, ++c->requests);
             size_t out_before = buf_len(&c->out);
             reply_frame_begin(&c->reply, req.correlation);
-            command_dispatch(&creq);
+            dispatch_entry(&creq);
             reply_frame_end(&c->reply);
             /* A postponed command is answered (and CLIENT REPLY applied) when it runs. */
             if ((c->flags & (CONN_REPLY_OFF | CONN_REPLY_SKIP | CONN_REPLY_SKIP_NEXT)) &&
@@ -523,9 +626,8 @@ static void conn_run_commands(struct conn *c)
         }
         c->adopted_bytes = 0; /* the request's own buffers are released (or taken) */
         buf_consume(&c->in, req.consumed);
-        /* A replica's link to its master: the offset moves per command. */
-        if (__builtin_expect(command_hooks & HOOK_REPLICA, 0) && (c->flags & CONN_MASTER))
-            repl_master_command_done(c);
+        if (__builtin_expect(c->io.transport->request_done != NULL, 0))
+            c->io.transport->request_done(c);
     }
     if (c->flags & CONN_CLOSED) return;
     if (buf_len(&c->in) == 0 && c->in.cap > CONN_BUF_KEEP * 4) buf_reset(&c->in, CONN_READ_CHUNK);
@@ -564,16 +666,18 @@ static void conn_make_read_room(struct conn *c)
     buf_reserve_exact(&c->in, want);
 }
 
-static void read_and_run(struct conn *c);
+static int read_and_run(struct conn *c);
 
-void conn_on_readable(struct conn *c)
+int conn_on_readable(struct conn *c)
 {
-    if ((c->flags & (CONN_CLOSED | CONN_PROTECTED)) || !conn_reads_now(c)) return;
-    read_and_run(c);
+    if ((c->flags & (CONN_CLOSED | CONN_PROTECTED)) || !conn_reads_now(c)) return 0;
+    int work = read_and_run(c);
     if (__builtin_expect(conn_evict_on, 0) && !(c->flags & CONN_CLOSED)) conn_evict_account(c);
+    return work;
 }
 
-static void read_and_run(struct conn *c)
+/* One read and what it completes: 0 when the transport had nothing (EAGAIN). */
+static int read_and_run(struct conn *c)
 {
     char *dst;
     size_t room;
@@ -590,16 +694,16 @@ static void read_and_run(struct conn *c)
         dst = buf_tail(&c->in);
         room = buf_room(&c->in);
     }
-    ssize_t n = c->transport->read(c, dst, room);
+    ssize_t n = c->io.transport->read(c, dst, room);
     stats.reads_processed++;
     if (n == 0) {
         conn_close(c, "peer closed the connection");
-        return;
+        return 1;
     }
     if (n < 0) {
-        if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
         conn_close(c, strerror(errno));
-        return;
+        return 1;
     }
     if (big)
         big->len += (size_t)n;
@@ -613,25 +717,30 @@ static void read_and_run(struct conn *c)
             (unsigned long long)c->id, c->addr, conn_query_bytes(c));
         stats.query_buffer_limit_disconnections++;
         conn_close(c, NULL);
-        return;
+        return 1;
     }
-    if (big && !conn_end_big_arg(c)) return; /* nothing new to parse */
+    if (big && !conn_end_big_arg(c)) return 1; /* nothing new to parse */
     /* Backpressured: the input waits for writability to release the conn. */
-    if (c->flags & CONN_OUTPUT_BACKPRESSURED) return;
+    if (c->flags & CONN_OUTPUT_BACKPRESSURED) return 1;
     conn_process_input(c);
     if (!(c->flags & CONN_CLOSED)) conn_flush(c);
+    return 1;
 }
 
-void conn_on_writable(struct conn *c)
+int conn_on_writable(struct conn *c)
 {
-    if (c->flags & (CONN_CLOSED | CONN_PROTECTED)) return;
-    if (!conn_flush(c)) return;
+    if (c->flags & (CONN_CLOSED | CONN_PROTECTED)) return 0;
+    size_t before = conn_output_bytes(c);
+    if (!conn_flush(c)) return 1; /* closed */
+    int work = conn_output_bytes(c) != before;
     if (conn_backpressure_release(c)) {
         /* Commands already buffered run now; the next read waits for epoll. */
         conn_process_input(c);
         if (!(c->flags & CONN_CLOSED)) conn_flush(c);
+        work = 1;
     }
     if (__builtin_expect(conn_evict_on, 0) && !(c->flags & CONN_CLOSED)) conn_evict_account(c);
+    return work;
 }
 
 void conn_feed_input(struct conn *c, const void *data, size_t len)
@@ -656,6 +765,11 @@ void conn_feed_input(struct conn *c, const void *data, size_t len)
     buf_append(&c->in, data, len);
 }
 
+void conn_mark_replication_link(struct conn *c, enum conn_flag role)
+{
+    c->flags |= role & (CONN_REPLICA | CONN_MASTER);
+}
+
 void conn_close_idle(void)
 {
     if (config.timeout <= 0) return;
@@ -675,3 +789,52 @@ void conn_close_idle(void)
         c = next;
     }
 }
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param conn_params[] = {
+    {.name = "timeout",
+     .kind = CFG_INT,
+     .value = &config.timeout,
+     .max = INT_MAX,
+     .value_name = "SECONDS",
+     .help = "close clients idle this long (default 0 = never)"},
+    {.name = "maxclients",
+     .kind = CFG_INT,
+     .value = &config.maxclients,
+     .min = 1,
+     .max = 4294967295LL,
+     .value_name = "N",
+     .help = "maximum simultaneous clients (default 10000)"},
+    {.name = "proto-max-bulk-len",
+     .kind = CFG_MEMORY,
+     .value = &config.proto_max_bulk_len,
+     .min = 1024 * 1024,
+     .max = LLONG_MAX,
+     .value_name = "BYTES",
+     .help = "largest bulk string a client may send (default 512mb)"},
+    {.name = "client-query-buffer-limit",
+     .kind = CFG_MEMORY,
+     .value = &config.client_query_buffer_limit,
+     .min = 1024 * 1024,
+     .max = LLONG_MAX,
+     .value_name = "BYTES",
+     .help = "close a client whose unparsed input exceeds this (default 1gb)"},
+    {.name = "enable-sbe",
+     .kind = CFG_FLAG,
+     .value = &config.enable_sbe,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "",
+     .help = "accept the binary SBE wire (a connection opening with GOBLINS!) on rings, Unix "
+             "sockets, loopback TCP and libfabric; with a password it authenticates (its Auth "
+             "template) as RESP does (docs/sbe.md)"},
+    {.name = "sbe-allow-remote",
+     .kind = CFG_FLAG,
+     .value = &config.sbe_allow_remote,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "",
+     .help =
+         "with --enable-sbe, accept SBE from non-loopback TCP peers too (a trusted network only)"},
+};
+
+const struct config_table conn_config = CONFIG_TABLE(conn_params, NULL);

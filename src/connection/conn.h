@@ -1,15 +1,21 @@
 /*
- * conn.h — one client connection, whatever carries its bytes.
+ * conn.h — one client connection, whatever carries its bytes: the
+ * connection layer's own header (internals and the features' APIs). A
+ * transport sees only connection/conn_transport.h; the command layer only
+ * connection/session.h and connection/request.h.
  *
  * A conn owns its input accumulator, its output buffer, its protocol state
- * (RESP2/RESP3), its selected database, its authentication state and its
- * name. A transport (TCP/Unix sockets now; shared-memory rings and libfabric
- * later) owns the byte movement and calls conn_on_readable() /
- * conn_on_writable(); the conn calls back through struct conn_transport.
+ * (RESP2/RESP3/SBE), its selected database, its authentication state and
+ * its name. A transport (sockets, TLS, rings, libfabric) owns the byte
+ * movement and calls conn_on_readable() / conn_on_writable(); the conn
+ * calls back through struct conn_transport, and hands each request to the
+ * command layer through the entry that layer installed (request.h).
  *
  * Run to completion: every complete command already in the input buffer is
  * parsed and executed in order, and the replies are written before the next
- * read from the transport. A reply is never held back for a later loop pass.
+ * read from the transport. A reply is never held back for a later loop
+ * pass, but for one reason: writes it acknowledges wait to be flushed at
+ * the end of this pass (the AOF: "Held output" below).
  *
  * Flow control (conn_output.c). When pending replies pass
  * CONN_OUTPUT_BACKPRESSURE bytes the conn is *backpressured*
@@ -46,8 +52,18 @@
  *
  * Lifetime: conn_close() may be called from anywhere, including a command
  * handler; the conn is torn down at once but its memory is released only at
- * the end of the event-loop pass (conn_reap_closed()), so no caller is left
- * with a dangling pointer.
+ * the end of the event-loop pass (conn_reap_closed(), the loop's EV_PASS_REAP
+ * stage), so no caller is left with a dangling pointer.
+ *
+ * Held output. While writes that replies acknowledge wait to be written
+ * (the AOF's buffer: the event loop's EV_PASS_FLUSH stage is requested,
+ * core/event_loop.h), nothing is written to any transport: a conn with
+ * output to write joins the list of held conns (CONN_HELD) and is written
+ * by conn_write_held(), the loop's EV_PASS_WRITE stage, right after the
+ * flush — at the end of the same pass, as Redis writes replies in
+ * beforeSleep after flushAppendOnlyFile. Without pending writes (the AOF
+ * off, or a pass that wrote nothing) replies go out as soon as they exist;
+ * the test is one load and a branch per flush.
  *
  * Pub/Sub (conn_pubsub.c). A conn is a subscriber of the registry
  * (store/pubsub.h). Messages published by *other* connections go to the
@@ -107,10 +123,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "connection/conn_transport.h"
+#include "connection/request.h"
 #include "connection/session.h"
 #include "protocol/reply.h"
 #include "protocol/wire.h"
-#include "server/config.h"
+#include "core/config.h"
 #include "store/blocking.h"
 #include "store/pubsub.h"
 #include "util/buf.h"
@@ -128,54 +146,6 @@ struct conn;
 #define CONN_UNAUTH_OUTPUT_LIMIT (16 * 1024 + 1024)
 /* Read at least this much per read call (Redis's PROTO_IOBUF_LEN). */
 #define CONN_READ_CHUNK (16 * 1024)
-
-struct transport; /* transport/transport.h: the registry entry */
-
-/* Framed output: one unit per reply or push (see "Framed output" above). */
-enum out_unit_kind { OUT_REPLY = 1, OUT_PUSH = 2 };
-
-struct out_unit {
-    uint32_t len;         /* payload bytes that follow this header */
-    uint32_t kind;        /* enum out_unit_kind */
-    uint64_t correlation; /* the request answered (its sequence on the conn, from 1); 0: push */
-};
-
-struct conn_transport {
-    const char *name;              /* "tcp", "unix", ... (CLIENT LIST) */
-    const struct transport *owner; /* registry entry: lifecycle and trust */
-    /* >0 bytes read; 0 peer closed; -1 with errno (EAGAIN: nothing now). */
-    ssize_t (*read)(struct conn *c, void *dst, size_t cap);
-    /* >=0 bytes written; -1 with errno (EAGAIN: would block). */
-    ssize_t (*write)(struct conn *c, const void *src, size_t len);
-    /* Which readiness the conn wants to hear about next. */
-    void (*set_interest)(struct conn *c, bool readable, bool writable);
-    /* Stops I/O at once (fd out of the event loop and closed, ring session
-     * ended). Called once, from conn_close(). */
-    void (*close)(struct conn *c);
-    /* Frees what the loop may still reach through an event queued in the
-     * current pass (the socket's ev_handler): called from conn_reap_closed()
-     * at the end of the pass, never earlier. NULL when nothing to free. */
-    void (*release)(struct conn *c);
-    /* Framed transports: sends one unit as one frame (a ring record, a
-     * fabric message), whole or not at all. Returns 1 when sent, 0 when
-     * there is no room now (try again on writability), -1 with errno on
-     * failure. NULL for byte-stream transports. Used only by conns whose
-     * wire is framed (protocol/wire.h). */
-    int (*send_unit)(struct conn *c, const struct out_unit *unit, const char *payload);
-    /* Who the peer is, for per-source AUTH failure budgets: a text naming
-     * the party that can open more conns, not the conn itself (so no port).
-     * NULL: every peer of the transport is one source (its name). */
-    void (*peer_source)(const struct conn *c, char *out, size_t cap);
-    /* Whether the peer is on this host, for conn_is_local(). NULL: a
-     * socket (the Unix socket, or TCP from 127.0.0.1 / ::1); a transport
-     * without a file descriptor must say, or its peers are never local. */
-    bool (*is_local)(const struct conn *c);
-    /* The transport bounds unread input itself and its peer takes replies
-     * while it waits for room (a ring: the SQ, and the client library
-     * drains the CQ when the SQ is full): a backpressured conn then stops
-     * reading, and the input waits in the transport, not in the heap. */
-    bool holds_input_under_backpressure;
-};
 
 enum conn_flag {
     CONN_CLOSE_AFTER_REPLY = 1u << 0,    /* QUIT, protocol error: flush then close */
@@ -201,13 +171,16 @@ enum conn_flag {
     CONN_PROTECTED = 1u << 11,
     CONN_PAUSED =
         1u << 12, /* CLIENT PAUSE: a command waits for the pause to end (conn_blocked.c) */
-    CONN_NO_EVICT = 1u << 14, /* CLIENT NO-EVICT on: maxmemory-clients passes it over */
-    /* A replica's link (SYNC/PSYNC): its output is the replication stream
-     * (repl/repl.h), its class the replica one, CLIENT LIST flags=S. */
-    CONN_REPLICA = 1u << 15,
-    /* The link to this server's master (repl/replica.c): its commands are
-     * the master's, their replies discarded, CLIENT LIST flags=M. */
-    CONN_MASTER = 1u << 16,
+    CONN_NO_EVICT = 1u << 14,  /* CLIENT NO-EVICT on: maxmemory-clients passes it over */
+    CONN_HELD = 1u << 15,      /* on the list of conns whose output waits for EV_PASS_WRITE */
+    CONN_TEXT_ARGV = 1u << 16, /* typed calls lowered to text (session_set_text_argv) */
+    /* Replication links (repl/; conn_set_replication_role): a replica's
+     * link (SYNC/PSYNC; its output is the replication stream, its class
+     * the replica one, CLIENT LIST flags=S) and the link to this server's
+     * own master (its commands the master's, CLIENT LIST flags=M). Neither
+     * has the idle timeout: repl-timeout bounds them. */
+    CONN_REPLICA = 1u << 17,
+    CONN_MASTER = 1u << 18,
 };
 
 /* Blocked on keys (conn_blocked.c). A blocking command that finds nothing
@@ -257,10 +230,8 @@ struct conn_blocked {
 };
 
 struct conn {
+    struct conn_io io; /* first: the transport's (conn_transport.h) */
     uint64_t id;
-    const struct conn_transport *transport;
-    int fd;               /* -1 for transports without one */
-    void *transport_data; /* owned by the transport */
 
     struct buf in;
     struct strbuf *big_arg; /* a big bulk being received, see "Big arguments" */
@@ -281,8 +252,8 @@ struct conn {
     char *name;     /* CLIENT SETNAME */
     char *lib_name; /* CLIENT SETINFO */
     char *lib_ver;
-    const char *last_command;  /* full name, for CLIENT LIST cmd= */
-    struct multi_state *multi; /* MULTI/WATCH (commands/multi.h); NULL until used */
+    const char *last_command;     /* full name, for CLIENT LIST cmd= */
+    void *ext[SESSION_EXT_SLOTS]; /* the command layer's per-conn state (session_ext) */
 
     int64_t created_ms;
     int64_t last_interaction_ms;
@@ -300,19 +271,13 @@ struct conn {
     struct conn_tracking *tracking; /* CLIENT TRACKING (conn_tracking.c); NULL when off */
 
     struct conn *prev, *next; /* server's list of live conns */
+    struct conn *held_next;   /* list of held conns (CONN_HELD) */
 };
 
 /* The conn whose command is executing, NULL between commands: set by
  * conn_process_input() around each dispatch (a path that dispatches
  * otherwise must set it too — self-published pushes depend on it). */
 extern struct conn *conn_executing;
-
-/* Creates a conn for an accepted transport endpoint and registers it. */
-struct conn *conn_create(const struct conn_transport *transport, int fd, void *transport_data);
-
-/* Transport callbacks. */
-void conn_on_readable(struct conn *c);
-void conn_on_writable(struct conn *c);
 
 /* Executes complete commands already buffered (also used by transports that
  * deliver whole messages). */
@@ -374,18 +339,25 @@ void conn_apply_reply_mode(struct conn *c, size_t out_before);
 /* Appends raw bytes as if read from the peer (message transports). */
 void conn_feed_input(struct conn *c, const void *data, size_t len);
 
+/* Replication (repl/): c is a replica's link (CONN_REPLICA, after SYNC or
+ * PSYNC) or this server's link to its master (CONN_MASTER). */
+void conn_mark_replication_link(struct conn *c, enum conn_flag role);
+
 /* Writes pending output now; returns false if the conn was closed. */
 bool conn_flush(struct conn *c);
 
-/* Tears the conn down (idempotent). Memory is reaped later. */
-void conn_close(struct conn *c, const char *reason);
+/* The installed dispatch entry (request.h): runs one request of c. */
+void conn_dispatch(const struct cmd_request *req);
 
-/* Frees conns closed since the last call. */
+/* Frees conns closed since the last call (the loop's EV_PASS_REAP hook). */
 void conn_reap_closed(void);
 
-/* Server-wide list and counts. */
+/* Writes the output held while EV_PASS_FLUSH was pending (the loop's
+ * EV_PASS_WRITE hook; see "Held output"). */
+void conn_write_held(void);
+
+/* Server-wide list (conn_count() is in conn_transport.h). */
 struct conn *conn_list_head(void);
-size_t conn_count(void);
 struct conn *conn_find_by_id(uint64_t id);
 
 /* Closes conns idle longer than the `timeout` setting (housekeeping). */
@@ -496,5 +468,21 @@ void session_tracking_flags(const struct conn *c, char **f);
 void conn_pubsub_init(struct conn *c);
 void conn_pubsub_release(struct conn *c); /* unsubscribe from everything, silently */
 void conn_pubsub_free(struct conn *c);    /* the FIFO */
+
+/* Settings (core/config.h): client limits and timeouts, the SBE wire. */
+struct config_table;
+extern const struct config_table conn_config;
+
+/* Settings of conn_output.c: the Pub/Sub FIFO and client-output-buffer-limit. */
+struct config_table;
+extern const struct config_table conn_output_config;
+
+/* The maxmemory-clients setting (core/config.h). */
+struct config_table;
+extern const struct config_table conn_evict_config;
+
+/* The tracking-table-max-keys setting (core/config.h). */
+struct config_table;
+extern const struct config_table conn_tracking_config;
 
 #endif

@@ -4,8 +4,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "commands/command.h"
-#include "commands/command_hooks.h"
+#include "core/command_hooks.h"
 #include "connection/conn.h"
 #include "store/db.h"
 #include "util/clock.h"
@@ -201,7 +200,7 @@ static void run_copy(struct conn *c, char *command, int argc, uint64_t request, 
         .db_index = c->db_index,
         .auth_required = conn_auth_required(c),
         .resp2_subscribed = conn_in_resp2_subscribed_mode(c),
-        .multi = c->multi,
+        .ext = c->ext,
         .argc = argc,
         .argv = (const char **)command,
         .argv_len = (const size_t *)(command + (size_t)argc * sizeof(char *)),
@@ -212,7 +211,7 @@ static void run_copy(struct conn *c, char *command, int argc, uint64_t request, 
     keyspace_begin_command();
     if (c->framed) conn_unit_open(c, OUT_REPLY, request);
     size_t out_before = buf_len(&c->out);
-    command_dispatch(&creq);
+    conn_dispatch(&creq);
     if (reply_mode && !(c->flags & CONN_PAUSED)) conn_apply_reply_mode(c, out_before);
     if (c->framed) conn_unit_close(c);
     conn_executing = outer;

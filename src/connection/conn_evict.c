@@ -16,7 +16,7 @@
 
 #include "connection/conn.h"
 #include "connection/session.h"
-#include "server/config.h"
+#include "core/config.h"
 #include "util/log.h"
 #include "util/numparse.h"
 #include "util/stats.h"
@@ -137,3 +137,23 @@ void conn_evict_housekeeping(void)
     if (!conn_evict_on) return;
     session_foreach_client(recount, NULL);
 }
+
+static void conn_evict_defaults(void)
+{
+    conn_maxmemory_clients_text = xstrdup("0");
+}
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param conn_evict_params[] = {
+    {.name = "maxmemory-clients",
+     .kind = CFG_STRING,
+     .value = &conn_maxmemory_clients_text,
+     .value_name = "BYTES|N%",
+     .help = "while clients hold this much (or N% of maxmemory; at least 128kb) the largest ones "
+             "are closed, as Redis's client eviction (default 0 = off)",
+     .apply = conn_evict_apply,
+     .validate = conn_evict_validate},
+};
+
+const struct config_table conn_evict_config = CONFIG_TABLE(conn_evict_params, conn_evict_defaults);

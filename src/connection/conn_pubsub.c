@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include "connection/conn.h"
-#include "commands/command_hooks.h"
-#include "server/config.h"
+#include "core/command_hooks.h"
+#include "core/config.h"
 #include "util/stats.h"
 #include "util/log.h"
 #include "util/xmalloc.h"

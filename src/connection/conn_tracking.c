@@ -22,12 +22,13 @@
  * Invalidations go through the client's unsolicited FIFO, written after
  * its pending replies: the modifier's own invalidation follows its reply,
  * as Redis 7.0 orders it. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands/command.h"
-#include "commands/command_hooks.h"
+#include "core/config.h"
+#include "core/command_hooks.h"
 #include "connection/conn.h"
 #include "store/db.h"
 #include "util/hash.h"
@@ -282,18 +283,18 @@ static void remember_key(uint64_t id, const char *key, size_t len)
     table_items++;
 }
 
-void session_tracking_remember(struct conn *c, const struct command *cmd, int argc,
-                               const char *const *argv, const size_t *argv_len)
+bool session_tracking_reads(const struct conn *c)
 {
-    struct conn_tracking *t = c->tracking;
-    if (!t || (t->flags & SESSION_TRACKING_BCAST) || (cmd->flags & CMD_PUBSUB)) return;
+    const struct conn_tracking *t = c->tracking;
+    if (!t || (t->flags & SESSION_TRACKING_BCAST)) return false;
     bool optin = t->flags & SESSION_TRACKING_OPTIN, optout = t->flags & SESSION_TRACKING_OPTOUT;
-    if ((optin && !t->caching) || (optout && t->caching)) return;
-    int stack[16];
-    int *pos = argc <= 16 ? stack : xmalloc((size_t)argc * sizeof *pos);
-    int n = command_key_positions(cmd, argc, argv, argv_len, pos, argc);
+    return !((optin && !t->caching) || (optout && t->caching));
+}
+
+void session_tracking_remember(struct conn *c, const char *const *argv, const size_t *argv_len,
+                               const int *pos, int n)
+{
     for (int i = 0; i < n; i++) remember_key(c->id, argv[pos[i]], argv_len[pos[i]]);
-    if (pos != stack) xfree(pos);
     if (n) update_hook();
 }
 
@@ -307,12 +308,10 @@ void session_tracking_before_command(void)
     before_command = false;
 }
 
-void session_tracking_after_command(struct conn *c, const struct command *cmd)
+void session_tracking_after_command(struct conn *c, bool keep_caching)
 {
     /* CLIENT CACHING lasts one command (a whole transaction), as Redis. */
-    if (c->tracking && c->tracking->caching &&
-        !(cmd->parent && !strcmp(cmd->parent->name, "client")))
-        c->tracking->caching = false;
+    if (c->tracking && c->tracking->caching && !keep_caching) c->tracking->caching = false;
 }
 
 void session_tracking_flush(void)
@@ -593,3 +592,17 @@ size_t session_tracking_prefixes(void)
 {
     return nprefixes;
 }
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param conn_tracking_params[] = {
+    {.name = "tracking-table-max-keys",
+     .kind = CFG_INT,
+     .value = &session_tracking_table_max_keys,
+     .max = LLONG_MAX,
+     .value_name = "N",
+     .help = "keys CLIENT TRACKING remembers at most; past it, random keys are invalidated "
+             "(default 1000000; 0 = no limit)"},
+};
+
+const struct config_table conn_tracking_config = CONFIG_TABLE(conn_tracking_params, NULL);

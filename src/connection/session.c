@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "connection/conn.h"
-#include "server/auth.h"
+#include "core/auth.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
 
@@ -39,14 +39,22 @@ void session_reply_is_push(struct conn *c)
     if (c) c->flags |= CONN_REPLY_PUSHED;
 }
 
-struct multi_state *session_multi(const struct conn *c)
+void *session_ext(const struct conn *c, int slot)
 {
-    return c->multi;
+    return c->ext[slot];
 }
 
-void session_set_multi(struct conn *c, struct multi_state *m)
+void session_set_ext(struct conn *c, int slot, void *state)
 {
-    c->multi = m;
+    c->ext[slot] = state;
+}
+
+void session_set_text_argv(struct conn *c, bool on)
+{
+    if (on)
+        c->flags |= CONN_TEXT_ARGV;
+    else
+        c->flags &= ~CONN_TEXT_ARGV;
 }
 
 int session_db_index(const struct conn *c)
@@ -294,7 +302,7 @@ void session_describe(const struct conn *c, struct buf *out)
     /* Names and library fields are unbounded: appended as they are, never
      * through a fixed-size line. */
     buf_append_fmt(out, "id=%llu addr=%s laddr=%s fd=%d name=", (unsigned long long)c->id, c->addr,
-                   c->laddr, c->fd);
+                   c->laddr, c->io.fd);
     if (c->name) buf_append(out, c->name, strlen(c->name));
     /* Redis's letters, in its order; N when none applies. */
     char flags[16], *f = flags;

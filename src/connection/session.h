@@ -3,16 +3,16 @@
  *
  * The connection layer owns `struct conn` (conn.h). Commands see a conn
  * only as an opaque `struct conn *` (cmd_ctx.conn) and change or read it
- * through this API — never through its fields. Transports may call it too
- * (ring.c's --no-auth-ring uses session_mark_authenticated()).
+ * through this API — never through its fields. Transports do not use it:
+ * theirs is connection/conn_transport.h (a trusted transport's sessions
+ * start authenticated through its skips_auth row).
  *
- * Include direction (DESIGN.md §3). The connection layer calls down into
- * the commands layer through exactly one entry, command_dispatch()
- * (commands/command.h), with a struct cmd_request it fills per request.
- * The commands layer includes this header and no other connection header;
- * this header includes nothing from connection/ or commands/. So:
- *   conn.c, conn_pubsub.c, session.c -> commands/command.h -> (protocol, store)
- *   commands/cmd_*.c -> connection/session.h -> (protocol/reply.h, store/pubsub.h, util/buf.h)
+ * Include direction (docs/architecture.md). The command layer includes
+ * this header and connection/request.h (the request it is handed, and the
+ * dispatch entry it installs) and no other connection header; the
+ * connection layer includes nothing of commands/. So:
+ *   commands/cmd_x.c -> connection/session.h -> (protocol/reply.h, store/pubsub.h, util/buf.h)
+ *   connection/conn.c -> connection/request.h (the installed entry, no commands/ header)
  * and no file includes a header that (transitively) includes it back.
  *
  * Lifetime. A conn passed to a command stays valid for the whole command,
@@ -176,16 +176,19 @@ const char *session_tracking_caching(struct conn *c, bool yes);
 long long session_tracking_redirect(const struct conn *c);
 /* CLIENT TRACKINGINFO's map. */
 void session_tracking_info(const struct conn *c, struct reply *r);
-/* Called by the commands layer: a read-only command of c read its keys
- * (cmd is a struct command); before each command (keeps the table within
- * tracking-table-max-keys); after each command not queued (CLIENT CACHING
- * lasts one); FLUSHDB / FLUSHALL (a null invalidation to every tracking
- * client, the table emptied). */
-struct command;
-void session_tracking_remember(struct conn *c, const struct command *cmd, int argc,
-                               const char *const *argv, const size_t *argv_len);
+/* Called by the commands layer, which finds the keys and decides which
+ * commands count: whether c remembers what it reads now (tracking on, not
+ * BCAST, OPTIN/OPTOUT and CLIENT CACHING agreeing); a read-only command of
+ * c read the keys argv[pos[0..n)]; before each command (keeps the table
+ * within tracking-table-max-keys); after each command not queued, whether
+ * it keeps CLIENT CACHING for the next one (CLIENT's own subcommands do:
+ * CLIENT CACHING lasts one command); FLUSHDB / FLUSHALL (a null
+ * invalidation to every tracking client, the table emptied). */
+bool session_tracking_reads(const struct conn *c);
+void session_tracking_remember(struct conn *c, const char *const *argv, const size_t *argv_len,
+                               const int *pos, int n);
 void session_tracking_before_command(void);
-void session_tracking_after_command(struct conn *c, const struct command *cmd);
+void session_tracking_after_command(struct conn *c, bool keep_caching);
 void session_tracking_flush(void);
 /* INFO: keys in the table, client ids over them, BCAST prefixes. */
 size_t session_tracking_keys(void);
@@ -200,14 +203,24 @@ void session_set_reply_mode(struct conn *c, enum session_reply_mode mode);
  * CLIENT REPLY OFF/SKIP does not drop it, as Redis's CLIENT_PUSHING. */
 void session_reply_is_push(struct conn *c);
 
-/* --- transactions (the state is commands/multi.c's) ------------------- */
+/* --- per-conn state of the command layer -------------------------------- */
 
-struct multi_state;
+/* An extension slot: state a higher layer keeps per conn (a transaction's
+ * queue and watches, commands/multi.h; later an ACL user's permissions),
+ * NULL until it sets one. Registered once at startup (at most
+ * SESSION_EXT_SLOTS of them, request.h) with the destructor the conn calls
+ * for a slot it holds when it closes, before anything is reaped. Returns
+ * the slot. */
+int session_ext_register(void (*destroy)(void *state));
+void *session_ext(const struct conn *c, int slot);
+void session_set_ext(struct conn *c, int slot, void *state);
 
-/* c's MULTI/WATCH state, NULL until its first MULTI or WATCH; set once by
- * the commands layer, freed by the conn when it closes (multi_state_free). */
-struct multi_state *session_multi(const struct conn *c);
-void session_set_multi(struct conn *c, struct multi_state *m);
+/* The command layer needs c's requests with text arguments (a transaction
+ * queues them: a binary wire's typed call is lowered to its RESP form's
+ * argv, protocol/typed_call.h). Off by default; the features that need
+ * text for every conn (the AOF, MONITOR, CLIENT PAUSE) say so through the
+ * hook word instead (core/command_hooks.h HOOKS_TEXT_ARGV). */
+void session_set_text_argv(struct conn *c, bool on);
 
 /* The database c's commands use (changed by SELECT, also inside EXEC). */
 int session_db_index(const struct conn *c);
@@ -218,7 +231,7 @@ void session_set_asking(struct conn *c, bool on);
 bool session_asking(const struct conn *c);
 
 /* A command of c that serves other clients while it runs (a busy script,
- * server/event_loop.h ev_process_nested) protects c first: none of c's
+ * core/event_loop.h ev_process_nested) protects c first: none of c's
  * I/O runs until it unprotects c (CONN_PROTECTED, conn.h). */
 void session_protect(struct conn *c, bool on);
 

@@ -2,6 +2,7 @@
 #include "persist/aof.h"
 #include "persist/aof_rewrite.h"
 
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -16,12 +17,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "commands/propagate.h"
+#include "core/propagation.h"
 #include "persist/aof_load.h"
 #include "persist/persist.h"
 #include "persist/rdb.h"
-#include "server/config.h"
-#include "server/latency.h"
+#include "core/config.h"
+#include "core/event_loop.h"
+#include "core/latency.h"
 #include "store/db.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -48,7 +50,7 @@ struct manifest {
     long long base_seq, incr_seq; /* highest used */
 };
 
-size_t aof_buffered;
+static size_t aof_buffered; /* bytes waiting to be written */
 
 static struct {
     enum aof_state state;
@@ -557,9 +559,10 @@ static bool ensure_dir(void)
     return true;
 }
 
+/* The AOF consumes the propagated stream (core/propagation.h). */
 static void turn_on(void)
 {
-    propagate_set(true);
+    propagation_add_consumer(aof_append);
 }
 
 bool aof_startup(void)
@@ -624,6 +627,7 @@ void aof_append(int db, const char *resp, size_t len)
     }
     buf_append(&a.buf, resp, len);
     aof_buffered = buf_len(&a.buf);
+    ev_pass_request(EV_PASS_FLUSH); /* before this pass's replies (aof.h) */
 }
 
 static void fsync_if_due(bool force)
@@ -718,10 +722,11 @@ bool aof_reload(void)
     keyspace_flush_all();
     const struct rdb_function_source *fs = rdb_function_source();
     if (fs) fs->flush();
-    bool propagating = propagate_on;
-    if (propagating) propagate_set(false);
+    /* What the replay runs is not written again. */
+    bool propagating = propagation_has_consumer(aof_append);
+    if (propagating) propagation_remove_consumer(aof_append);
     bool ok = load_files();
-    if (propagating) propagate_set(true);
+    if (propagating) propagation_add_consumer(aof_append);
     keyspace.stats.dirty = 0;
     return ok;
 }
@@ -979,7 +984,7 @@ static void stop(void)
     aof_buffered = 0;
     a.state = AOF_OFF;
     a.scheduled = false;
-    propagate_set(false);
+    propagation_remove_consumer(aof_append);
     log_notice("The append only file is off");
 }
 
@@ -1045,3 +1050,69 @@ size_t aof_buffer_bytes(void)
 {
     return a.state == AOF_OFF ? 0 : a.buf.cap;
 }
+
+static const char *const fsync_policies[] = {"always", "everysec", "no", NULL};
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param aof_params[] = {
+    {.name = "appendonly",
+     .kind = CFG_BOOL,
+     .value = &config.appendonly,
+     .value_name = "yes|no",
+     .help = "append-only file (Redis 7 multi-part layout); CONFIG SET yes starts a rewrite "
+             "(default no)",
+     .apply = aof_apply_appendonly},
+    {.name = "appendfsync",
+     .kind = CFG_ENUM,
+     .value = &config.appendfsync,
+     .value_name = "always|everysec|no",
+     .help = "fsync of the append-only file: before replies, once a second (background thread), or "
+             "by the kernel (default everysec)",
+     .choices = fsync_policies},
+    {.name = "appendfilename",
+     .kind = CFG_STRING,
+     .value = &config.appendfilename,
+     .flags = CFG_IMMUTABLE | CFG_REDIS_IMMUTABLE,
+     .value_name = "NAME",
+     .help = "base name of the append-only files (default appendonly.aof)",
+     .validate = aof_validate_filename},
+    {.name = "appenddirname",
+     .kind = CFG_STRING,
+     .value = &config.appenddirname,
+     .flags = CFG_IMMUTABLE | CFG_REDIS_IMMUTABLE,
+     .value_name = "NAME",
+     .help = "directory of the append-only files, in --dir (default appendonlydir)",
+     .validate = aof_validate_dirname},
+    {.name = "auto-aof-rewrite-percentage",
+     .kind = CFG_INT,
+     .value = &config.auto_aof_rewrite_percentage,
+     .max = INT_MAX,
+     .value_name = "PERCENT",
+     .help = "BGREWRITEAOF when the AOF grew this much since the last rewrite; 0 = never (default "
+             "100)"},
+    {.name = "auto-aof-rewrite-min-size",
+     .kind = CFG_MEMORY,
+     .value = &config.auto_aof_rewrite_min_size,
+     .max = LLONG_MAX,
+     .value_name = "BYTES",
+     .help = "no automatic rewrite below this AOF size (default 64mb)"},
+    {.name = "aof-load-truncated",
+     .kind = CFG_BOOL,
+     .value = &config.aof_load_truncated,
+     .value_name = "yes|no",
+     .help = "at start, drop a command cut short at the end of the AOF (yes) or refuse to start "
+             "(default yes)"},
+    {.name = "aof-use-rdb-preamble",
+     .kind = CFG_BOOL,
+     .value = &config.aof_use_rdb_preamble,
+     .value_name = "yes|no",
+     .help = "AOF bases (rewrites) are RDB files; no: commands, as Redis writes a .base.aof"},
+    {.name = "aof-timestamp-enabled",
+     .kind = CFG_BOOL,
+     .value = &config.aof_timestamp_enabled,
+     .value_name = "yes|no",
+     .help = "write #TS:<unix time> annotations into the AOF (default no)"},
+};
+
+const struct config_table aof_config = CONFIG_TABLE(aof_params, NULL);

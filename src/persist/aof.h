@@ -14,10 +14,14 @@
  *
  * Writing: commands/propagate.c hands every write (already rewritten for
  * determinism) to aof_append(), which adds SELECT when the database
- * changes and buffers it. The buffer is written (write(2)) before any reply
- * leaves the server — conn_write_buf() calls aof_before_reply() — and in
- * housekeeping (writes with no reply: active expiry). appendfsync:
- *   always    fdatasync on the server thread before the replies go out;
+ * changes and buffers it. The buffer is written (write(2)) once per loop
+ * pass, before any reply of the pass leaves the server, as Redis's
+ * beforeSleep does: aof_append() requests the event loop's EV_PASS_FLUSH
+ * stage (core/event_loop.h), the connection layer holds every reply while
+ * it is requested, and the stage's hook, aof_flush_buffer(), runs before
+ * the held replies are written. appendfsync:
+ *   always    fdatasync on the server thread before the replies go out (one
+ *             per pass however many writes it acknowledges);
  *   everysec  fdatasync at most once a second on the background thread
  *             (never on the server thread);
  *   no        the kernel decides.
@@ -46,7 +50,7 @@
 
 #include "util/buf.h"
 
-/* Config hooks (server/config.c rows). */
+/* Config hooks (core/config.c rows). */
 void aof_apply_appendonly(void);
 const char *aof_validate_filename(const char *text);
 const char *aof_validate_dirname(const char *text);
@@ -65,16 +69,9 @@ bool aof_reload(void);
 /* Adds one RESP-encoded command that ran in database db. */
 void aof_append(int db, const char *resp, size_t len);
 
-/* Bytes waiting to be written (the hot-path test of aof_before_reply). */
-extern size_t aof_buffered;
-
+/* Writes (and under appendfsync always, fsyncs) what is buffered: the
+ * event loop's EV_PASS_FLUSH hook, also called before forks and reloads. */
 void aof_flush_buffer(void);
-
-/* Before a reply is written: the writes it acknowledges go out first. */
-static inline void aof_before_reply(void)
-{
-    if (aof_buffered) aof_flush_buffer();
-}
 
 enum aof_rewrite_result {
     AOF_REWRITE_STARTED,
@@ -106,5 +103,9 @@ void aof_info(struct buf *b);
 
 /* Bytes of the buffer of writes not yet written (MEMORY STATS aof.buffer). */
 size_t aof_buffer_bytes(void);
+
+/* Settings (core/config.h): appendonly, appendfsync, aof-*. */
+struct config_table;
+extern const struct config_table aof_config;
 
 #endif

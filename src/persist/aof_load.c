@@ -5,20 +5,22 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands/command.h"
-#include "protocol/reply.h"
 #include "store/db.h"
-#include "util/buf.h"
 #include "util/numparse.h"
 #include "util/xmalloc.h"
 
 /* --- replay ------------------------------------------------------------- */
 
+static aof_execute_fn *executor;
+
+void aof_set_executor(aof_execute_fn *execute)
+{
+    executor = execute;
+}
+
 struct replay {
     const char *name;
     int db;
-    struct buf scratch; /* replies, discarded */
-    struct reply reply;
     char *err;
     size_t err_len;
 };
@@ -41,39 +43,12 @@ static bool run_command(struct replay *r, const struct aof_command *c, size_t of
         r->db = (int)id;
         return true;
     }
-    struct command *cmd = command_lookup(c->argv[0], c->len[0]);
-    if (cmd && cmd->subcommands && c->argc >= 2)
-        cmd = command_lookup_sub(cmd, c->argv[1], c->len[1]);
-    if (!cmd) {
-        snprintf(r->err, r->err_len, "Unknown command '%.*s' reading the append only file %s",
-                 (int)(c->len[0] < 64 ? c->len[0] : 64), c->argv[0], r->name);
+    if (!executor) {
+        snprintf(r->err, r->err_len, "no command executor to replay the append only file %s",
+                 r->name);
         return false;
     }
-    if (!(cmd->flags & CMD_WRITE) || (cmd->flags & CMD_ADMIN)) {
-        snprintf(r->err, r->err_len,
-                 "command '%s' at offset %zu of the append only file %s is not a data write",
-                 cmd->full_name, offset, r->name);
-        return false;
-    }
-    if (cmd->arity >= 0 ? c->argc != cmd->arity : c->argc < -cmd->arity) {
-        snprintf(r->err, r->err_len,
-                 "wrong number of arguments for '%s' at offset %zu of the append only file %s",
-                 cmd->full_name, offset, r->name);
-        return false;
-    }
-    struct cmd_ctx ctx = {
-        .reply = &r->reply,
-        .db = keyspace_db(r->db),
-        .argc = c->argc,
-        .argv = c->argv,
-        .argv_len = c->len,
-        .cmd = cmd,
-        .deny_blocking = true,
-    };
-    keyspace_begin_command();
-    command_call(&ctx);
-    buf_truncate(&r->scratch, 0);
-    return true;
+    return executor(r->db, c->argc, c->argv, c->len, r->name, offset, r->err, r->err_len);
 }
 
 /* From the item after MULTI at `at`: the offset of the matching EXEC's
@@ -101,8 +76,6 @@ enum aof_load_status aof_load_buffer(const char *data, size_t len, const char *n
                                      size_t err_len)
 {
     struct replay r = {.name = name, .err = err, .err_len = err_len};
-    buf_init(&r.scratch, 256);
-    reply_init(&r.reply, &r.scratch, PROTO_RESP2);
     struct aof_command c = {0};
     enum aof_load_status status = AOF_LOAD_OK;
     size_t at = 0, exec_at = SIZE_MAX;
@@ -158,6 +131,5 @@ enum aof_load_status aof_load_buffer(const char *data, size_t len, const char *n
     }
     *valid_len = at;
     aof_command_free(&c);
-    buf_free(&r.scratch);
     return status;
 }

@@ -13,11 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "commands/command_hooks.h"
+#include "core/command_hooks.h"
 #include "persist/aof.h"
 #include "persist/rdb.h"
-#include "server/config.h"
-#include "server/latency.h"
+#include "core/config.h"
+#include "core/latency.h"
 #include "store/db.h"
 #include "util/allocator.h"
 #include "util/clock.h"
@@ -484,3 +484,50 @@ void persist_info(struct buf *b)
     add_line(b, "rdb_last_load_keys_expired:%lld", st.load_keys_expired);
     add_line(b, "rdb_last_load_keys_loaded:%lld", st.load_keys_loaded);
 }
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param persist_params[] = {
+    {.name = "dir",
+     .kind = CFG_STRING,
+     .value = &config.dir,
+     .flags = CFG_PROTECTED,
+     .value_name = "DIR",
+     .help = "directory of the RDB snapshot and the AOF (default ./); CONFIG SET only as "
+             "--enable-protected-configs allows",
+     .validate = persist_validate_dir},
+    {.name = "dbfilename",
+     .kind = CFG_STRING,
+     .value = &config.dbfilename,
+     .flags = CFG_PROTECTED,
+     .value_name = "FILE",
+     .help = "RDB snapshot file name in --dir (default dump.rdb); CONFIG SET only as "
+             "--enable-protected-configs allows",
+     .validate = persist_validate_dbfilename},
+    {.name = "save",
+     .kind = CFG_STRING,
+     .value = &config.save,
+     .value_name = "\"SEC CHANGES ...\"",
+     .help = "snapshot (BGSAVE) after SEC seconds and CHANGES writes, per pair; \"\" = never "
+             "(default \"3600 1 300 100 60 10000\", as Redis 7.0)",
+     .apply = persist_apply_save_points,
+     .validate = persist_validate_save_points},
+    {.name = "rdbcompression",
+     .kind = CFG_BOOL,
+     .value = &config.rdbcompression,
+     .value_name = "yes|no",
+     .help = "LZF-compress strings in snapshots (default yes)"},
+    {.name = "rdbchecksum",
+     .kind = CFG_BOOL,
+     .value = &config.rdbchecksum,
+     .flags = CFG_IMMUTABLE | CFG_REDIS_IMMUTABLE,
+     .value_name = "yes|no",
+     .help = "write and verify the CRC-64 of snapshots (default yes)"},
+    {.name = "stop-writes-on-bgsave-error",
+     .kind = CFG_BOOL,
+     .value = &config.stop_writes_on_bgsave_error,
+     .value_name = "yes|no",
+     .help = "refuse writes (MISCONF) while the last background save failed (default yes)"},
+};
+
+const struct config_table persist_config = CONFIG_TABLE(persist_params, NULL);

@@ -29,7 +29,7 @@
 
 #include "util/buf.h"
 
-/* Config hooks (server/config.c rows). */
+/* Config hooks (core/config.c rows). */
 const char *persist_validate_dir(const char *text);
 const char *persist_validate_dbfilename(const char *text);
 const char *persist_validate_save_points(const char *text);
@@ -102,5 +102,9 @@ long long persist_private_dirty_bytes(void);
 
 /* INFO persistence lines, appended to b (each with its CRLF). */
 void persist_info(struct buf *b);
+
+/* Settings (core/config.h): dir, dbfilename, save, rdb*, stop-writes-on-bgsave-error. */
+struct config_table;
+extern const struct config_table persist_config;
 
 #endif

@@ -1,5 +1,6 @@
 /* rdb.c — RDB files and DUMP payloads; see rdb.h. */
 #include "persist/rdb.h"
+#include "core/config.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +15,7 @@
 #include <unistd.h>
 
 #include "persist/crc64.h"
-#include "server/version.h"
+#include "core/version.h"
 #include "store/db.h"
 #include "store/evict.h"
 #include "util/clock.h"
@@ -545,3 +546,18 @@ bool rdb_payload_decode(const void *p, size_t len, const char *key, size_t key_l
     }
     return true;
 }
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param rdb_params[] = {
+    {.name = "key-load-delay",
+     .kind = CFG_INT,
+     .value = &rdb_key_load_delay,
+     .min = INT_MIN,
+     .max = INT_MAX,
+     .value_name = "US",
+     .help = "testing: sleep this long after each key an RDB load reads (negative: 1 us once in -N "
+             "keys), as Redis (default 0)"},
+};
+
+const struct config_table rdb_config = CONFIG_TABLE(rdb_params, NULL);

@@ -131,4 +131,8 @@ bool rdb_payload_decode(const void *p, size_t len, const char *key, size_t key_l
  * one microsecond with probability 1/-N), Redis's testing aid. */
 extern long long rdb_key_load_delay;
 
+/* The key-load-delay setting (core/config.h). */
+struct config_table;
+extern const struct config_table rdb_config;
+
 #endif

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "persist/listpack.h"
+#include "store/listpack.h"
 #include "store/stream.h"
 #include "store/stream_cgroup.h"
 #include "util/numparse.h"

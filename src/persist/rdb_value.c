@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "persist/listpack.h"
+#include "store/listpack.h"
 #include "persist/rdb_stream.h"
 #include "store/hash.h"
 #include "store/list.h"

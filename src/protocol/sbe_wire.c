@@ -5,7 +5,7 @@
  *
  * The generic Command template becomes argv directly (pointers into the
  * frame) for command_dispatch()'s lookup by name. A typed template becomes
- * a typed call (commands/typed_call.h): its op is the jump table's index,
+ * a typed call (protocol/typed_call.h): its op is the jump table's index,
  * its byte fields point into the frame in its RESP form's slots, its
  * numbers stay native. Inside MULTI (request_limits.typed_as_text) a typed
  * call is lowered to its RESP form's argv instead, numbers formatted, so

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "commands/typed_call.h"
+#include "protocol/typed_call.h"
 
 /* The longest frame accepted: var-data is at most 1 GiB by the schema,
  * and the query-buffer limit bounds what a conn may hold anyway. */

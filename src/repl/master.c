@@ -28,17 +28,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "commands/command_hooks.h"
-#include "commands/propagate.h"
 #include "connection/conn.h"
+#include "connection/session.h"
+#include "core/command_hooks.h"
+#include "core/config.h"
+#include "core/event_loop.h"
+#include "core/propagation.h"
+#include "core/server_state.h"
 #include "persist/aof.h"
 #include "persist/persist.h"
 #include "persist/rdb.h"
 #include "repl/backlog.h"
 #include "repl/repl_internal.h"
-#include "server/config.h"
-#include "server/event_loop.h"
-#include "server/server.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/rand.h"
@@ -60,7 +61,6 @@ struct repl_settings repl_settings = {
     .timeout = 60,
     .min_replicas_max_lag = 10,
 };
-struct repl_stats repl_stats;
 
 enum replica_state {
     REPLICA_WAIT_BGSAVE_START,
@@ -96,16 +96,19 @@ struct replica {
     struct replica *next;
 };
 
-/* REPLCONF options arrive before SYNC/PSYNC, on a conn that is not a
- * replica yet: kept here until it becomes one (or closes). */
+/* A conn's replication state, in its extension slot (session.h): the
+ * REPLCONF options, which arrive before SYNC/PSYNC on a conn that is not a
+ * replica yet, and the replica it becomes. The slot's destructor (the conn
+ * closing) forgets both. */
 struct link_options {
-    uint64_t conn_id;
+    struct conn *c;
+    struct replica *replica; /* NULL until SYNC/PSYNC */
     int listening_port;
     char ip[64];
     bool capa_eof, capa_psync2, rdb_only;
     enum rdb_filter filter;
-    struct link_options *next;
 };
+static int link_slot = -1;
 
 static struct {
     struct backlog backlog;
@@ -114,7 +117,6 @@ static struct {
     int stream_db;           /* database of the stream's last SELECT, -1: none yet */
     struct replica *replicas;
     int count;
-    struct link_options *options;
     bool flush_pending;  /* some replica has unflushed output or a bulk to pump */
     bool getack_pending; /* a WAIT wants acks: REPLCONF GETACK after this batch */
     int64_t no_replicas_since_ms;
@@ -170,10 +172,17 @@ void repl_change_id(void)
 
 /* --- the stream ---------------------------------------------------------- */
 
+/* repl_flush_replicas() runs at the end of this loop pass (EV_PASS_REPLICAS). */
+static void request_flush(void)
+{
+    m.flush_pending = true;
+    ev_pass_request(EV_PASS_REPLICAS);
+}
+
 static void mark_dirty(struct replica *r)
 {
     r->dirty = true;
-    m.flush_pending = true;
+    request_flush();
 }
 
 /* Appends stream bytes to the backlog and to every replica past its fork. */
@@ -184,7 +193,7 @@ static void stream_emit(const char *p, size_t n)
         if (r->state == REPLICA_WAIT_BGSAVE_START) continue; /* its stream starts at its fork */
         if (r->state == REPLICA_ONLINE && !r->stream_on_ack) {
             buf_append(&r->c->out, p, n);
-            repl_stats.repl_output_bytes += (long long)n;
+            repl_stats.output_bytes += (long long)n;
         } else if (!r->rdb_only) {
             buf_append(&r->pending, p, n);
         }
@@ -233,7 +242,7 @@ void repl_history_shift(void)
     server_change_repl_id();
     repl_disconnect_replicas();
     m.stream_db = -1; /* the new stream starts with a SELECT */
-    if (m.backlog.ring) propagate_set_replication(true);
+    if (m.backlog.ring) propagation_add_consumer(repl_feed);
     log_notice("Setting secondary replication ID to %s, valid up to offset: %lld. New "
                "replication ID is %s",
                m.replid2, m.second_offset, server.repl_id);
@@ -261,35 +270,20 @@ void repl_feed(int db, const char *resp, size_t len)
 
 /* --- replicas ------------------------------------------------------------- */
 
-static struct replica *replica_of(const struct conn *c)
+static struct link_options *options_of(struct conn *c, bool create)
 {
-    for (struct replica *r = m.replicas; r; r = r->next)
-        if (r->c == c) return r;
-    return NULL;
-}
-
-static struct link_options *options_of(const struct conn *c, bool create)
-{
-    for (struct link_options *o = m.options; o; o = o->next)
-        if (o->conn_id == c->id) return o;
-    if (!create) return NULL;
-    struct link_options *o = xcalloc(1, sizeof *o);
-    o->conn_id = c->id;
-    o->next = m.options;
-    m.options = o;
+    struct link_options *o = session_ext(c, link_slot);
+    if (o || !create) return o;
+    o = xcalloc(1, sizeof *o);
+    o->c = c;
+    session_set_ext(c, link_slot, o);
     return o;
 }
 
-static void options_drop(const struct conn *c)
+static struct replica *replica_of(struct conn *c)
 {
-    for (struct link_options **p = &m.options; *p; p = &(*p)->next) {
-        if ((*p)->conn_id == c->id) {
-            struct link_options *o = *p;
-            *p = o->next;
-            xfree(o);
-            return;
-        }
-    }
+    struct link_options *o = options_of(c, false);
+    return o ? o->replica : NULL;
 }
 
 /* The replica's address as INFO and ROLE show it. */
@@ -327,20 +321,19 @@ static void replica_free(struct replica *r)
     xfree(r);
 }
 
-void repl_link_closed(struct conn *c)
+/* The slot's destructor: the conn is closing. */
+static void link_options_destroy(void *state)
 {
-    if (c->flags & CONN_MASTER) {
-        repl_replica_link_closed(c);
-        return;
-    }
-    if (!(c->flags & CONN_REPLICA) && !m.options) return; /* most closes */
-    options_drop(c);
+    struct link_options *o = state;
+    struct replica *r = o->replica;
+    xfree(o);
+    if (!r) return;
     for (struct replica **p = &m.replicas; *p; p = &(*p)->next) {
-        if ((*p)->c != c) continue;
-        struct replica *r = *p;
+        if (*p != r) continue;
         *p = r->next;
         m.count--;
-        if (r->state == REPLICA_ONLINE) log_notice("Connection with replica %s lost.", c->addr);
+        if (r->state == REPLICA_ONLINE)
+            log_notice("Connection with replica %s lost.", conn_addr(r->c));
         replica_free(r);
         if (m.count == 0) m.no_replicas_since_ms = clock_unix_ms();
         refresh_good_replicas();
@@ -348,10 +341,15 @@ void repl_link_closed(struct conn *c)
     }
 }
 
+void repl_master_init(void)
+{
+    link_slot = session_ext_register(link_options_destroy);
+}
+
 static void replica_drop(struct replica *r, const char *why)
 {
     log_warning("Replica %s: %s; closing its link", r->c->addr, why);
-    conn_close(r->c, why); /* repl_link_closed frees r */
+    conn_close(r->c, why); /* link_options_destroy frees r */
 }
 
 /* The stream waiting in `pending` follows what the conn has sent. */
@@ -359,7 +357,7 @@ static void replica_release_pending(struct replica *r)
 {
     if (buf_len(&r->pending)) {
         buf_append(&r->c->out, buf_head(&r->pending), buf_len(&r->pending));
-        repl_stats.repl_output_bytes += (long long)buf_len(&r->pending);
+        repl_stats.output_bytes += (long long)buf_len(&r->pending);
     }
     buf_reset(&r->pending, 0);
     mark_dirty(r);
@@ -371,7 +369,7 @@ static void replica_online(struct replica *r, bool hold_stream)
     r->ack_ms = clock_unix_ms();
     if (r->rdb_only) {
         /* redis-cli --rdb: the RDB was all it asked for. */
-        r->c->flags |= CONN_CLOSE_AFTER_REPLY;
+        session_close_after_reply(r->c);
         mark_dirty(r);
         return;
     }
@@ -451,7 +449,7 @@ static bool replica_read_chunk(struct replica *r)
         }
         r->c->out.end += (size_t)n;
         r->bulk_off += n;
-        repl_stats.repl_output_bytes += n;
+        repl_stats.output_bytes += n;
         if (r->bulk_off == r->bulk_size) {
             close(r->bulk_fd);
             r->bulk_fd = -1;
@@ -520,7 +518,7 @@ void repl_wait(struct conn *c, struct reply *r, long long numreplicas, long long
     waiters = w;
     session_block_custom(c, timeout_ms ? clock_unix_ms() + timeout_ms : 0, &waiter_block, w);
     m.getack_pending = true;
-    m.flush_pending = true;
+    request_flush();
 }
 
 /* Answers the WAITs the acks now satisfy (after a batch). */
@@ -549,7 +547,7 @@ void repl_master_ack(struct conn *c, long long offset)
         r->stream_on_ack = false;
         replica_release_pending(r);
     }
-    if (waiters) m.flush_pending = true;
+    if (waiters || repl_failover_state == FAILOVER_WAIT_FOR_SYNC) request_flush();
 }
 
 static bool parse_ll(const char *p, size_t n, long long *out)
@@ -662,19 +660,18 @@ static struct replica *replica_add(struct conn *c)
     r->bulk_fd = -1;
     r->since_ms = clock_unix_ms();
     buf_init(&r->pending, 0);
-    struct link_options *o = options_of(c, false);
-    if (o) {
-        r->listening_port = o->listening_port;
-        memcpy(r->ip, o->ip, sizeof r->ip);
-        r->capa_eof = o->capa_eof;
-        r->capa_psync2 = o->capa_psync2;
-        r->rdb_only = o->rdb_only;
-        r->filter = o->filter;
-    }
+    struct link_options *o = options_of(c, true);
+    o->replica = r;
+    r->listening_port = o->listening_port;
+    memcpy(r->ip, o->ip, sizeof r->ip);
+    r->capa_eof = o->capa_eof;
+    r->capa_psync2 = o->capa_psync2;
+    r->rdb_only = o->rdb_only;
+    r->filter = o->filter;
     r->next = m.replicas;
     m.replicas = r;
     m.count++;
-    c->flags |= CONN_REPLICA;
+    conn_mark_replication_link(c, CONN_REPLICA);
     return r;
 }
 
@@ -694,7 +691,7 @@ static bool partial_resync(struct conn *c, const char *replid, size_t replid_len
         buf_append(&c->out, "+CONTINUE\r\n", 11);
     size_t before = buf_len(&c->out);
     backlog_copy_from(&m.backlog, offset - 1, &c->out);
-    repl_stats.repl_output_bytes += (long long)(buf_len(&c->out) - before);
+    repl_stats.output_bytes += (long long)(buf_len(&c->out) - before);
     mark_dirty(r);
     log_notice("Partial resynchronization request from %s accepted. Sending %lld bytes of backlog "
                "starting from offset %lld.",
@@ -743,8 +740,8 @@ bool repl_replica_caught_up(char *host, size_t cap, int *port)
 void repl_master_sync(struct conn *c, struct reply *r, bool psync, const char *replid,
                       size_t replid_len, long long offset, bool failover)
 {
-    if (c->flags & CONN_REPLICA) return; /* already one: ignored, as Redis */
-    if (failover) { /* our master hands over: we become the master (FAILOVER) */
+    if (replica_of(c)) return; /* already one: ignored, as Redis */
+    if (failover) {            /* our master hands over: we become the master (FAILOVER) */
         if (!id_is(server.repl_id, replid, replid_len)) {
             reply_error(r, "ERR PSYNC FAILOVER replid must match my replid.");
             return;
@@ -756,7 +753,7 @@ void repl_master_sync(struct conn *c, struct reply *r, bool psync, const char *r
         reply_error(r, "NOMASTERLINK Can't SYNC while failing over");
         return;
     }
-    if (c->framed || c->fd < 0) {
+    if (c->framed || c->io.fd < 0) {
         reply_error(r, "ERR replication runs over TCP, TLS or Unix sockets with RESP");
         return;
     }
@@ -788,7 +785,7 @@ void repl_master_sync(struct conn *c, struct reply *r, bool psync, const char *r
         server_change_repl_id();
         clear_id2();
         backlog_create(&m.backlog, (size_t)repl_settings.backlog_size);
-        propagate_set_replication(true);
+        propagation_add_consumer(repl_feed);
         rdb_repl_aux = write_repl_aux;
         log_notice("Replication backlog created, my new replication IDs are '%s' and '%s'",
                    server.repl_id, m.replid2);
@@ -899,14 +896,14 @@ static void pipe_readable(struct ev_handler *h, uint32_t mask)
         m.pipe_fd = -1;
         m.pipe_eof = true;
         finish_diskless();
-        m.flush_pending = true;
+        request_flush();
         return;
     }
     bool any = false;
     for (struct replica *r = m.replicas; r; r = r->next) {
         if (!r->diskless) continue;
         buf_append(&r->c->out, chunk, (size_t)n);
-        repl_stats.repl_output_bytes += n;
+        repl_stats.output_bytes += n;
         mark_dirty(r);
         any = true;
     }
@@ -984,7 +981,7 @@ static void start_bgsave(void)
     log_notice("Starting BGSAVE for SYNC with target: %s", diskless ? "replicas sockets" : "disk");
 }
 
-/* --- after every batch ---------------------------------------------------- */
+/* --- at the end of a loop pass (EV_PASS_REPLICAS) --------------------------- */
 
 void repl_flush_replicas(void)
 {
@@ -1011,9 +1008,9 @@ void repl_flush_replicas(void)
         ev_modify(m.pipe_fd, EV_READABLE, &m.pipe_handler);
         m.pipe_paused = false;
     }
-    if (m.pipe_paused) m.flush_pending = true; /* look again after the next batch */
+    if (m.pipe_paused) request_flush(); /* look again after the next pass */
     for (struct replica *r = m.replicas; r; r = r->next)
-        if (r->state == REPLICA_SEND_BULK) m.flush_pending = true;
+        if (r->state == REPLICA_SEND_BULK) request_flush();
     if (waiters) waiters_serve();
 }
 
@@ -1063,7 +1060,7 @@ static void cron_second(int64_t now)
         server_change_repl_id();
         clear_id2();
         backlog_free(&m.backlog);
-        propagate_set_replication(false);
+        propagation_remove_consumer(repl_feed);
         rdb_repl_aux = NULL;
         m.stream_db = -1;
         log_notice("Replication backlog freed after %lld seconds without connected replicas.",

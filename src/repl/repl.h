@@ -9,7 +9,8 @@
  * The stream is the propagated form of every write (commands/propagate.c,
  * the same rules the AOF uses: SELECT when the database changes, MULTI/EXEC
  * around a unit of more than one write, expiries as DEL, scripts as their
- * effects), fed by repl_feed(), plus the master's own PING every
+ * effects), taken by repl_feed() as the second consumer of the propagated
+ * stream (core/propagation.h) while a backlog exists, plus the master's own PING every
  * repl-ping-replica-period and REPLCONF GETACK when a WAIT needs acks.
  *
  * Full synchronisation forks (persist_bgsave_replication): to the RDB file
@@ -23,10 +24,9 @@
  * Cost: with no replica and no backlog this module costs nothing per
  * command (propagation is off unless the AOF is on). With a backlog, each
  * write is encoded once into the stream, copied into the backlog ring and
- * each replica's output buffer; replicas are written after the batch of
- * requests that produced the bytes (repl_flush_replicas(), run by the loop
- * after every batch), so a client's reply is never behind its replicas'
- * writes.
+ * each replica's output buffer; replicas are written at the end of the
+ * loop pass that produced the bytes (repl_flush_replicas(), the
+ * EV_PASS_REPLICAS stage, after the clients' replies of the pass).
  */
 #ifndef GOBLIN_REPL_H
 #define GOBLIN_REPL_H
@@ -40,7 +40,9 @@
 struct conn;
 struct reply;
 
-/* CONFIG parameters (rows in server/config.c), Redis 7.0's names and defaults. */
+/* CONFIG parameters (the rows of repl_config.c), Redis 7.0's names and defaults. */
+struct config_table;
+extern const struct config_table repl_config;
 struct repl_settings {
     long long backlog_size;               /* repl-backlog-size (bytes) */
     long long backlog_ttl;                /* repl-backlog-ttl (seconds; 0: never freed) */
@@ -74,19 +76,11 @@ extern struct repl_replica_settings repl_replica_settings;
  * status text in ok_text) or Redis's error. */
 const char *repl_replicaof(const char *host, size_t host_len, long long port, struct buf *ok_text);
 
-/* After each command the master's link ran (conn.c, under HOOK_REPLICA). */
-void repl_master_command_done(struct conn *c);
-
-/* Whether c is the link to this server's master (its writes pass
- * replica-read-only; CLIENT LIST flags=M). */
-bool repl_conn_is_master(const struct conn *c);
-
-/* This server is a replica (HOOK_REPLICA): a client's write is refused
- * with READONLY under replica-read-only, and a command without the stale
- * flag with MASTERDOWN while the link is down under
- * replica-serve-stale-data no; NULL when it may run. */
-const char *repl_readonly_refusal(const struct conn *c, bool write);
-const char *repl_stale_refusal(const struct conn *c, bool stale_ok);
+/* Startup, before the command table is built: adds the replication
+ * commands (command_add_family), the role checks READONLY / MASTERDOWN /
+ * NOREPLICAS (command_set_role_checks) and the INFO replication row
+ * (core/info_section.h). */
+void repl_init(void);
 
 /* Startup: before the snapshot loads (a replica keeps its expired keys),
  * after it (a replica's snapshot names the history to continue), and once
@@ -114,8 +108,9 @@ void repl_apply_min_replicas(void);
  * stream's database. Does nothing without a backlog. */
 void repl_feed(int db, const char *resp, size_t len);
 
-/* Writes the replicas' new output (the loop calls it after every batch of
- * events and every polled pass that did work; cheap when nothing is new). */
+/* Writes the replicas' new output and a replica's ACK to its master: the
+ * EV_PASS_REPLICAS stage of the loop pass (core/event_loop.h), requested
+ * by whatever produced them. */
 void repl_flush_replicas(void);
 
 /* Housekeeping (once per run, acts once per second as Redis's
@@ -123,14 +118,6 @@ void repl_flush_replicas(void);
  * replica timeouts, delayed diskless syncs, the backlog's TTL, WAIT
  * timeouts, the good-replicas count. */
 void repl_housekeeping(void);
-
-/* The conn of a replica is closing (conn_close). */
-void repl_link_closed(struct conn *c);
-
-/* min-replicas-to-write: whether a write must be refused now with
- * "NOREPLICAS Not enough good replicas to write." (command path, under
- * HOOK_MIN_REPLICAS). */
-bool repl_writes_refused(void);
 
 /* The commands (repl_commands.c), through these calls: */
 /* SYNC / PSYNC replid offset: c becomes a replica (its reply is the
@@ -147,13 +134,9 @@ void repl_wait(struct conn *c, struct reply *r, long long numreplicas, long long
                bool may_block);
 /* ROLE's reply. */
 void repl_reply_role(struct reply *r);
-/* INFO replication, and the sync_* / repl bytes counters of INFO stats. */
+/* INFO replication (the row registered for INFO's replication section;
+ * the sync_* and repl bytes counters of INFO stats are core/server_state.h's). */
 void repl_info(struct buf *b);
-struct repl_stats {
-    long long sync_full, sync_partial_ok, sync_partial_err;
-    long long repl_output_bytes;
-};
-extern struct repl_stats repl_stats;
 
 /* The replication id and offset (INFO, RDB aux fields). */
 const char *repl_id(void);

@@ -10,7 +10,10 @@
 #include "cluster/cluster.h"
 #include "commands/command.h"
 #include "connection/session.h"
+#include "core/info_section.h"
 #include "repl/repl.h"
+#include "repl/repl_internal.h"
+#include "store/db.h"
 #include "util/numparse.h"
 
 static void cmd_sync(struct cmd_ctx *ctx)
@@ -145,7 +148,7 @@ static void cmd_role(struct cmd_ctx *ctx)
     repl_reply_role(ctx->reply);
 }
 
-struct command repl_commands[] = {
+static struct command repl_commands[] = {
     {.name = "sync",
      .arity = 1,
      .flags = CMD_ADMIN | CMD_NOSCRIPT,
@@ -213,3 +216,25 @@ struct command repl_commands[] = {
      .complexity = "O(1)"},
     COMMAND_END,
 };
+
+/* --- the seams (repl.h: repl_init) ---------------------------------------- */
+
+static bool role_checks_on(void)
+{
+    return keyspace.replica ||
+           (repl_settings.min_replicas_to_write && repl_settings.min_replicas_max_lag);
+}
+
+static const struct command_role_checks role_checks = {
+    .too_few_replicas = repl_writes_refused,
+    .readonly_refusal = repl_readonly_refusal,
+    .stale_refusal = repl_stale_refusal,
+    .on = role_checks_on,
+};
+
+void repl_init(void)
+{
+    command_add_family(repl_commands);
+    command_set_role_checks(&role_checks);
+    info_section_add("replication", repl_info);
+}

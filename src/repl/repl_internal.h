@@ -59,6 +59,13 @@ void repl_replica_info(struct buf *b);
 void repl_replica_role(struct reply *r);
 void repl_replica_housekeeping(void);
 void repl_replica_flush(void);
-bool repl_replica_link_closed(struct conn *c);
+/* The conn is this server's link to its master. */
+bool repl_conn_is_master(const struct conn *c);
+/* The role checks (command_set_role_checks): READONLY, MASTERDOWN, NOREPLICAS. */
+const char *repl_readonly_refusal(const struct conn *c);
+const char *repl_stale_refusal(const struct conn *c);
+bool repl_writes_refused(void);
+/* master.c's startup part: the conn extension slot of its links. */
+void repl_master_init(void);
 
 #endif

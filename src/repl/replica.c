@@ -37,20 +37,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "commands/command_hooks.h"
 #include "commands/multi.h"
-#include "commands/propagate.h"
 #include "connection/conn.h"
+#include "connection/session.h"
+#include "core/command_hooks.h"
+#include "core/config.h"
+#include "core/event_loop.h"
+#include "core/propagation.h"
+#include "core/server_state.h"
+#include "core/sockets.h"
 #include "persist/persist.h"
 #include "persist/rdb.h"
 #include "repl/repl.h"
 #include "repl/repl_internal.h"
 #include "repl/replica_proto.h"
-#include "server/config.h"
-#include "server/event_loop.h"
-#include "server/server.h"
 #include "store/db.h"
-#include "transport/socket.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
@@ -114,36 +115,56 @@ bool repl_is_replica;
 
 static ssize_t link_read(struct conn *c, void *dst, size_t cap)
 {
-    return read(c->fd, dst, cap);
+    return read(conn_io(c)->fd, dst, cap);
 }
 
-static ssize_t link_write(struct conn *c, const void *src, size_t len)
+/* The replies are off (CLIENT REPLY OFF): what reaches the socket is our
+ * REPLCONF ACK. */
+static ssize_t link_write(struct conn *c, const void *src, size_t len, enum out_unit_kind kind)
 {
-    return write(c->fd, src, len);
+    (void)kind;
+    return write(conn_io(c)->fd, src, len);
 }
 
 static void link_set_interest(struct conn *c, bool readable, bool writable)
 {
-    if (c->fd < 0) return;
-    ev_modify(c->fd, (readable ? EV_READABLE : 0) | (writable ? EV_WRITABLE : 0), &s.handler);
+    int fd = conn_io(c)->fd;
+    if (fd < 0) return;
+    ev_modify(fd, (readable ? EV_READABLE : 0) | (writable ? EV_WRITABLE : 0), &s.handler);
 }
+
+static void master_link_closed(struct conn *c);
 
 /* The conn's own descriptor: the link may already be another one. */
 static void link_close(struct conn *c)
 {
-    if (c->fd < 0) return;
-    ev_remove(c->fd);
-    close(c->fd);
-    if (s.fd == c->fd) s.fd = -1;
-    c->fd = -1;
+    struct conn_io *io = conn_io(c);
+    master_link_closed(c);
+    if (io->fd < 0) return;
+    ev_remove(io->fd);
+    close(io->fd);
+    if (s.fd == io->fd) s.fd = -1;
+    io->fd = -1;
 }
+
+/* The master is who we asked for: its commands need no AUTH. */
+static bool link_skips_auth(bool sbe)
+{
+    (void)sbe;
+    return true;
+}
+
+static void master_request_done(struct conn *c);
+static void ack_soon(void);
 
 static const struct conn_transport master_link_transport = {
     .name = "tcp",
+    .skips_auth = link_skips_auth,
     .read = link_read,
     .write = link_write,
     .set_interest = link_set_interest,
     .close = link_close,
+    .request_done = master_request_done,
 };
 
 /* --- link lifetime ------------------------------------------------------- */
@@ -180,9 +201,9 @@ bool repl_conn_is_master(const struct conn *c)
 }
 
 /* The master conn closed (conn_close): its history is kept for PSYNC. */
-bool repl_replica_link_closed(struct conn *c)
+static void master_link_closed(struct conn *c)
 {
-    if (c != s.master) return false;
+    if (c != s.master) return;
     s.master = NULL;
     s.cached = true;
     memcpy(s.cached_id, server.repl_id, sizeof s.cached_id);
@@ -195,7 +216,6 @@ bool repl_replica_link_closed(struct conn *c)
         log_notice("Connection with master lost; the next PSYNC asks for offset %lld",
                    s.cached_offset + 1);
     }
-    return true;
 }
 
 /* --- handshake ----------------------------------------------------------- */
@@ -552,13 +572,17 @@ static bool load_transferred(void)
 static void become_connected(int db)
 {
     struct conn *c = conn_create(&master_link_transport, s.fd, NULL);
-    struct sockaddr_storage peer;
-    socklen_t plen = sizeof peer;
+    struct sockaddr_storage peer, local;
+    socklen_t plen = sizeof peer, llen = sizeof local;
+    char addr[64] = "", laddr[64] = "";
     if (getpeername(s.fd, (struct sockaddr *)&peer, &plen) == 0)
-        socket_conn_set_addresses(c, &peer);
-    c->authenticated = true; /* the master is who we asked for */
-    c->flags |= CONN_MASTER | CONN_REPLY_OFF;
-    c->db_index = db >= 0 && db < keyspace.count ? db : 0;
+        socket_format_addr(&peer, addr, sizeof addr);
+    if (getsockname(s.fd, (struct sockaddr *)&local, &llen) == 0)
+        socket_format_addr(&local, laddr, sizeof laddr);
+    conn_set_peer(c, addr, laddr);
+    conn_mark_replication_link(c, CONN_MASTER);
+    session_set_reply_mode(c, SESSION_REPLY_OFF); /* the master hears only our ACKs */
+    session_select_db(c, db >= 0 && db < keyspace.count ? db : 0);
     s.master = c;
     s.state = LINK_CONNECTED;
     s.cached = false;
@@ -567,7 +591,7 @@ static void become_connected(int db)
     s.read_reploff = repl_offset();
     ev_modify(s.fd, EV_READABLE, &s.handler);
     /* Acknowledge at once (a diskless master streams after the first ACK). */
-    s.ack_due = true;
+    ack_soon();
     repl_replica_flush();
     if (buf_len(&s.in) && s.master) { /* stream bytes that came with +CONTINUE */
         struct buf rest = s.in;
@@ -600,18 +624,18 @@ static void master_apply(const char *p, size_t n)
     conn_process_input(c);
     keyspace.master_applying = false;
     if (s.master != c) return; /* it closed: the cached offset is what was applied */
-    repl_master_command_done(c);
+    master_request_done(c);
     if (c->flags & CONN_CLOSE_AFTER_REPLY) conn_flush(c);
 }
 
-/* After each command of the master (conn_run_commands, under
- * HOOK_REPLICA): the bytes of the commands that ran are applied — our
- * offset, our backlog, our replicas — except inside MULTI, whose
- * commands count only once EXEC ran (Redis's commandProcessed), so a link
- * lost mid-transaction asks for the whole transaction again. */
-void repl_master_command_done(struct conn *c)
+/* After each command of the master (the link transport's request_done):
+ * the bytes of the commands that ran are applied — our offset, our
+ * backlog, our replicas — except inside MULTI, whose commands count only
+ * once EXEC ran (Redis's commandProcessed), so a link lost mid-transaction
+ * asks for the whole transaction again. */
+static void master_request_done(struct conn *c)
 {
-    if (c != s.master || (c->multi && multi_is_queuing(c->multi))) return;
+    if (c != s.master || multi_is_queuing(session_ext(c, MULTI_EXT_SLOT))) return;
     size_t unapplied = conn_query_bytes(c);
     size_t applied = buf_len(&s.raw) > unapplied ? buf_len(&s.raw) - unapplied : 0;
     if (!applied) return;
@@ -635,9 +659,16 @@ static void master_readable(void)
     master_apply(chunk, (size_t)n);
 }
 
-void repl_replica_getack(void)
+/* An ACK at the end of this loop pass (EV_PASS_REPLICAS). */
+static void ack_soon(void)
 {
     s.ack_due = true;
+    ev_pass_request(EV_PASS_REPLICAS);
+}
+
+void repl_replica_getack(void)
+{
+    ack_soon();
 }
 
 /* REPLCONF ACK <offset> (after a batch, or once a second). */
@@ -830,7 +861,7 @@ static void set_master(const char *host, size_t host_len, long long port)
     repl_is_replica = true;
     keyspace.replica = true;
     command_hook_set(HOOK_REPLICA, true);
-    propagate_set_replication(false); /* our replicas get the master's own bytes */
+    propagation_remove_consumer(repl_feed); /* our replicas get the master's own bytes */
     s.state = LINK_CONNECT;
     s.down_since_ms = clock_unix_ms();
     log_notice("REPLICAOF %s:%d enabled", s.host, s.port);
@@ -924,15 +955,15 @@ void repl_replica_info(struct buf *b)
 
 /* --- the command path ---------------------------------------------------- */
 
-const char *repl_readonly_refusal(const struct conn *c, bool write)
+const char *repl_readonly_refusal(const struct conn *c)
 {
-    if (!write || !repl_replica_settings.read_only || repl_conn_is_master(c)) return NULL;
+    if (!repl_replica_settings.read_only || repl_conn_is_master(c)) return NULL;
     return "READONLY You can't write against a read only replica.";
 }
 
-const char *repl_stale_refusal(const struct conn *c, bool stale_ok)
+const char *repl_stale_refusal(const struct conn *c)
 {
-    if (stale_ok || repl_replica_settings.serve_stale_data || s.state == LINK_CONNECTED ||
+    if (repl_replica_settings.serve_stale_data || s.state == LINK_CONNECTED ||
         repl_conn_is_master(c))
         return NULL;
     return "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
@@ -959,6 +990,7 @@ void repl_start(void)
 
 void repl_start_early(void)
 {
+    repl_master_init();
     const char *text = repl_replica_settings.replicaof;
     /* A replica keeps the keys its snapshot holds past their TTL: the
      * master's DEL removes them (Redis loads so when not a master). */

@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 
-#include "server/config.h"
+#include "core/config.h"
 #include "transport/transport.h"
 #include "util/log.h"
 
@@ -147,3 +147,32 @@ void placement_lock_memory(void)
     log_notice("mlockall skipped in a sanitizer build");
 #endif
 }
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param placement_params[] = {
+    {.name = "cpu",
+     .kind = CFG_INT,
+     .value = &config.cpu,
+     .min = -1,
+     .max = 4095,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "N",
+     .help = "pin the server thread to CPU N (-1 = no pinning)"},
+    {.name = "numa",
+     .kind = CFG_INT,
+     .value = &config.numa,
+     .min = -1,
+     .max = 1023,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "N",
+     .help = "bind memory to NUMA node N and run on its CPUs (-1 = no binding)"},
+    {.name = "mlockall",
+     .kind = CFG_BOOL,
+     .value = &config.mlockall,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "yes|no",
+     .help = "lock all memory at startup, prefaulting it (default yes; failure is a warning)"},
+};
+
+const struct config_table placement_config = CONFIG_TABLE(placement_params, NULL);

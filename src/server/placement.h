@@ -27,4 +27,8 @@ bool placement_apply(void);
  * and log exactly one warning. A refused call is a warning, never fatal. */
 void placement_lock_memory(void);
 
+/* Settings (core/config.h): --cpu, --numa, --mlockall. */
+struct config_table;
+extern const struct config_table placement_config;
+
 #endif

@@ -1,22 +1,23 @@
 /* server.c — startup, housekeeping and shutdown; see server.h. */
 #include "server/server.h"
-#include "server/memory_report.h"
+#include "commands/memory_report.h"
 
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include "commands/command.h"
 #include "connection/conn.h"
-#include "server/auth.h"
-#include "server/config.h"
-#include "server/event_loop.h"
-#include "server/latency.h"
+#include "core/auth.h"
+#include "core/config.h"
+#include "core/server_state.h"
+#include "core/event_loop.h"
+#include "core/latency.h"
 #include "server/placement.h"
-#include "server/version.h"
+#include "core/version.h"
 #include "persist/aof.h"
 #include "persist/persist.h"
 #include "repl/repl.h"
@@ -30,31 +31,12 @@
 #include "util/cycles.h"
 #include "util/hash.h"
 #include "util/log.h"
-
-struct server server;
+#include "util/stats.h"
 
 static void on_signal(int sig)
 {
     (void)sig;
     ev_stop();
-}
-
-static void make_random_id(char id[41])
-{
-    unsigned char raw[20];
-    if (getrandom(raw, sizeof raw, 0) != sizeof raw) memset(raw, 0x5a, sizeof raw);
-    for (int i = 0; i < 20; i++) snprintf(id + 2 * i, 3, "%02x", raw[i]);
-}
-
-static void make_run_id(void)
-{
-    make_random_id(server.run_id);
-    memcpy(server.repl_id, server.run_id, sizeof server.repl_id);
-}
-
-void server_change_repl_id(void)
-{
-    make_random_id(server.repl_id);
 }
 
 /* Every client holds a descriptor: raise the soft RLIMIT_NOFILE to
@@ -92,10 +74,8 @@ static bool fit_maxclients_to_open_files_limit(void)
 
 bool server_start(void)
 {
-    server.start_ms = clock_unix_ms();
-    server.start_mono_us = clock_mono_us();
+    server_state_init();
     if (!placement_apply()) return false;
-    make_run_id();
     hash_seed_init();
     cycles_init();
 
@@ -111,9 +91,17 @@ bool server_start(void)
         }
     }
     if (!fit_maxclients_to_open_files_limit()) return false;
+    repl_init(); /* its commands and role checks, before the table is built */
     command_table_init();
     keyspace_init((int)config.databases);
     repl_start_early();
+    /* The end of every loop pass (core/event_loop.h): the AOF's buffer,
+     * then the replies held for it, then the replication stream, then the
+     * conns closed in the pass. */
+    ev_on_pass_end(EV_PASS_FLUSH, aof_flush_buffer);
+    ev_on_pass_end(EV_PASS_WRITE, conn_write_held);
+    ev_on_pass_end(EV_PASS_REPLICAS, repl_flush_replicas);
+    ev_on_pass_end(EV_PASS_REAP, conn_reap_closed);
     if (!persist_startup()) return false;
     repl_after_load(persist_last_load());
     if (!ev_init()) {
@@ -122,7 +110,6 @@ bool server_start(void)
     }
     if (!transports_start()) return false;
     if (!cluster_start()) return false;
-    ev_add_after_batch(repl_flush_replicas);
     repl_start();
     ev_set_socket_poll_interval_us(config.socket_poll_interval_us);
     ev_set_spin(strcmp(config.idle_strategy, "spin") == 0);
@@ -224,3 +211,51 @@ void server_stop(void)
     cluster_stop();
     transports_stop();
 }
+
+static const char *const loglevels[] = {"debug", "verbose", "notice", "warning", NULL};
+
+static void apply_loglevel(void)
+{
+    for (int i = 0; loglevels[i]; i++)
+        if (strcmp(loglevels[i], config.loglevel) == 0) log_min_level = (enum log_level)i;
+}
+
+/* Like Redis, hz accepts any non-negative value and clamps it. */
+static void apply_hz(void)
+{
+    config.hz = config.hz < 1 ? 1 : config.hz > 500 ? 500 : config.hz;
+}
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param server_params[] = {
+    {.name = "hz",
+     .kind = CFG_INT,
+     .value = &config.hz,
+     .max = INT_MAX,
+     .value_name = "N",
+     .help = "housekeeping runs per second, clamped to 1..500 (default 10)",
+     .apply = apply_hz},
+    {.name = "active-expire-effort",
+     .kind = CFG_INT,
+     .value = &config.active_expire_effort,
+     .min = 1,
+     .max = 10,
+     .value_name = "N",
+     .help = "active expiry budget: N ms per housekeeping run at most (default 1)"},
+    {.name = "loglevel",
+     .kind = CFG_ENUM,
+     .value = &config.loglevel,
+     .value_name = "LEVEL",
+     .help = "debug, verbose, notice or warning (default notice)",
+     .choices = loglevels,
+     .apply = apply_loglevel},
+    {.name = "daemonize",
+     .kind = CFG_BOOL,
+     .value = &config.daemonize,
+     .flags = CFG_IMMUTABLE | CFG_REDIS_IMMUTABLE,
+     .value_name = "no",
+     .help = "accepted for compatibility; the server always runs in the foreground"},
+};
+
+const struct config_table server_config = CONFIG_TABLE(server_params, NULL);

@@ -1,5 +1,6 @@
 /* db.c — the keyspace; contracts in db.h. */
 #include "store/db.h"
+#include "core/config.h"
 
 #include "store/blocking.h"
 #include "store/stream.h"
@@ -510,3 +511,18 @@ void db_foreach_key(struct db *db, db_visit_fn *fn, void *arg)
     struct visit v = {fn, arg};
     dict_foreach(&db->keys, visit_each, &v);
 }
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param db_params[] = {
+    {.name = "databases",
+     .kind = CFG_INT,
+     .value = &config.databases,
+     .min = 1,
+     .max = INT_MAX,
+     .flags = CFG_IMMUTABLE | CFG_REDIS_IMMUTABLE,
+     .value_name = "N",
+     .help = "number of databases (default 16)"},
+};
+
+const struct config_table db_config = CONFIG_TABLE(db_params, NULL);

@@ -259,4 +259,8 @@ void db_foreach_key(struct db *db, db_visit_fn *fn, void *arg);
 /* Hash of key bytes as the keyspace computes it. */
 uint64_t db_hash_key(const char *key, size_t len);
 
+/* The databases setting (core/config.h). */
+struct config_table;
+extern const struct config_table db_config;
+
 #endif

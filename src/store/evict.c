@@ -1,10 +1,13 @@
 /* evict.c — maxmemory eviction as Redis's evict.c; contracts in evict.h. */
 #include "store/evict.h"
+#include "core/command_hooks.h"
+#include "core/config.h"
 
+#include <limits.h>
 #include <string.h>
 #include <strings.h>
 
-#include "server/latency.h"
+#include "core/latency.h"
 #include "util/clock.h"
 #include "util/rand.h"
 #include "util/xmalloc.h"
@@ -314,3 +317,69 @@ void evict_housekeeping(size_t maxmemory)
 {
     if (eviction_running) evict_perform(maxmemory);
 }
+
+/* A lower limit takes effect at once, as Redis's CONFIG SET maxmemory:
+ * eviction starts now rather than at the next command. */
+static void apply_maxmemory(void)
+{
+    command_hook_set(HOOK_MAXMEMORY, config.maxmemory != 0);
+    evict_perform((size_t)config.maxmemory);
+}
+
+static void apply_maxmemory_policy(void)
+{
+    evict_set_policy(config.maxmemory_policy); /* validated against the same names */
+}
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param evict_params[] = {
+    {.name = "maxmemory",
+     .kind = CFG_MEMORY,
+     .value = &config.maxmemory,
+     .max = LLONG_MAX,
+     .value_name = "BYTES",
+     .help =
+         "past this much used memory (connection buffers included), keys are evicted by "
+         "--maxmemory-policy before a command runs; when none can be, commands that may grow the "
+         "data set get Redis's OOM error (reads and deletes still run) (default 0 = no limit)",
+     .apply = apply_maxmemory},
+    {.name = "maxmemory-policy",
+     .kind = CFG_ENUM,
+     .value = &config.maxmemory_policy,
+     .value_name = "POLICY",
+     .help = "noeviction, allkeys-lru, allkeys-lfu, allkeys-random, volatile-lru, volatile-lfu, "
+             "volatile-random or volatile-ttl, as Redis (default noeviction)",
+     .choices = evict_policy_names,
+     .apply = apply_maxmemory_policy},
+    {.name = "maxmemory-samples",
+     .kind = CFG_INT,
+     .value = &evict_settings.samples,
+     .min = 1,
+     .max = INT_MAX,
+     .value_name = "N",
+     .help = "keys sampled per database for each eviction by the LRU, LFU and TTL policies "
+             "(default 5)"},
+    {.name = "maxmemory-eviction-tenacity",
+     .kind = CFG_INT,
+     .value = &evict_settings.tenacity,
+     .max = 100,
+     .value_name = "N",
+     .help = "eviction time per command: 10 = 500 us, +15% per step, 100 = unlimited; the rest "
+             "continues in housekeeping (default 10)"},
+    {.name = "lfu-log-factor",
+     .kind = CFG_INT,
+     .value = &evict_settings.lfu_log_factor,
+     .max = INT_MAX,
+     .value_name = "N",
+     .help = "LFU counter growth: an access increments counter c with probability 1/((c-5)*N+1) "
+             "(default 10)"},
+    {.name = "lfu-decay-time",
+     .kind = CFG_INT,
+     .value = &evict_settings.lfu_decay_time,
+     .max = INT_MAX,
+     .value_name = "MINUTES",
+     .help = "LFU counters lose one per this many idle minutes (default 1; 0 = never)"},
+};
+
+const struct config_table evict_config = CONFIG_TABLE(evict_params, NULL);

@@ -132,4 +132,8 @@ void evict_reset_exceeded(void);
 /* Housekeeping: continues an eviction that ran out of time (EVICT_RUNNING). */
 void evict_housekeeping(size_t maxmemory);
 
+/* Settings (core/config.h): maxmemory, maxmemory-policy, -samples, -eviction-tenacity, lfu-*. */
+struct config_table;
+extern const struct config_table evict_config;
+
 #endif

@@ -1,5 +1,6 @@
 /* hash.c — the hash type in its two encodings; see hash.h. */
 #include "store/hash.h"
+#include "core/config.h"
 
 #include <limits.h>
 #include <string.h>
@@ -338,3 +339,24 @@ size_t hash_memory_usage(const struct hash *h, size_t samples)
     if (h->lp) return total + packed_alloc_size(h->lp);
     return total + xmalloc_usable_size(h->table) + dict_sampled_bytes(h->table, samples);
 }
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param hash_params[] = {
+    {.name = "hash-max-listpack-entries",
+     .alias = "hash-max-ziplist-entries",
+     .kind = CFG_INT,
+     .value = &hash_limits.max_listpack_entries,
+     .max = LLONG_MAX,
+     .value_name = "N",
+     .help = "hashes with more fields use a hash table (default 512)"},
+    {.name = "hash-max-listpack-value",
+     .alias = "hash-max-ziplist-value",
+     .kind = CFG_MEMORY,
+     .value = &hash_limits.max_listpack_value,
+     .max = LLONG_MAX,
+     .value_name = "BYTES",
+     .help = "hashes with a longer field or value use a hash table (default 64)"},
+};
+
+const struct config_table hash_config = CONFIG_TABLE(hash_params, NULL);

@@ -102,4 +102,8 @@ void hash_random_distinct(struct hash *h, size_t count, hash_visit_fn *fn, void 
  * and extrapolated (0 = measure all). */
 size_t hash_memory_usage(const struct hash *h, size_t samples);
 
+/* The rows of hash_limits (core/config.h). */
+struct config_table;
+extern const struct config_table hash_config;
+
 #endif

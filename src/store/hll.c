@@ -1,6 +1,8 @@
 /* hll.c — HyperLogLog values in the HYLL format; contract in hll.h. */
 #include "store/hll.h"
+#include "core/config.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -535,3 +537,16 @@ const char *hll_selftest(char *err, size_t cap)
     strbuf_free(sparse);
     return failed;
 }
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param hll_params[] = {
+    {.name = "hll-sparse-max-bytes",
+     .kind = CFG_MEMORY,
+     .value = &hll_limits.sparse_max_bytes,
+     .max = LLONG_MAX,
+     .value_name = "BYTES",
+     .help = "HyperLogLogs whose sparse form would grow past this turn dense (default 3000)"},
+};
+
+const struct config_table hll_config = CONFIG_TABLE(hll_params, NULL);

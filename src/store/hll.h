@@ -90,4 +90,8 @@ const char *hll_selftest(char *err, size_t cap);
 /* MurmurHash64A over little-endian 8-byte blocks. */
 uint64_t hll_murmur64a(const void *key, size_t len, uint64_t seed);
 
+/* The rows of hll_limits (core/config.h). */
+struct config_table;
+extern const struct config_table hll_config;
+
 #endif

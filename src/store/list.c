@@ -1,6 +1,8 @@
 /* list.c — the list type as a chain of packed nodes; see list.h. */
 #include "store/list.h"
+#include "core/config.h"
 
+#include <limits.h>
 #include <lzf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -839,3 +841,26 @@ const char *list_verify(const struct list *l)
     if (nodes != l->nodes) return "node count of list wrong";
     return NULL;
 }
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param list_params[] = {
+    {.name = "list-max-listpack-size",
+     .alias = "list-max-ziplist-size",
+     .kind = CFG_INT,
+     .value = &list_limits.fill,
+     .min = INT_MIN,
+     .max = INT_MAX,
+     .value_name = "N",
+     .help =
+         "list node size: N > 0 entries (at most 8 KB), -1..-5 = 4, 8, 16, 32, 64 KB (default -2)"},
+    {.name = "list-compress-depth",
+     .kind = CFG_INT,
+     .value = &list_limits.compress_depth,
+     .max = INT_MAX,
+     .value_name = "N",
+     .help = "LZF-compress list nodes but the N nearest each end, in lists created from then on "
+             "(default 0: none)"},
+};
+
+const struct config_table list_config = CONFIG_TABLE(list_params, NULL);

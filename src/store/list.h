@@ -168,4 +168,8 @@ size_t list_memory_usage(const struct list *l);
 /* Checks the internal invariants (tests); NULL when sound, else what is wrong. */
 const char *list_verify(const struct list *l);
 
+/* The rows of list_limits (core/config.h). */
+struct config_table;
+extern const struct config_table list_config;
+
 #endif

@@ -1,5 +1,7 @@
 /* notify.c — keyspace notifications; contract in notify.h. */
 #include "store/notify.h"
+#include "util/xmalloc.h"
+#include "core/config.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -88,3 +90,36 @@ void notify_keyspace_publish(int type, const char *event, const char *key, size_
     if (notify_keyspace_flags & NOTIFY_KEYEVENT)
         publish_on("keyevent", dbid, event, event_len, key, key_len);
 }
+
+static const char *validate_notify_keyspace_events(const char *text)
+{
+    return notify_flags_parse(text) < 0 ? "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."
+                                        : NULL;
+}
+
+/* Sets the flags and keeps the text in Redis's canonical form ("KEA" reads
+ * back as "AKE"). */
+static void apply_notify_keyspace_events(void)
+{
+    int flags = notify_flags_parse(config.notify_keyspace_events);
+    notify_keyspace_flags = flags < 0 ? 0 : flags;
+    char canonical[32];
+    notify_flags_format(notify_keyspace_flags, canonical);
+    xfree(config.notify_keyspace_events);
+    config.notify_keyspace_events = xstrdup(canonical);
+}
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param notify_params[] = {
+    {.name = "notify-keyspace-events",
+     .kind = CFG_STRING,
+     .value = &config.notify_keyspace_events,
+     .value_name = "FLAGS",
+     .help = "keyspace notification classes, Redis's letters K E g $ l s h z x e t m d n A "
+             "(default \"\" = off; docs/introspection.md)",
+     .apply = apply_notify_keyspace_events,
+     .validate = validate_notify_keyspace_events},
+};
+
+const struct config_table notify_config = CONFIG_TABLE(notify_params, NULL);

@@ -69,4 +69,8 @@ int notify_flags_parse(const char *s);
  * (at least 20 bytes). */
 void notify_flags_format(int flags, char *out);
 
+/* The notify-keyspace-events setting (core/config.h). */
+struct config_table;
+extern const struct config_table notify_config;
+
 #endif

@@ -1,5 +1,6 @@
 /* set.c — the set type in its two encodings; see set.h. */
 #include "store/set.h"
+#include "core/config.h"
 
 #include <limits.h>
 #include <string.h>
@@ -474,3 +475,16 @@ size_t set_memory_usage(const struct set *s, size_t samples)
     if (s->is) return total + xmalloc_usable_size(s->is);
     return total + xmalloc_usable_size(s->table) + dict_sampled_bytes(s->table, samples);
 }
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param set_params[] = {
+    {.name = "set-max-intset-entries",
+     .kind = CFG_INT,
+     .value = &set_limits.max_intset_entries,
+     .max = LLONG_MAX,
+     .value_name = "N",
+     .help = "sets of integers with more members use a hash table (default 512)"},
+};
+
+const struct config_table set_config = CONFIG_TABLE(set_params, NULL);

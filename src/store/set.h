@@ -103,4 +103,8 @@ void set_pop_rebuild(struct set *s, size_t keep, struct set **rest);
  * measured and extrapolated (0 = all). */
 size_t set_memory_usage(const struct set *s, size_t samples);
 
+/* The rows of set_limits (core/config.h). */
+struct config_table;
+extern const struct config_table set_config;
+
 #endif

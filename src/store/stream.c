@@ -1,10 +1,12 @@
 /* stream.c — the stream type's entries: nodes, append, trimming,
  * deletion, iteration and the raw access persistence uses; see stream.h. */
 #include "store/stream.h"
+#include "core/config.h"
 
+#include <limits.h>
 #include <string.h>
 
-#include "persist/listpack.h"
+#include "store/listpack.h"
 #include "store/stream_cgroup.h"
 #include "util/clock.h"
 #include "util/varint.h"
@@ -1109,3 +1111,24 @@ const char *stream_verify(const struct stream *s)
     if (any && stream_id_cmp(&prev_entry, &s->last_id) > 0) return "an entry above the last ID";
     return NULL;
 }
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param stream_params[] = {
+    {.name = "stream-node-max-bytes",
+     .kind = CFG_MEMORY,
+     .value = &stream_limits.node_max_bytes,
+     .max = LONG_MAX,
+     .value_name = "BYTES",
+     .help = "stream nodes close at this many bytes of Redis's listpack encoding (default 4096; 0 "
+             "= 1 GB)"},
+    {.name = "stream-node-max-entries",
+     .kind = CFG_INT,
+     .value = &stream_limits.node_max_entries,
+     .max = LLONG_MAX,
+     .value_name = "N",
+     .help = "stream nodes close at this many entries, deleted ones included (default 100; 0 = no "
+             "limit)"},
+};
+
+const struct config_table stream_config = CONFIG_TABLE(stream_params, NULL);

@@ -261,4 +261,8 @@ void stream_loader_abort(struct stream_loader *l);
 /* Checks the internal invariants (tests); NULL when sound. */
 const char *stream_verify(const struct stream *s);
 
+/* The rows of stream_limits (core/config.h). */
+struct config_table;
+extern const struct config_table stream_config;
+
 #endif

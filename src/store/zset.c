@@ -1,5 +1,6 @@
 /* zset.c — the sorted-set type in its two encodings; see zset.h. */
 #include "store/zset.h"
+#include "core/config.h"
 
 #include <limits.h>
 #include <math.h>
@@ -719,3 +720,24 @@ const char *zset_verify(const struct zset *z)
         return "dict and index sizes differ";
     return zindex_verify(&z->big->index);
 }
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param zset_params[] = {
+    {.name = "zset-max-listpack-entries",
+     .alias = "zset-max-ziplist-entries",
+     .kind = CFG_INT,
+     .value = &zset_limits.max_listpack_entries,
+     .max = LLONG_MAX,
+     .value_name = "N",
+     .help = "sorted sets with more members use the indexed encoding (default 128)"},
+    {.name = "zset-max-listpack-value",
+     .alias = "zset-max-ziplist-value",
+     .kind = CFG_MEMORY,
+     .value = &zset_limits.max_listpack_value,
+     .max = LLONG_MAX,
+     .value_name = "BYTES",
+     .help = "sorted sets with a longer member use the indexed encoding (default 64)"},
+};
+
+const struct config_table zset_config = CONFIG_TABLE(zset_params, NULL);

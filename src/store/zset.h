@@ -170,4 +170,8 @@ size_t zset_memory_usage(const struct zset *z, size_t samples);
  * and counted); NULL or what is wrong. For tests. */
 const char *zset_verify(const struct zset *z);
 
+/* The rows of zset_limits (core/config.h). */
+struct config_table;
+extern const struct config_table zset_config;
+
 #endif

@@ -1,7 +1,10 @@
 /* fabric.c — libfabric FI_EP_RDM transport, server side; see fabric.h and
  * include/goblin/fabric_envelope.h. */
 #include "transport/fabric.h"
+#include "util/buf.h"
+#include "util/numparse.h"
 
+#include <limits.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stddef.h>
@@ -20,10 +23,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "connection/conn.h"
-#include "server/config.h"
-#include "server/event_loop.h"
-#include "transport/socket.h"
+#include "connection/conn_transport.h"
+#include "core/config.h"
+#include "core/event_loop.h"
+#include "core/sockets.h"
 #include "transport/transport.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -145,7 +148,7 @@ static void fabric_send_control(struct fabric_endpoint *ep, fi_addr_t addr, uint
 
 static ssize_t fabric_read(struct conn *c, void *dst, size_t cap)
 {
-    struct fabric_session *s = c->transport_data;
+    struct fabric_session *s = conn_io(c)->transport_data;
     size_t copied = 0;
     size_t held = buf_len(&s->pending);
     if (held) {
@@ -198,19 +201,16 @@ static ssize_t fabric_send_data(struct fabric_session *s, const void *src, size_
 
 /* A byte-stream wire (RESP): replies echo the last request delivered;
  * bytes from the Pub/Sub FIFO are unsolicited (correlation 0). */
-static ssize_t fabric_write(struct conn *c, const void *src, size_t len)
+static ssize_t fabric_write(struct conn *c, const void *src, size_t len, enum out_unit_kind kind)
 {
-    struct fabric_session *s = c->transport_data;
-    const char *p = src;
-    bool push = buf_len(&c->push_fifo) && p >= buf_head(&c->push_fifo) &&
-                p < buf_head(&c->push_fifo) + buf_len(&c->push_fifo);
-    return fabric_send_data(s, src, len, push ? 0 : s->last_request);
+    struct fabric_session *s = conn_io(c)->transport_data;
+    return fabric_send_data(s, src, len, kind == OUT_PUSH ? 0 : s->last_request);
 }
 
 /* A framed wire (SBE): one unit, one message, whole or not at all. */
 static int fabric_send_unit(struct conn *c, const struct out_unit *unit, const char *payload)
 {
-    struct fabric_session *s = c->transport_data;
+    struct fabric_session *s = conn_io(c)->transport_data;
     if (unit->len > s->ep->fep.record - GOBLIN_FABRIC_HEADER_BYTES) {
         log_warning_limited(&s->ep->warnings,
                             "%s: a %u-byte reply exceeds --libfabric-max-record: session ended",
@@ -225,7 +225,7 @@ static int fabric_send_unit(struct conn *c, const struct out_unit *unit, const c
 
 static void fabric_set_interest(struct conn *c, bool readable, bool writable)
 {
-    struct fabric_session *s = c->transport_data;
+    struct fabric_session *s = conn_io(c)->transport_data;
     if (writable != s->want_write) s->ep->sessions_blocked += writable ? 1 : -1;
     s->want_read = readable;
     s->want_write = writable;
@@ -263,7 +263,7 @@ static void peer_release(struct fabric_endpoint *ep, struct fabric_peer *p)
  * still hold it. */
 static void fabric_close(struct conn *c)
 {
-    struct fabric_session *s = c->transport_data;
+    struct fabric_session *s = conn_io(c)->transport_data;
     struct fabric_endpoint *ep = s->ep;
     if (!s->bye_received)
         fabric_send_control(ep, s->addr, GOBLIN_FABRIC_BYE, s->version, s->id, s->end_reason,
@@ -283,22 +283,22 @@ static void fabric_close(struct conn *c)
 
 static void fabric_release(struct conn *c)
 {
-    struct fabric_session *s = c->transport_data;
+    struct fabric_session *s = conn_io(c)->transport_data;
     goblin_reorder_free(&s->window);
     xfree(s);
-    c->transport_data = NULL;
+    conn_io(c)->transport_data = NULL;
 }
 
 static bool fabric_is_local(const struct conn *c)
 {
-    const struct fabric_session *s = c->transport_data;
+    const struct fabric_session *s = conn_io_const(c)->transport_data;
     return s && s->local;
 }
 
 static void fabric_peer_source(const struct conn *c, char *out, size_t cap)
 {
     /* The client's endpoint address without the port: the host. */
-    snprintf(out, cap, "%s", c->addr);
+    snprintf(out, cap, "%s", conn_addr(c));
     char *colon = strrchr(out, ':');
     if (colon && strchr(out, '.')) *colon = '\0';
 }
@@ -315,21 +315,24 @@ static int fabric_endpoint_count(void);
 static void fabric_housekeeping(void);
 static void fabric_stop(void);
 static size_t fabric_lock_memory(size_t budget, size_t *total);
+static void fabric_info(struct buf *b);
 
 const struct transport fabric_transport = {
     .name = "libfabric",
-    .flags = TRANSPORT_POLLED | TRANSPORT_CARRIES_SBE | TRANSPORT_SBE_ANY_PEER,
+    .flags = TRANSPORT_POLLED,
     .start = fabric_start,
     .endpoint_count = fabric_endpoint_count,
     .housekeeping = fabric_housekeeping,
     .stop = fabric_stop,
-    .skips_auth = fabric_skips_auth,
     .lock_memory = fabric_lock_memory,
+    .info_section = "libfabric",
+    .info = fabric_info,
 };
 
 static const struct conn_transport fabric_conn_io = {
     .name = "libfabric",
-    .owner = &fabric_transport,
+    .flags = CONN_TRANSPORT_CARRIES_SBE | CONN_TRANSPORT_SBE_ANY_PEER,
+    .skips_auth = fabric_skips_auth,
     .read = fabric_read,
     .write = fabric_write,
     .set_interest = fabric_set_interest,
@@ -583,12 +586,14 @@ static void session_open(struct fabric_endpoint *ep, const struct goblin_fabric_
         ep->stats.sessions_total++;
         struct conn *c = conn_create(&fabric_conn_io, -1, s);
         s->conn = c;
-        size_t alen = sizeof c->addr;
-        if (fi_av_straddr(ep->fep.av, name, c->addr, &alen) == NULL)
-            snprintf(c->addr, 64, "fabric");
-        snprintf(c->laddr, sizeof c->laddr, "%.63s", ep->epname_text);
+        char peer_text[64];
+        size_t alen = sizeof peer_text;
+        if (fi_av_straddr(ep->fep.av, name, peer_text, &alen) == NULL)
+            snprintf(peer_text, sizeof peer_text, "fabric");
+        peer_text[sizeof peer_text - 1] = '\0';
+        conn_set_peer(c, peer_text, ep->epname_text);
         log_verbose("%s: session %016llx opened from %s (envelope v%u)", ep->name,
-                    (unsigned long long)s->id, c->addr, version);
+                    (unsigned long long)s->id, peer_text, version);
     }
     unsigned char msg[GOBLIN_FABRIC_HELLO_ACK_BYTES];
     struct goblin_fabric_hello_ack ack = {
@@ -669,13 +674,11 @@ static int fabric_resume_sessions(struct fabric_endpoint *ep, bool slots_freed)
     for (int i = 0; i < ep->session_count; i++) {
         struct fabric_session *s = ep->sessions[i];
         if (slots_freed && s->want_write && s->conn) {
-            conn_on_writable(s->conn);
-            work++;
+            work += conn_on_writable(s->conn);
         }
         if (i < ep->session_count && ep->sessions[i] == s && s->conn && s->want_read &&
             buf_len(&s->pending)) {
-            conn_on_readable(s->conn);
-            work++;
+            work += conn_on_readable(s->conn);
         }
     }
     return work;
@@ -867,10 +870,11 @@ static void info_line(struct buf *b, int e, const char *field, unsigned long lon
     buf_append(b, line, (size_t)n);
 }
 
-void fabric_info(struct buf *b)
+static void fabric_info(struct buf *b)
 {
     char line[256];
-    int n = snprintf(line, sizeof line, "libfabric_endpoints:%d\r\n", endpoint_count);
+    int n =
+        snprintf(line, sizeof line, "# Libfabric\r\nlibfabric_endpoints:%d\r\n", endpoint_count);
     buf_append(b, line, (size_t)n);
     for (int e = 0; e < endpoint_count; e++) {
         const struct fabric_endpoint *ep = &endpoints[e];
@@ -907,3 +911,144 @@ void fabric_info(struct buf *b)
         info_line(b, e, "av_entries_removed", st->av_removed);
     }
 }
+
+/* --libfabric PROVIDER ADDRESS PORT / --efa ADDRESS PORT: a polled target
+ * in command-line order like the rings. */
+static bool fabric_add(const char *provider, const char *const *rest, struct config_error *err)
+{
+    long long port;
+    if (!provider[0]) return config_fail(err, "provider must not be empty");
+    if (!rest[0][0]) return config_fail(err, "address must not be empty");
+    if (!num_parse_ll(rest[1], strlen(rest[1]), &port) || port < 1 || port > 65535)
+        return config_fail(err, "port '%s' must be 1..65535", rest[1]);
+    struct polled_spec ps = {.kind = POLLED_LIBFABRIC,
+                             .path = xstrdup(provider),
+                             .address = xstrdup(rest[0]),
+                             .port = (int)port};
+    config_polled_add(&ps);
+    return true;
+}
+
+static bool libfabric_parse(const char *const *values, struct config_error *err)
+{
+    return fabric_add(values[0], values + 1, err);
+}
+
+static bool efa_parse(const char *const *values, struct config_error *err)
+{
+    return fabric_add("efa", values, err);
+}
+
+/* --efa targets under efa, the others under libfabric. */
+static void fabric_render_targets(struct buf *out, bool efa)
+{
+    bool first = true;
+    for (int i = 0; i < config.polled_count; i++) {
+        const struct polled_spec *ps = &config.polled[i];
+        if (ps->kind != POLLED_LIBFABRIC || efa != (strcmp(ps->path, "efa") == 0)) continue;
+        buf_append_fmt(out, "%s%s %s %d", first ? "" : " ", ps->path, ps->address, ps->port);
+        first = false;
+    }
+}
+
+static void libfabric_render(struct buf *out)
+{
+    fabric_render_targets(out, false);
+}
+
+static void efa_render(struct buf *out)
+{
+    fabric_render_targets(out, true);
+}
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param fabric_params[] = {
+    {.name = "libfabric",
+     .kind = CFG_CUSTOM,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "PROVIDER ADDRESS PORT",
+     .help = "libfabric FI_EP_RDM endpoint of PROVIDER (e.g. 'tcp;ofi_rxm', shm, efa), bootstrap "
+             "TCP listener on ADDRESS:PORT; repeatable",
+     .nargs = 3,
+     .parse = libfabric_parse,
+     .render = libfabric_render},
+    {.name = "efa",
+     .kind = CFG_CUSTOM,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "ADDRESS PORT",
+     .help = "shorthand for --libfabric efa ADDRESS PORT; repeatable",
+     .nargs = 2,
+     .parse = efa_parse,
+     .render = efa_render},
+    {.name = "no-auth-libfabric",
+     .kind = CFG_FLAG,
+     .value = &config.no_auth_libfabric,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "",
+     .help = "RESP over libfabric needs no AUTH (trust the fabric)"},
+    {.name = "libfabric-force-send",
+     .kind = CFG_FLAG,
+     .value = &config.libfabric_force_send,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "",
+     .help = "send every libfabric frame with fi_send (never fi_inject)"},
+    {.name = "efa-heartbeat-timeout-ms",
+     .kind = CFG_INT,
+     .value = &config.efa_heartbeat_timeout_ms,
+     .max = INT_MAX,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "MS",
+     .help = "end a libfabric session silent this long; clients ping after a third (default 30000; "
+             "0 = never)"},
+    {.name = "libfabric-tx-slots",
+     .kind = CFG_INT,
+     .value = &config.libfabric_tx_slots,
+     .min = 1,
+     .max = 4096,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "N",
+     .help = "registered fi_send buffers per libfabric endpoint (default 16)"},
+    {.name = "libfabric-rx-slots",
+     .kind = CFG_INT,
+     .value = &config.libfabric_rx_slots,
+     .min = 1,
+     .max = 4096,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "N",
+     .help = "pre-posted receive buffers per libfabric endpoint (default 16)"},
+    {.name = "libfabric-max-record",
+     .kind = CFG_MEMORY,
+     .value = &config.libfabric_max_record,
+     .min = 4096,
+     .max = 1LL << 30,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "BYTES",
+     .help = "largest libfabric message, envelope included (default 128kb)"},
+    {.name = "libfabric-sessions-per-peer",
+     .kind = CFG_INT,
+     .value = &config.libfabric_sessions_per_peer,
+     .min = 1,
+     .max = 65536,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "N",
+     .help = "libfabric sessions one client endpoint may hold at once (default 16)"},
+    {.name = "libfabric-reorder-messages",
+     .kind = CFG_INT,
+     .value = &config.libfabric_reorder_messages,
+     .min = 1,
+     .max = 65536,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "N",
+     .help = "reorder window per libfabric session, in messages (default 64)"},
+    {.name = "libfabric-reorder-bytes",
+     .kind = CFG_MEMORY,
+     .value = &config.libfabric_reorder_bytes,
+     .min = 4096,
+     .max = 1LL << 30,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "BYTES",
+     .help = "reorder window per libfabric session, in bytes (default 1mb)"},
+};
+
+const struct config_table fabric_config = CONFIG_TABLE(fabric_params, NULL);

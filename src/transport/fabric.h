@@ -50,11 +50,14 @@
 
 #include "util/buf.h"
 
-/* The registry entry is `fabric_transport` (transport/transport.h). */
+/* The registry entry is `fabric_transport` (transport/transport.h). Its
+ * INFO section, libfabric, is per target: lines
+ * "libfabric<i>_<field>:<value>\r\n" (sessions, hellos refused, frames,
+ * inject vs send, reorder window, TX back-pressure, AV entries; listed in
+ * docs/libfabric.md). */
 
-/* INFO libfabric: per target, lines "libfabric<i>_<field>:<value>\r\n"
- * (sessions, hellos refused, frames, inject vs send, reorder window,
- * TX back-pressure, AV entries; listed in docs/libfabric.md). */
-void fabric_info(struct buf *b);
+/* Settings (core/config.h): --libfabric, --efa, libfabric-*. */
+struct config_table;
+extern const struct config_table fabric_config;
 
 #endif

@@ -3,6 +3,7 @@
 
 #include <stddef.h>
 
+#include "core/info_section.h"
 #include "util/log.h"
 
 extern const struct transport fabric_transport;
@@ -24,6 +25,8 @@ static const struct transport *const registry[] = {
 
 bool transports_start(void)
 {
+    for (int i = 0; i < REGISTRY_COUNT; i++)
+        if (registry[i]->info) info_section_add(registry[i]->info_section, registry[i]->info);
     int endpoints = 0;
     for (int i = 0; i < REGISTRY_COUNT; i++) {
         if (!registry[i]->start()) return false;

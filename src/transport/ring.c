@@ -1,7 +1,10 @@
 /* ring.c — shared-memory ring transport, server side; see ring.h and
  * include/goblin/ring_layout.h. */
 #include "transport/ring.h"
+#include "util/buf.h"
+#include "util/numparse.h"
 
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <goblin/ring_layout.h>
@@ -12,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "connection/conn.h"
-#include "server/config.h"
-#include "server/event_loop.h"
+#include "connection/conn_transport.h"
+#include "core/config.h"
+#include "core/event_loop.h"
 #include "transport/transport.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
@@ -31,6 +34,7 @@ struct ring_endpoint {
     struct goblin_ring_queue cq;      /* we produce */
     uint32_t epoch;                   /* last epoch acted on (served, detached or refused) */
     struct conn *conn;                /* the session's conn, NULL between sessions */
+    bool framed;                      /* its wire is framed: one record, one frame (set_framed) */
     bool has_partial;                 /* `partial` holds a peeked SQ record */
     struct goblin_ring_view partial;  /* SQ record partly copied into the conn */
     uint32_t partial_offset;
@@ -61,12 +65,12 @@ unsigned long long ring_round_size(unsigned long long bytes)
 
 static ssize_t ring_read(struct conn *c, void *dst, size_t cap)
 {
-    struct ring_endpoint *ep = c->transport_data;
+    struct ring_endpoint *ep = conn_io(c)->transport_data;
     /* The common case of a framed conn (SBE): the record the poll peeked,
      * whole, as the loop below would take it (one copy of the snapshot
      * length, released, the next slot untouched). */
     const struct goblin_ring_view *p = &ep->partial;
-    if (c->framed && ep->has_partial && ep->partial_offset == 0 && p->kind == GOBLIN_RING_DATA &&
+    if (ep->framed && ep->has_partial && ep->partial_offset == 0 && p->kind == GOBLIN_RING_DATA &&
         p->len > 0 && p->len <= cap) {
         size_t n = p->len;
         memcpy(dst, p->payload, n);
@@ -108,7 +112,7 @@ static ssize_t ring_read(struct conn *c, void *dst, size_t cap)
             ep->has_partial = false;
             /* A framed wire's record is one whole frame: serve it now,
              * without touching the next slot (the client's next write). */
-            if (c->framed) break;
+            if (ep->framed) break;
         }
     }
     if (copied == 0) {
@@ -118,9 +122,10 @@ static ssize_t ring_read(struct conn *c, void *dst, size_t cap)
     return (ssize_t)copied;
 }
 
-static ssize_t ring_write(struct conn *c, const void *src, size_t len)
+static ssize_t ring_write(struct conn *c, const void *src, size_t len, enum out_unit_kind kind)
 {
-    struct ring_endpoint *ep = c->transport_data;
+    (void)kind; /* RESP over a ring is one byte stream */
+    struct ring_endpoint *ep = conn_io(c)->transport_data;
     size_t n = goblin_ring_write(&ep->cq, src, len);
     if (n == 0 && len > 0) {
         if (ep->cq.corrupt) {
@@ -140,7 +145,7 @@ static ssize_t ring_write(struct conn *c, const void *src, size_t len)
  * largest record cannot be framed on this ring and ends the session. */
 static int ring_send_unit(struct conn *c, const struct out_unit *unit, const char *payload)
 {
-    struct ring_endpoint *ep = c->transport_data;
+    struct ring_endpoint *ep = conn_io(c)->transport_data;
     if (unit->len > goblin_ring_max_payload(&ep->cq)) {
         log_warning_limited(
             &ep->warnings,
@@ -165,7 +170,7 @@ static int ring_send_unit(struct conn *c, const struct out_unit *unit, const cha
 
 static void ring_set_interest(struct conn *c, bool readable, bool writable)
 {
-    struct ring_endpoint *ep = c->transport_data;
+    struct ring_endpoint *ep = conn_io(c)->transport_data;
     ep->want_read = readable;
     ep->want_write = writable;
 }
@@ -181,14 +186,21 @@ static bool ring_publish_close(struct ring_endpoint *ep)
 
 static void ring_close(struct conn *c)
 {
-    struct ring_endpoint *ep = c->transport_data;
+    struct ring_endpoint *ep = conn_io(c)->transport_data;
     /* Tell the client the session is over. With the CQ full the CLOSE is
      * owed and published by the poll once the client makes room (unless a
      * new epoch comes first, or the client broke the CQ head). */
     ep->close_pending = !ring_publish_close(ep) && !ep->cq.corrupt;
     ep->conn = NULL;
     ep->has_partial = false;
-    c->transport_data = NULL;
+    ep->framed = false;
+    conn_io(c)->transport_data = NULL;
+}
+
+static void ring_set_framed(struct conn *c, bool framed)
+{
+    struct ring_endpoint *ep = conn_io(c)->transport_data;
+    ep->framed = framed;
 }
 
 /* Both wires. */
@@ -207,36 +219,31 @@ static size_t ring_lock_memory(size_t budget, size_t *total);
 /* The registry entry (transport.h). */
 const struct transport ring_transport = {
     .name = "ring",
-    .flags = TRANSPORT_POLLED | TRANSPORT_CARRIES_SBE,
+    .flags = TRANSPORT_POLLED,
     .start = ring_start,
     .endpoint_count = ring_endpoint_count,
     .housekeeping = ring_housekeeping,
     .stop = ring_stop,
-    .skips_auth = ring_skips_auth,
     .lock_memory = ring_lock_memory,
 };
 
-/* A ring is a file in this host's memory: its peer is on this host. */
-static bool ring_is_local(const struct conn *c)
-{
-    (void)c;
-    return true;
-}
-
+/* A ring is a file in this host's memory: its peer is on this host
+ * (CONN_TRANSPORT_LOCAL). */
 static const struct conn_transport ring_conn_io = {
     .name = "ring",
-    .owner = &ring_transport,
+    .flags = CONN_TRANSPORT_LOCAL | CONN_TRANSPORT_CARRIES_SBE,
+    .skips_auth = ring_skips_auth,
     .read = ring_read,
     .write = ring_write,
     .set_interest = ring_set_interest,
     .close = ring_close,
     .send_unit = ring_send_unit,
+    .set_framed = ring_set_framed,
     /* Replies are encoded aside and copied into a record: written in place
      * they share its first cache line with the tag the client spins on
      * (measured 3x slower, docs/sbe.md). */
     /* No peer_source: all ring clients are one AUTH source ("ring"). Ring
      * files are local and permission-guarded; a ring peer has no address. */
-    .is_local = ring_is_local,
     .holds_input_under_backpressure = true, /* the SQ; clients drain the CQ when it is full */
 };
 
@@ -304,8 +311,9 @@ static void session_restart(struct ring_endpoint *ep, uint32_t epoch)
     atomic_store_explicit(&ep->hdr->cq_head, 0, memory_order_relaxed);
     if (!(epoch & GOBLIN_RING_EPOCH_DETACHED)) {
         struct conn *c = conn_create(&ring_conn_io, -1, ep);
-        snprintf(c->addr, sizeof c->addr, "ring:%s", ep->path);
-        snprintf(c->laddr, sizeof c->laddr, "ring:%s", ep->path);
+        char addr[64];
+        snprintf(addr, sizeof addr, "ring:%s", ep->path);
+        conn_set_peer(c, addr, addr);
         ep->conn = c;
         ep->want_read = true;
         ep->want_write = false;
@@ -318,7 +326,7 @@ static int ring_endpoint_poll(struct ring_endpoint *ep)
 {
     /* A session whose command serves others meanwhile (ev_process_nested)
      * is left alone, restarts included, until the command ends. */
-    if (ep->conn && (ep->conn->flags & CONN_PROTECTED)) return 0;
+    if (ep->conn && conn_io_suspended(ep->conn)) return 0;
     /* acquire: pairs with the client's release when it advances the epoch. */
     uint32_t epoch = atomic_load_explicit(&ep->hdr->epoch, memory_order_acquire);
     if (epoch != ep->epoch) {
@@ -333,9 +341,7 @@ static int ring_endpoint_poll(struct ring_endpoint *ep)
     }
     int work = 0;
     if (ep->want_write) {
-        size_t before = buf_len(&c->out);
-        conn_on_writable(c);
-        if (!ep->conn || buf_len(&c->out) != before) work++;
+        work += conn_on_writable(c);
         if (!ep->conn) return work;
     }
     if (ep->want_read) {
@@ -345,8 +351,7 @@ static int ring_endpoint_poll(struct ring_endpoint *ep)
             ep->partial_offset = 0;
         }
         if (ep->has_partial) {
-            conn_on_readable(c);
-            work++;
+            work += conn_on_readable(c);
         } else if (!ep->sq.corrupt) {
             goblin_ring_prefetch_next(&ep->sq);
         } else {
@@ -550,3 +555,89 @@ static void ring_stop(void)
     targets = NULL;
     target_count = 0;
 }
+
+/* --ring PATH SIZE / --ring-pool DIR COUNT SIZE: appended in command-line
+ * order, which is their polling priority. */
+static bool ring_add(enum polled_kind kind, const char *const *v, struct config_error *err)
+{
+    struct polled_spec ps = {.kind = kind};
+    const char *size = kind == POLLED_RING ? v[1] : v[2];
+    if (!v[0][0]) return config_fail(err, "path must not be empty");
+    if (!num_parse_memory(size, strlen(size), &ps.bytes) || ps.bytes == 0 ||
+        ps.bytes > (1ULL << 32))
+        return config_fail(err, "size '%s' must be 1..4gb (k/kb/m/mb/g/gb suffixes)", size);
+    if (kind == POLLED_RING_POOL) {
+        long long count;
+        if (!num_parse_ll(v[1], strlen(v[1]), &count) || count < 1 || count > 4096)
+            return config_fail(err, "count '%s' must be 1..4096", v[1]);
+        ps.count = (int)count;
+    }
+    ps.path = xstrdup(v[0]);
+    config_polled_add(&ps);
+    return true;
+}
+
+static bool ring_parse(const char *const *values, struct config_error *err)
+{
+    return ring_add(POLLED_RING, values, err);
+}
+
+static bool ring_pool_parse(const char *const *values, struct config_error *err)
+{
+    return ring_add(POLLED_RING_POOL, values, err);
+}
+
+static void ring_render_kind(struct buf *out, enum polled_kind kind)
+{
+    bool first = true;
+    for (int i = 0; i < config.polled_count; i++) {
+        const struct polled_spec *ps = &config.polled[i];
+        if (ps->kind != kind) continue;
+        if (!first) buf_append_char(out, ' ');
+        if (kind == POLLED_RING)
+            buf_append_fmt(out, "%s %llu", ps->path, ps->bytes);
+        else
+            buf_append_fmt(out, "%s %d %llu", ps->path, ps->count, ps->bytes);
+        first = false;
+    }
+}
+
+static void ring_render(struct buf *out)
+{
+    ring_render_kind(out, POLLED_RING);
+}
+
+static void ring_pool_render(struct buf *out)
+{
+    ring_render_kind(out, POLLED_RING_POOL);
+}
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param ring_params[] = {
+    {.name = "ring",
+     .kind = CFG_CUSTOM,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "PATH SIZE",
+     .help =
+         "shared-memory ring file for one client, SIZE per direction (k/kb/m/mb/g/gb); repeatable",
+     .nargs = 2,
+     .parse = ring_parse,
+     .render = ring_render},
+    {.name = "ring-pool",
+     .kind = CFG_CUSTOM,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "DIR COUNT SIZE",
+     .help = "COUNT rings in DIR that clients claim and release; repeatable",
+     .nargs = 3,
+     .parse = ring_pool_parse,
+     .render = ring_pool_render},
+    {.name = "no-auth-ring",
+     .kind = CFG_FLAG,
+     .value = &config.no_auth_ring,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "",
+     .help = "RESP over rings needs no AUTH (trust the ring file's permissions)"},
+};
+
+const struct config_table ring_config = CONFIG_TABLE(ring_params, NULL);

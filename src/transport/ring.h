@@ -23,4 +23,8 @@
 /* Rounds a requested per-direction size up to a power of two >= the page size. */
 unsigned long long ring_round_size(unsigned long long bytes);
 
+/* Settings (core/config.h): --ring, --ring-pool, --no-auth-ring. */
+struct config_table;
+extern const struct config_table ring_config;
+
 #endif

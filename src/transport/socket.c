@@ -1,6 +1,9 @@
 /* socket.c — TCP and Unix listeners and their conn transport; see socket.h. */
 #include "transport/socket.h"
+#include "util/buf.h"
+#include "util/numparse.h"
 
+#include <limits.h>
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdint.h>
@@ -14,11 +17,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "connection/conn.h"
-#include "server/auth.h"
-#include "server/config.h"
-#include "server/event_loop.h"
-#include "server/server.h" /* server.tcp_port */
+#include "connection/conn_transport.h"
+#include "core/sockets.h"
+#include "core/auth.h"
+#include "core/config.h"
+#include "core/event_loop.h"
+#include "core/server_state.h" /* server.tcp_port */
 #include "transport/transport.h"
 #include "util/stats.h"
 #include "util/clock.h"
@@ -42,6 +46,7 @@ struct socket_conn {
     struct ev_handler handler;
     struct conn *conn;
     uint32_t mask; /* current epoll interest */
+    bool local;    /* TCP from 127.0.0.1 or ::1 (conn_is_local) */
 };
 
 static struct listener *listeners;
@@ -52,39 +57,41 @@ static int listener_count;
 static ssize_t sock_read(struct conn *c, void *dst, size_t cap)
 {
     ssize_t n;
-    do n = read(c->fd, dst, cap);
+    do n = read(conn_io(c)->fd, dst, cap);
     while (n < 0 && errno == EINTR);
     return n;
 }
 
-static ssize_t sock_write(struct conn *c, const void *src, size_t len)
+static ssize_t sock_write(struct conn *c, const void *src, size_t len, enum out_unit_kind kind)
 {
+    (void)kind; /* one byte stream for replies and pushes */
     ssize_t n;
-    do n = write(c->fd, src, len);
+    do n = write(conn_io(c)->fd, src, len);
     while (n < 0 && errno == EINTR);
     return n;
 }
 
 static void sock_set_interest(struct conn *c, bool readable, bool writable)
 {
-    struct socket_conn *sc = c->transport_data;
+    struct socket_conn *sc = conn_io(c)->transport_data;
     uint32_t mask = (readable ? EV_READABLE : 0) | (writable ? EV_WRITABLE : 0);
     if (mask == sc->mask) return;
     sc->mask = mask;
     /* A conn the loop no longer reports would stall for ever: close it.
      * conn_close() is idempotent and the conn's memory outlives this pass. */
-    if (!ev_modify(c->fd, mask, &sc->handler)) {
-        log_warning("epoll_ctl for client id=%llu addr=%s failed: %s", (unsigned long long)c->id,
-                    c->addr, strerror(errno));
+    if (!ev_modify(conn_io(c)->fd, mask, &sc->handler)) {
+        log_warning("epoll_ctl for client id=%llu addr=%s failed: %s",
+                    (unsigned long long)conn_id(c), conn_addr(c), strerror(errno));
         conn_close(c, "event registration failed");
     }
 }
 
 static void sock_close(struct conn *c)
 {
-    ev_remove(c->fd);
-    close(c->fd);
-    c->fd = -1;
+    struct conn_io *io = conn_io(c);
+    ev_remove(io->fd);
+    close(io->fd);
+    io->fd = -1;
 }
 
 /* The epoll batch being dispatched may still hold an event pointing at this
@@ -92,8 +99,8 @@ static void sock_close(struct conn *c)
  * subscriber): it is freed only when the pass is over (conn.h, Lifetime). */
 static void sock_release(struct conn *c)
 {
-    xfree(c->transport_data);
-    c->transport_data = NULL;
+    xfree(conn_io(c)->transport_data);
+    conn_io(c)->transport_data = NULL;
 }
 
 /* A TCP peer's AUTH source: its IPv4 address, or for IPv6 its /64 — one
@@ -105,7 +112,7 @@ void socket_tcp_peer_source(const struct conn *c, char *out, size_t cap)
     struct sockaddr_storage ss;
     socklen_t len = sizeof ss;
     char host[INET6_ADDRSTRLEN] = "?";
-    if (getpeername(c->fd, (struct sockaddr *)&ss, &len) != 0) {
+    if (getpeername(conn_io_const(c)->fd, (struct sockaddr *)&ss, &len) != 0) {
         snprintf(out, cap, "tcp:?");
         return;
     }
@@ -132,7 +139,7 @@ static void unix_peer_source(const struct conn *c, char *out, size_t cap)
 {
     struct ucred cred;
     socklen_t len = sizeof cred;
-    if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
+    if (getsockopt(conn_io_const(c)->fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
         snprintf(out, cap, "unix:uid=%u", (unsigned)cred.uid);
     else
         snprintf(out, cap, "unix:?");
@@ -152,10 +159,14 @@ static bool socket_skips_auth(bool sbe)
     return sbe && config.no_auth_sbe;
 }
 
+static bool tcp_is_local(const struct conn *c)
+{
+    const struct socket_conn *sc = conn_io_const(c)->transport_data;
+    return sc->local;
+}
+
 const struct transport socket_transport = {
     .name = "socket",
-    .flags = TRANSPORT_CARRIES_SBE,
-    .skips_auth = socket_skips_auth,
     .start = socket_start,
     .endpoint_count = socket_endpoint_count,
     .housekeeping = socket_housekeeping,
@@ -164,7 +175,9 @@ const struct transport socket_transport = {
 
 static const struct conn_transport tcp_transport = {
     .name = "tcp",
-    .owner = &socket_transport,
+    .flags = CONN_TRANSPORT_CARRIES_SBE,
+    .skips_auth = socket_skips_auth,
+    .is_local = tcp_is_local,
     .read = sock_read,
     .write = sock_write,
     .set_interest = sock_set_interest,
@@ -175,7 +188,8 @@ static const struct conn_transport tcp_transport = {
 
 static const struct conn_transport unix_transport = {
     .name = "unix",
-    .owner = &socket_transport,
+    .flags = CONN_TRANSPORT_LOCAL | CONN_TRANSPORT_CARRIES_SBE,
+    .skips_auth = socket_skips_auth,
     .read = sock_read,
     .write = sock_write,
     .set_interest = sock_set_interest,
@@ -188,39 +202,22 @@ static void on_conn_event(struct ev_handler *h, uint32_t mask)
 {
     struct socket_conn *sc = (struct socket_conn *)h;
     struct conn *c = sc->conn;
-    if (c->flags & CONN_CLOSED) return;
+    /* Either is a no-op once the conn is closed (an event of this batch). */
     if (mask & EV_WRITABLE) conn_on_writable(c);
-    if ((mask & EV_READABLE) && !(c->flags & CONN_CLOSED)) conn_on_readable(c);
+    if (mask & EV_READABLE) conn_on_readable(c);
 }
 
 /* --- addresses ------------------------------------------------------ */
-
-static void format_sockaddr(const struct sockaddr_storage *ss, char *out, size_t cap)
-{
-    char host[INET6_ADDRSTRLEN] = "?";
-    int port = 0;
-    if (ss->ss_family == AF_INET) {
-        const struct sockaddr_in *a = (const struct sockaddr_in *)ss;
-        inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
-        port = ntohs(a->sin_port);
-        snprintf(out, cap, "%s:%d", host, port);
-    } else if (ss->ss_family == AF_INET6) {
-        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ss;
-        inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
-        port = ntohs(a->sin6_port);
-        snprintf(out, cap, "%s:%d", host, port);
-    } else {
-        snprintf(out, cap, "?:0");
-    }
-}
 
 void socket_conn_set_addresses(struct conn *c, const struct sockaddr_storage *peer)
 {
     struct sockaddr_storage local;
     socklen_t llen = sizeof local;
-    format_sockaddr(peer, c->addr, sizeof c->addr);
-    if (getsockname(c->fd, (struct sockaddr *)&local, &llen) == 0)
-        format_sockaddr(&local, c->laddr, sizeof c->laddr);
+    char addr[64], laddr[64] = "";
+    socket_format_addr(peer, addr, sizeof addr);
+    if (getsockname(conn_io(c)->fd, (struct sockaddr *)&local, &llen) == 0)
+        socket_format_addr(&local, laddr, sizeof laddr);
+    conn_set_peer(c, addr, laddr);
 }
 
 /* --- listeners ------------------------------------------------------ */
@@ -233,20 +230,6 @@ static void reject_over_limit(int fd)
     (void)n;
     close(fd);
     stats.rejected_connections++;
-}
-
-/* Redis 7.0.15's clientAcceptHandler(): the peer is 127.0.0.1 or ::1
- * exactly. Other 127.0.0.0/8 sources are not loopback to it (7.2 widened
- * that; test_protected_mode compares with redis-server), and the same rule
- * makes a conn local for enable-debug-command (conn_is_local), over TCP and
- * over libfabric (fabric.c). */
-bool socket_addr_is_loopback(const struct sockaddr_storage *peer)
-{
-    if (peer->ss_family == AF_INET)
-        return ntohl(((const struct sockaddr_in *)peer)->sin_addr.s_addr) == INADDR_LOOPBACK;
-    if (peer->ss_family == AF_INET6)
-        return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)peer)->sin6_addr);
-    return false;
 }
 
 /* Protected mode, as Redis 7.0's clientAcceptHandler(): with protected-mode
@@ -346,16 +329,18 @@ static void on_listener_readable(struct ev_handler *h, uint32_t mask)
     struct socket_conn *sc = xcalloc(1, sizeof *sc);
     sc->handler.on_event = on_conn_event;
     sc->mask = EV_READABLE;
+    sc->local = !l->is_unix && socket_addr_is_loopback(&peer);
     struct conn *c = conn_create(l->is_unix ? &unix_transport : &tcp_transport, fd, sc);
     sc->conn = c;
     if (l->is_unix) {
-        snprintf(c->addr, sizeof c->addr, "%s:0", l->path);
-        snprintf(c->laddr, sizeof c->laddr, "%s:0", l->path);
+        char path[64];
+        snprintf(path, sizeof path, "%.61s:0", l->path);
+        conn_set_peer(c, path, path);
     } else {
         socket_conn_set_addresses(c, &peer);
     }
     if (!ev_add(fd, EV_READABLE, &sc->handler)) {
-        log_warning("epoll_ctl for client %s failed: %s", c->addr, strerror(errno));
+        log_warning("epoll_ctl for client %s failed: %s", conn_addr(c), strerror(errno));
         conn_close(c, "epoll registration failed");
     }
 }
@@ -368,42 +353,6 @@ static struct listener *listener_new(void)
     l->fd = -1;
     l->handler.on_event = on_listener_readable;
     return l;
-}
-
-int socket_listen_tcp(const char *host, int port, int backlog)
-{
-    struct sockaddr_storage ss;
-    socklen_t len;
-    memset(&ss, 0, sizeof ss);
-    if (strchr(host, ':')) {
-        struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-        a->sin6_family = AF_INET6;
-        a->sin6_port = htons((uint16_t)port);
-        if (inet_pton(AF_INET6, host, &a->sin6_addr) != 1) goto bad_address;
-        len = sizeof *a;
-    } else {
-        struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-        a->sin_family = AF_INET;
-        a->sin_port = htons((uint16_t)port);
-        if (inet_pton(AF_INET, host, &a->sin_addr) != 1) goto bad_address;
-        len = sizeof *a;
-    }
-    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0) return -1;
-    int one = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (ss.ss_family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
-    if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, backlog) < 0) {
-        int err = errno;
-        close(fd);
-        errno = err;
-        return -1;
-    }
-    return fd;
-
-bad_address:
-    errno = EINVAL;
-    return -1;
 }
 
 static bool listen_tcp(const char *host, int port, socket_accept_fn on_accept)
@@ -514,3 +463,134 @@ static void socket_stop(void)
     listeners = NULL;
     listener_count = 0;
 }
+
+/* --listen ADDR:PORT, IPv4 or [IPv6]:PORT. */
+static bool parse_listen(const char *s, struct listen_addr *out)
+{
+    const char *colon;
+    size_t hostlen;
+    const char *host = s;
+    if (s[0] == '[') {
+        const char *close = strchr(s, ']');
+        if (!close || close[1] != ':') return false;
+        host = s + 1;
+        hostlen = (size_t)(close - host);
+        colon = close + 1;
+    } else {
+        colon = strrchr(s, ':');
+        if (!colon || strchr(s, ':') != colon) return false; /* IPv6 needs brackets */
+        hostlen = (size_t)(colon - s);
+    }
+    if (hostlen == 0 || hostlen >= sizeof out->host) return false;
+    long long port;
+    if (!num_parse_ll(colon + 1, strlen(colon + 1), &port) || port < 1 || port > 65535)
+        return false;
+    memcpy(out->host, host, hostlen);
+    out->host[hostlen] = '\0';
+    out->port = (int)port;
+    return true;
+}
+
+static bool listen_parse(const char *const *values, struct config_error *err)
+{
+    struct listen_addr a;
+    if (!parse_listen(values[0], &a)) return config_fail(err, "expected ADDR:PORT or [IPV6]:PORT");
+    config.listen = xrealloc(config.listen, sizeof a * (size_t)(config.listen_count + 1));
+    config.listen[config.listen_count++] = a;
+    return true;
+}
+
+static void listen_render(struct buf *out)
+{
+    for (int i = 0; i < config.listen_count; i++) {
+        const struct listen_addr *a = &config.listen[i];
+        if (i) buf_append_char(out, ' ');
+        buf_append_fmt(out, strchr(a->host, ':') ? "[%s]:%d" : "%s:%d", a->host, a->port);
+    }
+}
+
+static bool unixsocket_parse(const char *const *values, struct config_error *err)
+{
+    if (!values[0][0]) return config_fail(err, "path must not be empty");
+    config.unixsocket =
+        xrealloc(config.unixsocket, sizeof(char *) * (size_t)(config.unixsocket_count + 1));
+    config.unixsocket[config.unixsocket_count++] = xstrdup(values[0]);
+    return true;
+}
+
+static void unixsocket_render(struct buf *out)
+{
+    for (int i = 0; i < config.unixsocket_count; i++) {
+        if (i) buf_append_char(out, ' ');
+        buf_append(out, config.unixsocket[i], strlen(config.unixsocket[i]));
+    }
+}
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param socket_params[] = {
+    {.name = "port",
+     .kind = CFG_INT,
+     .value = &config.port,
+     .max = 65535,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "P",
+     .help = "TCP port on the --bind addresses (default 6379; 0 = none)"},
+    {.name = "bind",
+     .kind = CFG_STRING,
+     .value = &config.bind,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "ADDRS",
+     .help = "addresses for --port, space-separated (default 127.0.0.1)"},
+    {.name = "listen",
+     .kind = CFG_CUSTOM,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "ADDR:PORT",
+     .help = "extra TCP listener, IPv4 or [IPv6]; repeatable",
+     .parse = listen_parse,
+     .render = listen_render},
+    {.name = "unixsocket",
+     .alias = "uds-listen",
+     .kind = CFG_CUSTOM,
+     .flags = CFG_IMMUTABLE | CFG_REDIS_IMMUTABLE,
+     .value_name = "PATH",
+     .help = "Unix stream socket listener; repeatable (alias --uds-listen)",
+     .parse = unixsocket_parse,
+     .render = unixsocket_render},
+    {.name = "unixsocketperm",
+     .kind = CFG_OCTAL,
+     .value = &config.unixsocketperm,
+     .max = 0777,
+     .flags = CFG_IMMUTABLE | CFG_REDIS_IMMUTABLE,
+     .value_name = "MODE",
+     .help = "permissions of Unix sockets, octal as in redis.conf (700, 0770; default 0 = the "
+             "umask's); the socket is created with them, never more open"},
+    {.name = "tcp-backlog",
+     .kind = CFG_INT,
+     .value = &config.tcp_backlog,
+     .max = INT_MAX,
+     .flags = CFG_IMMUTABLE | CFG_REDIS_IMMUTABLE,
+     .value_name = "N",
+     .help = "listen() backlog (default 511)"},
+    {.name = "tcp-keepalive",
+     .kind = CFG_INT,
+     .value = &config.tcp_keepalive,
+     .max = INT_MAX,
+     .value_name = "SECONDS",
+     .help = "TCP keepalive interval for clients (default 300; 0 = off)"},
+    {.name = "protected-mode",
+     .kind = CFG_BOOL,
+     .value = &config.protected_mode,
+     .value_name = "yes|no",
+     .help = "without a password, refuse TCP clients not on the loopback interface with Redis's "
+             "DENIED explanation (default yes, as Redis)"},
+    {.name = "no-auth-sbe",
+     .kind = CFG_FLAG,
+     .value = &config.no_auth_sbe,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "",
+     .help = "SBE over TCP and Unix sockets needs no Auth frame (every peer that can connect is "
+             "trusted; rings follow --no-auth-ring, libfabric --no-auth-libfabric)"},
+};
+
+const struct config_table socket_config = CONFIG_TABLE(socket_params, NULL);

@@ -19,12 +19,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The registry entry is `socket_transport` (transport/transport.h). */
-
-/* A nonblocking TCP listening socket on numeric host (IPv4 or IPv6, no
- * brackets) and port; -1 with errno (EINVAL: not a numeric address). Also
- * used by the libfabric bootstrap listener (transport/fabric.c). */
-int socket_listen_tcp(const char *host, int port, int backlog);
+/* The registry entry is `socket_transport` (transport/transport.h). The
+ * plain socket helpers (socket_listen_tcp, socket_addr_is_loopback) are in
+ * core/sockets.h. */
 
 /* Listeners of another transport that speaks over TCP (TLS, transport/tls.c)
  * share the socket transport's listeners: accept readiness, maxclients,
@@ -39,15 +36,16 @@ typedef void (*socket_accept_fn)(int fd, const struct sockaddr_storage *peer);
 /* Listens on `port` at every --bind address; false after logging why. */
 bool socket_listen_bind_addresses(int port, socket_accept_fn on_accept);
 
-/* Fills c->addr and c->laddr ("ip:port") of an accepted TCP conn. */
+/* Sets the peer and local addresses ("ip:port") of an accepted TCP conn
+ * (conn_set_peer). */
 void socket_conn_set_addresses(struct conn *c, const struct sockaddr_storage *peer);
 
 /* A TCP peer's AUTH source (conn_transport.peer_source): its IPv4 address
  * or IPv6 /64. */
 void socket_tcp_peer_source(const struct conn *c, char *out, size_t cap);
 
-/* Redis 7.0.15's loopback: 127.0.0.1 or ::1 exactly (protected mode,
- * enable-debug-command local). */
-bool socket_addr_is_loopback(const struct sockaddr_storage *peer);
+/* Its settings (core/config.h): the listeners, keepalive, protected mode, --no-auth-sbe. */
+struct config_table;
+extern const struct config_table socket_config;
 
 #endif

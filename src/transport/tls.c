@@ -12,9 +12,10 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
-#include "connection/conn.h"
-#include "server/config.h"
-#include "server/event_loop.h"
+#include "connection/conn_transport.h"
+#include "core/sockets.h"
+#include "core/config.h"
+#include "core/event_loop.h"
 #include "transport/socket.h"
 #include "transport/transport.h"
 #include "util/log.h"
@@ -46,6 +47,8 @@ struct tls_conn {
     bool write_needs_read; /* SSL_write wants readability before it can go on */
     bool failed;           /* a fatal TLS error: no close_notify */
     bool read_took;        /* the last tls_read returned bytes */
+    bool closed;           /* tls_close ran: the conn is torn down */
+    bool local;            /* the peer is 127.0.0.1 or ::1 (conn_is_local) */
 };
 
 static SSL_CTX *tls_ctx; /* new connections get this one */
@@ -233,7 +236,7 @@ static bool tls_flush(struct tls_conn *tc)
     long n;
     while ((n = BIO_get_mem_data(tc->wbio, &p)) > 0) {
         ssize_t w;
-        do w = write(tc->conn->fd, p, (size_t)n);
+        do w = write(conn_io(tc->conn)->fd, p, (size_t)n);
         while (w < 0 && errno == EINTR);
         if (w < 0) return false;
         char sink[4096];
@@ -260,12 +263,12 @@ static void tls_update_mask(struct tls_conn *tc)
     else
         mask = (tc->conn_reads || tc->write_needs_read ? EV_READABLE : 0) |
                (tc->conn_writes || cipher_waits ? EV_WRITABLE : 0);
-    if (mask == tc->mask || (c->flags & CONN_CLOSED)) return;
+    if (mask == tc->mask || tc->closed) return;
     tc->mask = mask;
     /* A conn the loop no longer reports would stall for ever: close it. */
-    if (!ev_modify(c->fd, mask, &tc->handler)) {
-        log_warning("epoll_ctl for client id=%llu addr=%s failed: %s", (unsigned long long)c->id,
-                    c->addr, strerror(errno));
+    if (!ev_modify(conn_io(c)->fd, mask, &tc->handler)) {
+        log_warning("epoll_ctl for client id=%llu addr=%s failed: %s",
+                    (unsigned long long)conn_id(c), conn_addr(c), strerror(errno));
         conn_close(c, "event registration failed");
     }
 }
@@ -301,8 +304,9 @@ static ssize_t tls_io_result(struct tls_conn *tc, int ret, bool reading)
         return -1;
     default:
         tc->failed = true;
-        log_verbose("TLS error on client id=%llu addr=%s: %s", (unsigned long long)tc->conn->id,
-                    tc->conn->addr, tls_error_text(why, sizeof why));
+        log_verbose("TLS error on client id=%llu addr=%s: %s",
+                    (unsigned long long)conn_id(tc->conn), conn_addr(tc->conn),
+                    tls_error_text(why, sizeof why));
         errno = EPROTO;
         return -1;
     }
@@ -310,7 +314,7 @@ static ssize_t tls_io_result(struct tls_conn *tc, int ret, bool reading)
 
 static ssize_t tls_read(struct conn *c, void *dst, size_t cap)
 {
-    struct tls_conn *tc = c->transport_data;
+    struct tls_conn *tc = conn_io(c)->transport_data;
     if (tc->handshaking) {
         errno = EAGAIN;
         return -1;
@@ -330,9 +334,10 @@ static ssize_t tls_read(struct conn *c, void *dst, size_t cap)
     return result;
 }
 
-static ssize_t tls_write(struct conn *c, const void *src, size_t len)
+static ssize_t tls_write(struct conn *c, const void *src, size_t len, enum out_unit_kind kind)
 {
-    struct tls_conn *tc = c->transport_data;
+    (void)kind; /* one byte stream for replies and pushes */
+    struct tls_conn *tc = conn_io(c)->transport_data;
     if (tc->handshaking) {
         errno = EAGAIN;
         return -1;
@@ -351,7 +356,7 @@ static ssize_t tls_write(struct conn *c, const void *src, size_t len)
 
 static void tls_set_interest(struct conn *c, bool readable, bool writable)
 {
-    struct tls_conn *tc = c->transport_data;
+    struct tls_conn *tc = conn_io(c)->transport_data;
     tc->conn_reads = readable;
     tc->conn_writes = writable;
     tls_update_mask(tc);
@@ -359,7 +364,7 @@ static void tls_set_interest(struct conn *c, bool readable, bool writable)
 
 static void tls_close(struct conn *c)
 {
-    struct tls_conn *tc = c->transport_data;
+    struct tls_conn *tc = conn_io(c)->transport_data;
     /* close_notify, best effort: no waiting for the socket (ciphertext the
      * socket cannot take now, at most a record, is dropped with it). */
     if (!tc->handshaking && !tc->failed) {
@@ -367,18 +372,20 @@ static void tls_close(struct conn *c)
         tls_flush(tc);
     }
     ERR_clear_error();
-    ev_remove(c->fd);
-    close(c->fd);
-    c->fd = -1;
+    tc->closed = true;
+    struct conn_io *io = conn_io(c);
+    ev_remove(io->fd);
+    close(io->fd);
+    io->fd = -1;
 }
 
 /* Freed at the end of the loop pass, as socket.c's (conn.h, Lifetime). */
 static void tls_release(struct conn *c)
 {
-    struct tls_conn *tc = c->transport_data;
+    struct tls_conn *tc = conn_io(c)->transport_data;
     SSL_free(tc->ssl);
     xfree(tc);
-    c->transport_data = NULL;
+    conn_io(c)->transport_data = NULL;
 }
 
 static bool tls_start(void);
@@ -394,9 +401,15 @@ const struct transport tls_transport = {
     .stop = tls_stop,
 };
 
+static bool tls_is_local(const struct conn *c)
+{
+    const struct tls_conn *tc = conn_io_const(c)->transport_data;
+    return tc->local;
+}
+
 static const struct conn_transport tls_conn_transport = {
     .name = "tls",
-    .owner = &tls_transport,
+    .is_local = tls_is_local,
     .read = tls_read,
     .write = tls_write,
     .set_interest = tls_set_interest,
@@ -435,7 +448,7 @@ static bool tls_handshake(struct tls_conn *tc)
     else
         tls_error_text(why, sizeof why);
     log_warning_limited(&failures, "Error accepting a client connection: %s (addr=%s laddr=%s)",
-                        why, c->addr, c->laddr);
+                        why, conn_addr(c), conn_laddr(c));
     conn_close(c, NULL);
     return false;
 }
@@ -447,7 +460,7 @@ static bool tls_handshake(struct tls_conn *tc)
 static void tls_read_pending(struct tls_conn *tc)
 {
     struct conn *c = tc->conn;
-    while (!(c->flags & CONN_CLOSED) && SSL_has_pending(tc->ssl)) {
+    while (!tc->closed && SSL_has_pending(tc->ssl)) {
         tc->read_took = false;
         conn_on_readable(c);
         if (!tc->read_took) break; /* an incomplete record: the socket will say */
@@ -458,7 +471,7 @@ static void on_tls_event(struct ev_handler *h, uint32_t mask)
 {
     struct tls_conn *tc = (struct tls_conn *)h;
     struct conn *c = tc->conn;
-    if (c->flags & CONN_CLOSED) return;
+    if (tc->closed) return;
     if (tc->handshaking) {
         if (!tls_handshake(tc)) return;
         /* The first request may have come with the client's Finished. */
@@ -476,8 +489,8 @@ static void on_tls_event(struct ev_handler *h, uint32_t mask)
         mask |= EV_WRITABLE;
         tls_update_mask(tc);
     }
-    if ((mask & EV_WRITABLE) && !(c->flags & CONN_CLOSED)) conn_on_writable(c);
-    if ((mask & EV_READABLE) && !(c->flags & CONN_CLOSED)) conn_on_readable(c);
+    if ((mask & EV_WRITABLE) && !tc->closed) conn_on_writable(c);
+    if ((mask & EV_READABLE) && !tc->closed) conn_on_readable(c);
     tls_read_pending(tc);
 }
 
@@ -505,11 +518,12 @@ static void tls_on_accept(int fd, const struct sockaddr_storage *peer)
     tc->handshake_reads = true;
     tc->conn_reads = true;
     tc->mask = EV_READABLE;
+    tc->local = socket_addr_is_loopback(peer);
     struct conn *c = conn_create(&tls_conn_transport, fd, tc);
     tc->conn = c;
     socket_conn_set_addresses(c, peer);
     if (!ev_add(fd, EV_READABLE, &tc->handler)) {
-        log_warning("epoll_ctl for client %s failed: %s", c->addr, strerror(errno));
+        log_warning("epoll_ctl for client %s failed: %s", conn_addr(c), strerror(errno));
         conn_close(c, "epoll registration failed");
     }
 }
@@ -541,3 +555,75 @@ static void tls_stop(void)
     SSL_CTX_free(tls_ctx); /* live sessions keep their reference */
     tls_ctx = NULL;
 }
+
+static const char *const tls_auth_choices[] = {"no", "yes", "optional", NULL};
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param tls_params[] = {
+    {.name = "tls-port",
+     .kind = CFG_INT,
+     .value = &config.tls_port,
+     .max = 65535,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "P",
+     .help = "TLS port on the --bind addresses (default 0 = none; docs/tls.md)"},
+    {.name = "tls-cert-file",
+     .kind = CFG_STRING,
+     .value = &config.tls_cert_file,
+     .value_name = "FILE",
+     .help = "server certificate (PEM, chain allowed); CONFIG SET reloads it for new connections",
+     .commit = tls_config_commit},
+    {.name = "tls-key-file",
+     .kind = CFG_STRING,
+     .value = &config.tls_key_file,
+     .value_name = "FILE",
+     .help = "private key of --tls-cert-file (PEM, unencrypted)",
+     .commit = tls_config_commit},
+    {.name = "tls-ca-cert-file",
+     .kind = CFG_STRING,
+     .value = &config.tls_ca_cert_file,
+     .value_name = "FILE",
+     .help = "CA certificates (PEM) that client certificates must chain to",
+     .commit = tls_config_commit},
+    {.name = "tls-ca-cert-dir",
+     .kind = CFG_STRING,
+     .value = &config.tls_ca_cert_dir,
+     .value_name = "DIR",
+     .help = "directory of CA certificates (c_rehash layout), as --tls-ca-cert-file",
+     .commit = tls_config_commit},
+    {.name = "tls-auth-clients",
+     .kind = CFG_ENUM,
+     .value = &config.tls_auth_clients,
+     .value_name = "yes|no|optional",
+     .help = "client certificates: required, not asked for, or checked when sent (default yes)",
+     .choices = tls_auth_choices,
+     .commit = tls_config_commit},
+    {.name = "tls-protocols",
+     .kind = CFG_STRING,
+     .value = &config.tls_protocols,
+     .value_name = "'TLSv1.2 TLSv1.3'",
+     .help =
+         "TLS versions accepted: TLSv1, TLSv1.1, TLSv1.2, TLSv1.3 (default TLSv1.2 and TLSv1.3)",
+     .commit = tls_config_commit},
+    {.name = "tls-ciphers",
+     .kind = CFG_STRING,
+     .value = &config.tls_ciphers,
+     .value_name = "LIST",
+     .help = "TLSv1.2 and below cipher list, OpenSSL syntax (default OpenSSL's)",
+     .commit = tls_config_commit},
+    {.name = "tls-ciphersuites",
+     .kind = CFG_STRING,
+     .value = &config.tls_ciphersuites,
+     .value_name = "LIST",
+     .help = "TLSv1.3 cipher suites, OpenSSL syntax (default OpenSSL's)",
+     .commit = tls_config_commit},
+    {.name = "tls-prefer-server-ciphers",
+     .kind = CFG_BOOL,
+     .value = &config.tls_prefer_server_ciphers,
+     .value_name = "yes|no",
+     .help = "the server's cipher order wins over the client's (default no)",
+     .commit = tls_config_commit},
+};
+
+const struct config_table tls_config = CONFIG_TABLE(tls_params, NULL);

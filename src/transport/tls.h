@@ -19,10 +19,14 @@
 #ifndef GOBLIN_TLS_H
 #define GOBLIN_TLS_H
 
-/* The commit hook of the tls-* parameters (server/config.c): once a CONFIG
+/* The commit hook of the tls-* parameters (core/config.c): once a CONFIG
  * SET has stored its values, builds a context from them (when TLS runs);
  * NULL when it is now in use, else Redis's error text (the reason is
  * logged) and the old context stays. */
 const char *tls_config_commit(void);
+
+/* Settings (core/config.h): tls-*. */
+struct config_table;
+extern const struct config_table tls_config;
 
 #endif

@@ -5,7 +5,7 @@
  * (this node and three known peers).
  *
  * fuzz-sources: src/cluster/cluster_bus.c src/cluster/cluster.c
- * fuzz-sources: src/commands/command_hooks.c src/util/log.c src/util/rand.c src/util/xmalloc.c
+ * fuzz-sources: src/core/command_hooks.c src/util/log.c src/util/rand.c src/util/xmalloc.c
  *
  * Input: messages, each a control byte, a 16-bit little-endian length and
  * that many bytes (fewer at the end of the input). Control bits: 0-1 the
@@ -32,8 +32,8 @@
  */
 #include "cluster/cluster.h"
 #include "cluster/cluster_bus.h"
-#include "server/config.h"
-#include "server/event_loop.h"
+#include "core/config.h"
+#include "core/event_loop.h"
 #include "store/pubsub.h"
 #include "transport/socket.h"
 

@@ -4,14 +4,14 @@
  * rdb_value.c, rdb_io.c, listpack.c).
  *
  * fuzz-sources: src/persist/rdb.c src/persist/rdb_value.c src/persist/rdb_io.c
- * fuzz-sources: src/persist/listpack.c src/persist/crc64.c
+ * fuzz-sources: src/store/listpack.c src/persist/crc64.c
  * fuzz-sources: src/store/db.c src/store/dict.c src/store/kv.c src/store/hash.c
  * fuzz-sources: src/store/zset.c src/store/zindex.c src/store/packed.c src/store/set.c
  * fuzz-sources: src/store/sample.c src/store/list.c src/store/blocking.c src/store/watch.c
  * fuzz-sources: src/store/evict.c src/store/notify.c src/store/pubsub.c
  * fuzz-sources: src/util/buf.c src/util/numparse.c src/util/strbuf.c src/util/xmalloc.c
  * fuzz-sources: src/util/hash.c src/util/rand.c src/util/glob.c
- * fuzz-sources: src/server/latency.c src/util/cycles.c
+ * fuzz-sources: src/core/latency.c src/util/cycles.c src/core/config.c src/core/command_hooks.c
  * fuzz-sources: src/persist/rdb_stream.c src/store/stream.c src/store/stream_cgroup.c
  * fuzz-sources: src/store/stream_id.c src/store/idtree.c
  *

@@ -7,7 +7,7 @@
  * its output decoded back.
  *
  * fuzz-sources: src/protocol/sbe_wire.c src/protocol/wire.c src/protocol/resp_parser.c
- * fuzz-sources: src/commands/typed_call.c
+ * fuzz-sources: src/protocol/typed_call.c
  * fuzz-sources: src/protocol/reply_sbe.c src/protocol/reply.c src/util/buf.c
  * fuzz-sources: src/protocol/reply_resp2.c src/protocol/reply_resp3.c src/protocol/resp_encode.c
  * fuzz-sources: src/util/numparse.c src/util/strbuf.c src/util/xmalloc.c

@@ -34,7 +34,7 @@
 #include "commands/script_libs.h"
 #include "commands/script_sandbox.h"
 #include "fuzz_common.h"
-#include "server/config.h"
+#include "core/config.h"
 
 struct config config; /* the server's is in config.c: only lua_memory_limit is read */
 

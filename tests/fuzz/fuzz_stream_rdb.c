@@ -4,7 +4,7 @@
  * iterator, and the loader of src/store/stream.c).
  *
  * fuzz-sources: src/persist/rdb_stream.c src/persist/rdb_value.c src/persist/rdb_io.c
- * fuzz-sources: src/persist/listpack.c src/persist/crc64.c
+ * fuzz-sources: src/store/listpack.c src/persist/crc64.c
  * fuzz-sources: src/store/stream.c src/store/stream_cgroup.c src/store/stream_id.c
  * fuzz-sources: src/store/idtree.c src/store/kv.c src/store/hash.c src/store/zset.c
  * fuzz-sources: src/store/zindex.c src/store/packed.c src/store/set.c src/store/list.c
@@ -12,7 +12,7 @@
  * fuzz-sources: src/store/blocking.c src/store/watch.c src/store/notify.c src/store/pubsub.c
  * fuzz-sources: src/util/buf.c src/util/numparse.c src/util/strbuf.c src/util/xmalloc.c
  * fuzz-sources: src/util/hash.c src/util/rand.c src/util/glob.c
- * fuzz-sources: src/server/latency.c src/util/cycles.c
+ * fuzz-sources: src/core/latency.c src/util/cycles.c src/core/config.c src/core/command_hooks.c
  *
  * Input: a control byte, then the body of a stream value (what follows the
  * type byte in an RDB file or a DUMP payload): the first control bit picks

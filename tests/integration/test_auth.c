@@ -1,7 +1,7 @@
 /* Integration: --auth-file users with libsodium hashes (made by goblin-passwd),
  * --requirepass kept only as a hash and scrubbed from the command line,
  * NOAUTH before authentication, the unauthenticated protocol bounds, a bad
- * auth file refusing to start, and the cost model of server/auth.h: failure
+ * auth file refusing to start, and the cost model of core/auth.h: failure
  * budgets per source and per user (counted, never timed), and an unknown
  * user costing the same verification as a wrong password. */
 #include <stdio.h>

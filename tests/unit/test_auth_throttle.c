@@ -1,4 +1,4 @@
-/* Unit tests of the AUTH failure budgets (server/auth_throttle.h): the GCRA
+/* Unit tests of the AUTH failure budgets (core/auth_throttle.h): the GCRA
  * burst and refill, keys independent of each other, and eviction that keeps
  * the table's size fixed while sparing keys with the most debt. Times are
  * passed in, so nothing here sleeps or reads a clock. */
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "server/auth_throttle.h"
+#include "core/auth_throttle.h"
 
 static struct auth_throttle table; /* large: keep it off the stack */
 

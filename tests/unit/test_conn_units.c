@@ -18,7 +18,8 @@
 #include "check.h"
 #include "commands/command.h"
 #include "connection/conn.h"
-#include "server/config.h"
+#include "core/config.h"
+#include "server/settings.h"
 #include "store/db.h"
 
 #define MAX_UNITS 64
@@ -32,7 +33,7 @@ struct recorder {
 
 static int rec_send_unit(struct conn *c, const struct out_unit *u, const char *payload)
 {
-    struct recorder *r = c->transport_data;
+    struct recorder *r = conn_io(c)->transport_data;
     if (r->refuse > 0) {
         r->refuse--;
         return 0;
@@ -50,7 +51,7 @@ static ssize_t rec_read(struct conn *c, void *dst, size_t cap)
     return -1;
 }
 
-static ssize_t rec_write(struct conn *c, const void *src, size_t len)
+static ssize_t rec_write(struct conn *c, const void *src, size_t len, enum out_unit_kind kind)
 {
     CHECKF(false, "a framed conn wrote %zu bytes as a stream", len);
     return -1;
@@ -207,7 +208,7 @@ static void test_big_argument_over_messages(void)
 
 int main(void)
 {
-    config_init_defaults();
+    settings_init();
     command_table_init();
     keyspace_init((int)config.databases);
     framed_resp = resp_wire;

@@ -12,7 +12,7 @@
 
 #include "check.h"
 #include "persist/crc64.h"
-#include "persist/listpack.h"
+#include "store/listpack.h"
 #include "persist/rdb.h"
 #include "store/db.h"
 #include "store/hash.h"

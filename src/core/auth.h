@@ -93,4 +93,8 @@ bool auth_required(void);
 enum auth_result auth_check(const char *source, const char *user, size_t user_len,
                             const char *password, size_t password_len);
 
+/* Settings (core/config.h): requirepass, auth-file. */
+struct config_table;
+extern const struct config_table auth_config;
+
 #endif

@@ -21,14 +21,26 @@ enum command_hook {
     HOOK_CLUSTER = 1u << 0,       /* cluster mode: redirection, after-command bookkeeping */
     HOOK_MAXMEMORY = 1u << 1,     /* maxmemory set: eviction before each command */
     HOOK_BGSAVE_FAILED = 1u << 2, /* the last background save failed: writes may be refused */
-    HOOK_PROPAGATE = 1u << 3,     /* the AOF is on: commands propagated, its write errors */
-    HOOK_BUSY_SCRIPT = 1u << 4,   /* a script runs past busy-reply-threshold */
-    HOOK_PAUSE = 1u << 5,         /* CLIENT PAUSE in force */
-    HOOK_TRACKING = 1u << 6,      /* some client has CLIENT TRACKING on */
-    HOOK_MONITOR = 1u << 7,       /* some client is in MONITOR */
-    HOOK_MIN_REPLICAS = 1u << 8,  /* min-replicas-to-write: writes may get NOREPLICAS (repl/) */
-    HOOK_REPLICA = 1u << 9,       /* a replica: READONLY, MASTERDOWN (repl/) */
+    /* The propagated stream has a consumer (core/propagation.h: the AOF):
+     * commands propagated, the AOF's write errors checked. */
+    HOOK_PROPAGATE = 1u << 3,
+    HOOK_BUSY_SCRIPT = 1u << 4, /* a script runs past busy-reply-threshold */
+    HOOK_PAUSE = 1u << 5,       /* CLIENT PAUSE in force */
+    HOOK_TRACKING = 1u << 6,    /* some client has CLIENT TRACKING on */
+    HOOK_MONITOR = 1u << 7,     /* some client is in MONITOR */
+    HOOK_ADMISSION = 1u << 8,   /* an admission check is installed (command_set_admission) */
+    /* The role checks (commands/command.h, command_set_role_checks; repl/):
+     * min-replicas-to-write may refuse writes (NOREPLICAS), and a replica
+     * refuses clients' writes (READONLY) and, with its link down, stale
+     * reads (MASTERDOWN). */
+    HOOK_MIN_REPLICAS = 1u << 9,
+    HOOK_REPLICA = 1u << 10,
 };
+
+/* The features that keep or show every command's arguments as text (the
+ * AOF's propagation, MONITOR, CLIENT PAUSE's postponed copy): while one is
+ * on, a binary wire lowers its typed calls to text (protocol/typed_call.h). */
+#define HOOKS_TEXT_ARGV (HOOK_PROPAGATE | HOOK_MONITOR | HOOK_PAUSE)
 
 extern uint32_t command_hooks;
 

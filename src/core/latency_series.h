@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "server/latency.h"
+#include "core/latency.h"
 
 struct latency_sample {
     int32_t time;     /* unix seconds; 0 = empty slot */

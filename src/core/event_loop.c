@@ -1,5 +1,6 @@
 /* event_loop.c — epoll loop with housekeeping; see event_loop.h. */
-#include "server/event_loop.h"
+#include "core/event_loop.h"
+#include "core/config.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -7,7 +8,6 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "connection/conn.h"
 #include "util/clock.h"
 #include "util/cycles.h"
 #include "util/xmalloc.h"
@@ -22,17 +22,30 @@ static int polled_count;
 static long long socket_poll_interval_us = 20;
 static bool spin_without_targets;
 static long long adaptive_spin_us; /* 0 = block at once */
-static void (*after_batch[EV_AFTER_BATCH_MAX])(void);
-static int after_batch_count;
 
-void ev_add_after_batch(void (*fn)(void))
+uint32_t ev_pass_pending;
+static void (*pass_hooks[4])(void); /* FLUSH, WRITE, REPLICAS, REAP */
+
+void ev_on_pass_end(enum ev_pass_work stage, void (*hook)(void))
 {
-    if (after_batch_count < EV_AFTER_BATCH_MAX) after_batch[after_batch_count++] = fn;
+    pass_hooks[__builtin_ctz((unsigned)stage)] = hook;
 }
 
-static inline void run_after_batch(void)
+/* Runs the requested stages in order, each once (a stage requested again
+ * by a later one runs at the next pass end); `nested`: not REAP. */
+static void pass_end(bool nested)
 {
-    for (int i = 0; i < after_batch_count; i++) after_batch[i]();
+    for (int i = 0; i < (nested ? 3 : 4); i++) {
+        uint32_t bit = 1u << i;
+        if (!(ev_pass_pending & bit)) continue;
+        ev_pass_pending &= ~bit;
+        if (pass_hooks[i]) pass_hooks[i]();
+    }
+}
+
+void ev_pass_end(void)
+{
+    pass_end(false);
 }
 
 bool ev_init(void)
@@ -63,9 +76,10 @@ void ev_remove(int fd)
     epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
 }
 
-static int dispatch(int timeout_ms, bool reap)
+static int dispatch(int timeout_ms, bool nested)
 {
     struct epoll_event events[EV_BATCH];
+    /* (What housekeeping left for the end of a pass ran after it: ev_run.) */
     int n = epoll_wait(epfd, events, EV_BATCH, timeout_ms);
     if (n < 0) {
         if (errno != EINTR) log_warning("epoll_wait failed: %s", strerror(errno));
@@ -79,23 +93,23 @@ static int dispatch(int timeout_ms, bool reap)
         struct ev_handler *h = events[i].data.ptr;
         h->on_event(h, mask);
     }
-    if (n > 0) run_after_batch();
-    /* Conns closed by this batch may still have had events queued in it;
-     * their memory is released only now. */
-    if (reap) conn_reap_closed();
+    /* Conns closed by this batch may still have had events queued in it:
+     * REAP (not in a nested pass) releases them only now. */
+    if (ev_pass_pending) pass_end(nested);
     return n;
 }
 
 int ev_process(int timeout_ms)
 {
-    return dispatch(timeout_ms, true);
+    return dispatch(timeout_ms, false);
 }
 
 int ev_process_nested(void)
 {
-    int work = dispatch(0, false);
+    int work = dispatch(0, true);
     for (int i = 0; i < polled_count; i++)
         if (polled[i].reentrant) work += polled[i].poll(polled[i].arg);
+    if (ev_pass_pending) pass_end(true);
     return work;
 }
 
@@ -166,8 +180,7 @@ static void run_polled(void (*housekeeping)(void), long long (*hz)(void))
     uint64_t next_cron = next_socket_pass;
     while (!stop_requested) {
         if (poll_targets_once()) {
-            run_after_batch();
-            conn_reap_closed();
+            ev_pass_end();
             continue;
         }
         /* Every polled target is idle. */
@@ -176,6 +189,7 @@ static void run_polled(void (*housekeeping)(void), long long (*hz)(void))
             ev_process(0);
             if (now >= next_cron) {
                 housekeeping();
+                if (ev_pass_pending) ev_pass_end();
                 next_cron = cycles_now() + (uint64_t)(cycles_per_us * 1e6 / (double)hz());
             }
             /* Read on every pass: CONFIG SET socket-poll-interval-us applies at once.
@@ -200,6 +214,8 @@ void ev_run(void (*housekeeping)(void), long long (*hz)(void))
         int64_t now = clock_mono_us();
         if (now >= next_cron_us) {
             housekeeping();
+            /* What it left for the end of a pass runs before the wait. */
+            if (ev_pass_pending) ev_pass_end();
             next_cron_us = now + 1000000 / hz();
             now = clock_mono_us();
         }
@@ -217,3 +233,48 @@ void ev_run(void (*housekeeping)(void), long long (*hz)(void))
         if (ev_process(timeout_ms < 0 ? 0 : timeout_ms) > 0) last_activity_us = clock_mono_us();
     }
 }
+
+static const char *const idle_strategies[] = {"block", "adaptive", "spin", NULL};
+
+/* The loop reads these on every pass: a change applies at once. */
+static void apply_idle_spin_us(void)
+{
+    ev_set_adaptive_spin_us(strcmp(config.idle_strategy, "adaptive") == 0 ? config.idle_spin_us
+                                                                          : 0);
+}
+
+static void apply_socket_poll_interval_us(void)
+{
+    ev_set_socket_poll_interval_us(config.socket_poll_interval_us);
+}
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param event_loop_params[] = {
+    {.name = "idle-strategy",
+     .kind = CFG_ENUM,
+     .value = &config.idle_strategy,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "block|adaptive|spin",
+     .help = "without rings: block in epoll, poll --idle-spin-us after activity then block, or "
+             "always spin (one core busy); rings always spin (default adaptive)",
+     .choices = idle_strategies},
+    {.name = "idle-spin-us",
+     .kind = CFG_INT,
+     .value = &config.idle_spin_us,
+     .min = 1,
+     .max = 10000000,
+     .value_name = "US",
+     .help = "adaptive: keep polling this long after the last activity (default 200)",
+     .apply = apply_idle_spin_us},
+    {.name = "socket-poll-interval-us",
+     .kind = CFG_INT,
+     .value = &config.socket_poll_interval_us,
+     .min = 1,
+     .max = 1000000,
+     .value_name = "US",
+     .help = "while spinning with rings: kernel sockets get a pass at most this often (default 20)",
+     .apply = apply_socket_poll_interval_us},
+};
+
+const struct config_table event_loop_config = CONFIG_TABLE(event_loop_params, NULL);

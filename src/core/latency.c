@@ -1,13 +1,15 @@
 /* latency.c — the latency monitor's time series; see latency.h. The
  * LATENCY command (commands/cmd_latency.c) reads them through
  * latency_events. */
-#include "server/latency.h"
+#include "core/latency.h"
+#include "core/config.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 #include <strings.h>
 
-#include "server/latency_series.h"
+#include "core/latency_series.h"
 #include "util/clock.h"
 #include "util/cycles.h"
 #include "util/xmalloc.h"
@@ -96,3 +98,23 @@ int latency_reset(const char *event, size_t len)
     }
     return resets;
 }
+
+static void apply_latency_monitor_threshold(void)
+{
+    latency_set_threshold(config.latency_monitor_threshold);
+}
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param latency_params[] = {
+    {.name = "latency-monitor-threshold",
+     .kind = CFG_INT,
+     .value = &config.latency_monitor_threshold,
+     .max = LLONG_MAX,
+     .value_name = "MS",
+     .help = "LATENCY records events (commands, expire and eviction cycles, forks, AOF writes) "
+             "that took at least this long; 0 = off (default 0; docs/introspection.md)",
+     .apply = apply_latency_monitor_threshold},
+};
+
+const struct config_table latency_config = CONFIG_TABLE(latency_params, NULL);

@@ -1,6 +1,6 @@
 /*
  * event_loop.h — the server's single thread: kernel readiness (epoll),
- * polled targets (shared-memory rings, later libfabric), housekeeping.
+ * polled targets (shared-memory rings, libfabric), housekeeping.
  *
  * With only kernel sockets the loop blocks in epoll_wait until an fd is ready
  * or housekeeping is due, so an idle server uses no CPU. Handlers run to
@@ -26,6 +26,26 @@
  * Registration is level-triggered: a handler that leaves data unread is
  * called again on the next pass, so no handler needs to drain (and no
  * listener is ever accept()ed from without being readable).
+ *
+ * End of a pass (Redis's beforeSleep). A pass is one epoll batch, or one
+ * strict-priority scan of the polled targets that made progress. Work that
+ * must wait for it is requested with ev_pass_request() and runs, in this
+ * order, after the pass and again before the loop waits:
+ *   EV_PASS_FLUSH  writes that replies acknowledge (the AOF buffer). While
+ *                  it is requested the connection layer holds every reply
+ *                  back (connection/conn.h, "Held output"), so no reply
+ *                  leaves before the write it acknowledges — with
+ *                  appendfsync always, before its fsync — and one write
+ *                  (and fsync) serves the whole pass;
+ *   EV_PASS_WRITE  the replies held meanwhile;
+ *   EV_PASS_REPLICAS  the replication stream the pass produced, to the
+ *                  replicas (repl/), and a replica's acknowledgement to
+ *                  its master;
+ *   EV_PASS_REAP   freeing what was closed in the pass (an event of the
+ *                  same batch may still name it until then).
+ * The loop knows none of them: each owner installs its stage's hook
+ * (server/server.c). One word tells whether any is pending, so a pass
+ * that requested nothing costs a load and a branch.
  */
 #ifndef GOBLIN_EVENT_LOOP_H
 #define GOBLIN_EVENT_LOOP_H
@@ -65,7 +85,7 @@ struct poll_target {
 };
 
 /* Adds a polled target. `order` is its flag's position among the polled
- * flags of the command line (--ring, --ring-pool, later --libfabric): the
+ * flags of the command line (--ring, --ring-pool, --libfabric): the
  * loop polls in ascending order as strict priority, whatever transport
  * registered a target and whenever. */
 void ev_add_polled(const struct poll_target *target, int order);
@@ -84,22 +104,43 @@ void ev_set_adaptive_spin_us(long long us);
 /* One pass for a command that runs long and lets others in meanwhile (a
  * busy script, Redis's processEventsWhileBlocked): a zero-timeout epoll
  * pass, then one poll of each reentrant polled target. Runs inside a
- * handler: no housekeeping, and closed conns are not reaped (the outer
- * pass may still hold events for them). The caller protects its own conn
+ * handler: no housekeeping, and of the end-of-pass stages all but REAP
+ * (the outer pass may still hold events for what was closed, so
+ * REAP waits for it). The caller protects its own conn
  * (session_protect) so that none of its I/O runs meanwhile. Returns the
  * work done. */
 int ev_process_nested(void);
 
-/* Work run after every batch of events and every polled scan that made
- * progress, before closed conns are reaped (Redis's beforeSleep): the
- * replicas' writes (repl/). At most EV_AFTER_BATCH_MAX; each must be cheap
- * when it has nothing to do. */
-#define EV_AFTER_BATCH_MAX 4
-void ev_add_after_batch(void (*fn)(void));
+enum ev_pass_work {
+    EV_PASS_FLUSH = 1u << 0,
+    EV_PASS_WRITE = 1u << 1,
+    EV_PASS_REPLICAS = 1u << 2,
+    EV_PASS_REAP = 1u << 3,
+};
+
+/* The stages requested and not yet run (read by the connection layer:
+ * EV_PASS_FLUSH holds replies). */
+extern uint32_t ev_pass_pending;
+
+static inline void ev_pass_request(enum ev_pass_work work)
+{
+    ev_pass_pending |= (uint32_t)work;
+}
+
+/* Installs the hook of one stage (at startup; NULL: none). */
+void ev_on_pass_end(enum ev_pass_work stage, void (*hook)(void));
+
+/* Runs the requested stages now, as the loop does at the end of a pass
+ * (tests and shutdown). */
+void ev_pass_end(void);
 
 /* Runs until ev_stop(): dispatch, housekeeping every 1000/hz ms. */
 void ev_run(void (*housekeeping)(void), long long (*hz)(void));
 void ev_stop(void);
 bool ev_stopping(void);
+
+/* Settings (core/config.h): idle-strategy, idle-spin-us, socket-poll-interval-us. */
+struct config_table;
+extern const struct config_table event_loop_config;
 
 #endif

@@ -59,4 +59,8 @@ void latency_tracking_release(struct histogram **slot);
  * <name>:p50=1.003,p99=..." (no CRLF), into out (cap bytes). */
 void latency_tracking_format(const char *name, const struct histogram *h, char *out, size_t cap);
 
+/* Settings (core/config.h): latency-tracking, latency-tracking-info-percentiles. */
+struct config_table;
+extern const struct config_table latency_tracking_config;
+
 #endif

@@ -1,6 +1,6 @@
 /* memory_report.c — Redis 7.0's memory overhead figures and MEMORY DOCTOR;
  * see memory_report.h. */
-#include "server/memory_report.h"
+#include "commands/memory_report.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -10,7 +10,7 @@
 #include "commands/script_lua.h"
 #include "connection/session.h"
 #include "persist/aof.h"
-#include "server/config.h"
+#include "core/config.h"
 #include "store/evict.h"
 #include "store/db.h"
 #include "util/xmalloc.h"

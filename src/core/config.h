@@ -1,11 +1,26 @@
 /*
- * config.h — every setting of the server, in one table.
+ * config.h — every setting of the server: one struct, and the table engine
+ * that reads them from the command line and CONFIG GET/SET.
+ *
+ * The values live in `struct config` (and in a few module-owned structs,
+ * store/'s limits). The rows that describe them — name, kind, help, range,
+ * apply/validate hooks — are owned by the module each setting belongs to:
+ * a module defines a `struct config_table` of its rows and the composition
+ * root registers every table before the command line is parsed
+ * (server/settings.c). The engine knows no module: it parses, renders and
+ * checks by a row's kind, and a kind it does not know (CFG_CUSTOM: --ring
+ * PATH SIZE, client-output-buffer-limit, requirepass, ...) is parsed and
+ * rendered by the row's own functions.
  *
  * Each row is at once a command-line flag (`--name VALUE`), a line of
  * `--help`, and a CONFIG GET/SET parameter under the same name (Redis's name
  * where Redis has the setting). Rows marked CFG_IMMUTABLE are startup-only;
  * CONFIG SET refuses them with Redis's text. Repeatable flags (`--listen`,
  * `--unixsocket`) append to lists.
+ *
+ * Errors are written into a `struct config_error` the caller provides (no
+ * static buffers): a reason without the parameter's name from a row's
+ * parse function, the full Redis text from config_set().
  */
 #ifndef GOBLIN_CONFIG_H
 #define GOBLIN_CONFIG_H
@@ -47,7 +62,7 @@ struct output_limit {
 
 struct config {
     /* network */
-    int port;
+    long long port;
     char *bind; /* space-separated addresses for --port (Redis's `bind`) */
     struct listen_addr *listen;
     int listen_count;
@@ -157,13 +172,103 @@ struct config {
     long long lua_memory_limit;        /* bytes a scripting engine's Lua heap may grow to while a
                                           script runs; 0 = none (script_sandbox.h) */
     long long slowlog_max_len;
-    long long latency_monitor_threshold; /* milliseconds; 0: off (server/latency.h) */
+    long long latency_monitor_threshold; /* milliseconds; 0: off (core/latency.h) */
 };
 
 extern struct config config;
 
-/* Fills defaults. */
+/* Room for one error text (Redis's longest configuration errors fit). */
+struct config_error {
+    char text[320];
+};
+
+/* Writes a reason into err; returns false (for `return config_fail(...)`). */
+bool config_fail(struct config_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+enum config_kind {
+    CFG_INT,    /* long long in [min, max] */
+    CFG_MEMORY, /* long long with k/kb/m/mb/g/gb suffixes, in [min, max] */
+    CFG_OCTAL,  /* file mode in octal, with or without a leading 0 (Redis's OCTAL_CONFIG) */
+    CFG_BOOL,   /* yes/no */
+    CFG_STRING, /* char *, owned (validate checks it first) */
+    CFG_ENUM,   /* char *, one of `choices` */
+    CFG_FLAG,   /* bool; on the command line without a value it means yes */
+    /* Anything else: the row's parse() takes `nargs` values (a repeatable
+     * flag appends), render() shows the current value. */
+    CFG_CUSTOM,
+};
+
+enum config_flag {
+    CFG_IMMUTABLE = 1u << 0, /* startup only */
+    CFG_NO_CLI = 1u << 1,    /* CONFIG only (no flag) */
+    /* Redis 7.0's PROTECTED_CONFIG: CONFIG SET only as enable-protected-configs
+     * allows (what names where the server writes files: dir, dbfilename). */
+    CFG_PROTECTED = 1u << 2,
+    /* A password: its text is overwritten where it was read (argv, the
+     * copy), never shown in an error, and CONFIG SET applies it last. */
+    CFG_SECRET = 1u << 3,
+    /* Startup-only in Redis 7.0 too, named so: CONFIG SET refuses it even
+     * when set to its current value (other CFG_IMMUTABLE rows accept that
+     * and change nothing, as Redis's suite sets every parameter to its own
+     * value). Only under the row's own name: an alias of goblin-core's own
+     * is not Redis's parameter. */
+    CFG_REDIS_IMMUTABLE = 1u << 4,
+};
+
+struct config_param {
+    const char *name;
+    const char *alias;
+    enum config_kind kind;
+    void *value; /* where the value is kept (NULL for CFG_CUSTOM rows that keep it themselves) */
+    long long min, max;
+    unsigned flags;
+    const char *value_name; /* shown in --help */
+    const char *help;
+    const char *const *choices; /* CFG_ENUM */
+    /* Makes a new value take effect (after every value set, from the
+     * command line or CONFIG SET); NULL when the setting is read where it
+     * is used. */
+    void (*apply)(void);
+    /* CFG_STRING: checks a new value before it is stored; NULL when
+     * acceptable, else the reason. NULL when any value is acceptable. */
+    const char *(*validate)(const char *text);
+    /* Settings that take effect together (the TLS context): called once
+     * after every value of a CONFIG SET is stored (config_set_commit);
+     * NULL or the reason the new values cannot take effect (they are then
+     * put back). Not called for the command line (start() reads it all). */
+    const char *(*commit)(void);
+    /* CFG_CUSTOM: how many values the flag takes on the command line (0:
+     * one, which CONFIG SET may also give); parses them (false with the
+     * reason in err, nothing changed); renders the current value. */
+    int nargs;
+    bool (*parse)(const char *const *values, struct config_error *err);
+    void (*render)(struct buf *out);
+};
+
+/* A module's settings: its rows, and the defaults of values it keeps
+ * outside struct config (NULL when none). */
+struct config_table {
+    const struct config_param *params;
+    size_t count;
+    void (*set_defaults)(void);
+};
+#define CONFIG_TABLE(rows, set_defaults)                                                           \
+    {                                                                                              \
+        (rows), sizeof(rows) / sizeof((rows)[0]), (set_defaults)                                   \
+    }
+
+/* Fills the defaults of struct config. */
 void config_init_defaults(void);
+
+/* Adds a module's rows (after config_init_defaults, before the command
+ * line is parsed) and sets its defaults. Rows are listed by --help and
+ * CONFIG GET in registration order. */
+void config_register(const struct config_table *table);
+
+/* Appends a polled target in command-line order (the rows of --ring,
+ * --ring-pool, --libfabric and --efa). */
+void config_polled_add(const struct polled_spec *ps);
 
 /* Parses argv (after the program name). On error prints one line naming the
  * flag and returns false. Sets *exit_now for --help/--version. The values of
@@ -180,15 +285,18 @@ void config_get_matching(const char *pattern, size_t len,
                          void (*emit)(const char *name, const char *value, void *arg), void *arg,
                          bool (*already)(const char *name, void *arg));
 
-/* CONFIG SET of one parameter. Returns NULL on success or an error text. */
-const char *config_set(const char *name, size_t name_len, const char *value, size_t value_len);
+/* CONFIG SET of one parameter. Returns NULL on success or Redis's error
+ * text, written into *err. */
+const char *config_set(const char *name, size_t name_len, const char *value, size_t value_len,
+                       struct config_error *err);
 
 /* Makes the values stored by config_set() since the last call take effect
  * where they must act together (the TLS context: one new context from all
- * of them, built once): NULL, or Redis's error text naming a parameter —
- * the caller then puts the old values back and calls config_set_abandon().
- * Values without such a hook took effect in config_set(). */
-const char *config_set_commit(void);
+ * of them, built once): NULL, or Redis's error text naming a parameter in
+ * *err — the caller then puts the old values back and calls
+ * config_set_abandon(). Values without such a hook took effect in
+ * config_set(). */
+const char *config_set_commit(struct config_error *err);
 void config_set_abandon(void);
 
 /* Whether a parameter exists (for CONFIG SET validation before applying). */
@@ -199,9 +307,9 @@ const char *config_canonical_name(const char *name, size_t name_len);
 
 /* Why CONFIG SET must refuse setting the parameter to `value` before any
  * value is applied (Redis 7.0's order: immutable — unless a startup-only
- * parameter Redis can set is set to its current value, see config_set —
- * then protected unless protected_allowed, i.e. enable-protected-configs
- * permits this client), or NULL. */
+ * parameter Redis can set is set to its current value, see
+ * CFG_REDIS_IMMUTABLE — then protected unless protected_allowed, i.e.
+ * enable-protected-configs permits this client), or NULL. */
 const char *config_set_refusal(const char *name, size_t name_len, const char *value,
                                size_t value_len, bool protected_allowed);
 

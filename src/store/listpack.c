@@ -1,5 +1,5 @@
 /* listpack.c — Redis's listpack, encoder and validating iterator; see listpack.h. */
-#include "persist/listpack.h"
+#include "store/listpack.h"
 
 #include <string.h>
 

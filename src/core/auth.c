@@ -1,6 +1,8 @@
 /* auth.c — password verification without clear-text storage, at a cost that
  * does not depend on whether the user exists; see auth.h. */
-#include "server/auth.h"
+#include "core/auth.h"
+#include "util/buf.h"
+#include "core/config.h"
 
 #include <sodium.h>
 #include <stdint.h>
@@ -8,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/auth_throttle.h"
+#include "core/auth_throttle.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
 
@@ -244,3 +246,40 @@ enum auth_result auth_check(const char *source, const char *user, size_t user_le
     auth_stats.failures++;
     return AUTH_WRONG;
 }
+
+/* requirepass: kept only as a hash (auth_set_default_password); CONFIG GET
+ * shows whether one is set. */
+static bool requirepass_parse(const char *const *values, struct config_error *err)
+{
+    (void)err;
+    size_t len = strlen(values[0]);
+    auth_set_default_password(values[0], len);
+    xfree(config.requirepass);
+    config.requirepass = len ? xstrdup("(hashed)") : NULL;
+    return true;
+}
+
+static void requirepass_render(struct buf *out)
+{
+    if (auth_default_password_set()) buf_append(out, "(hashed)", 8);
+}
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param auth_params[] = {
+    {.name = "requirepass",
+     .kind = CFG_CUSTOM,
+     .flags = CFG_SECRET,
+     .value_name = "PASSWORD",
+     .help = "password of the default user (kept only as a hash)",
+     .parse = requirepass_parse,
+     .render = requirepass_render},
+    {.name = "auth-file",
+     .kind = CFG_STRING,
+     .value = &config.auth_file,
+     .flags = CFG_IMMUTABLE,
+     .value_name = "FILE",
+     .help = "users file: lines 'user password-hash' (libsodium crypto_pwhash_str)"},
+};
+
+const struct config_table auth_config = CONFIG_TABLE(auth_params, NULL);

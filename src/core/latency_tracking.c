@@ -1,6 +1,7 @@
 /* latency_tracking.c — per-command latency histograms and the percentiles
  * INFO prints; see latency_tracking.h. */
-#include "server/latency_tracking.h"
+#include "core/latency_tracking.h"
+#include "core/config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,3 +120,29 @@ void latency_tracking_format(const char *name, const struct histogram *h, char *
     }
     if (used >= cap) out[cap - 1] = '\0';
 }
+
+static void latency_tracking_defaults(void)
+{
+    latency_tracking_percentiles_text = xstrdup("50 99 99.9");
+}
+
+/* --- settings (core/config.h) ---------------------------------------- */
+
+static const struct config_param latency_tracking_params[] = {
+    {.name = "latency-tracking",
+     .kind = CFG_BOOL,
+     .value = &latency_tracking,
+     .value_name = "yes|no",
+     .help = "a latency histogram per command, for LATENCY HISTOGRAM and INFO latencystats "
+             "(default yes)"},
+    {.name = "latency-tracking-info-percentiles",
+     .kind = CFG_STRING,
+     .value = &latency_tracking_percentiles_text,
+     .value_name = "\"P ...\"",
+     .help = "percentiles INFO latencystats prints (default \"50 99 99.9\")",
+     .apply = latency_tracking_apply_percentiles,
+     .validate = latency_tracking_validate_percentiles},
+};
+
+const struct config_table latency_tracking_config =
+    CONFIG_TABLE(latency_tracking_params, latency_tracking_defaults);

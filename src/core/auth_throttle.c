@@ -1,5 +1,5 @@
 /* auth_throttle.c — fixed-size GCRA tables for AUTH failures; see auth_throttle.h. */
-#include "server/auth_throttle.h"
+#include "core/auth_throttle.h"
 
 #include <stddef.h>
 #include <string.h>

@@ -64,4 +64,8 @@ void latency_record_fork(int64_t us);
 extern long long latency_total_forks;
 extern int64_t latency_latest_fork_us;
 
+/* The latency-monitor-threshold setting (core/config.h). */
+struct config_table;
+extern const struct config_table latency_config;
+
 #endif

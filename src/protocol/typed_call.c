@@ -1,5 +1,5 @@
 /* typed_call.c — a typed call as the argv of its RESP form; see typed_call.h. */
-#include "commands/typed_call.h"
+#include "protocol/typed_call.h"
 
 #include <string.h>
 

@@ -1,0 +1,561 @@
+/* config.c — the settings engine: flags, --help and CONFIG GET/SET over
+ * the tables the modules register; see config.h. */
+#include "core/config.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/version.h"
+#include "util/glob.h"
+#include "util/numparse.h"
+#include "util/xmalloc.h"
+
+struct config config;
+
+bool config_fail(struct config_error *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->text, sizeof err->text, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+/* The registered tables, in registration order. */
+static const struct config_table **tables;
+static size_t table_count;
+
+void config_init_defaults(void)
+{
+    memset(&config, 0, sizeof config);
+    config.port = 6379;
+    config.bind = xstrdup("127.0.0.1");
+    config.unixsocketperm = 0;
+    config.tcp_backlog = 511;
+    config.tcp_keepalive = 300;
+    config.timeout = 0;
+    config.maxclients = 10000;
+    config.proto_max_bulk_len = 512LL * 1024 * 1024;
+    config.client_query_buffer_limit = 1024LL * 1024 * 1024;
+    config.databases = 16;
+    config.unsolicited_output_buffer_bytes = 0; /* growable (conn.h) */
+    config.protected_mode = true;
+    config.requirepass = NULL;
+    config.auth_file = NULL;
+    config.cpu = -1;
+    config.numa = -1;
+    config.mlockall = true;
+    config.socket_poll_interval_us = 20;
+    config.efa_heartbeat_timeout_ms = 30000;
+    config.libfabric_tx_slots = 16;
+    config.libfabric_rx_slots = 16;
+    config.libfabric_max_record = 128 * 1024;
+    config.libfabric_reorder_messages = 64;
+    config.libfabric_sessions_per_peer = 16;
+    config.libfabric_reorder_bytes = 1024 * 1024;
+    config.idle_strategy = xstrdup("adaptive");
+    config.idle_spin_us = 200;
+    config.hz = 10;
+    config.active_expire_effort = 1;
+    config.loglevel = xstrdup("notice");
+    config.maxmemory_policy = xstrdup("noeviction");
+    config.enable_debug_command = xstrdup("no");
+    config.enable_protected_configs = xstrdup("no");
+    config.enable_module_command = xstrdup("no");
+    config.tls_auth_clients = xstrdup("yes");
+    config.daemonize = false;
+    config.dir = xstrdup("./");
+    config.dbfilename = xstrdup("dump.rdb");
+    config.save = xstrdup("3600 1 300 100 60 10000");
+    config.rdbcompression = true;
+    config.aof_use_rdb_preamble = true;
+    config.appendfsync = xstrdup("everysec");
+    config.appendfilename = xstrdup("appendonly.aof");
+    config.appenddirname = xstrdup("appendonlydir");
+    config.auto_aof_rewrite_percentage = 100;
+    config.auto_aof_rewrite_min_size = 64LL << 20;
+    config.aof_load_truncated = true;
+    config.rdbchecksum = true;
+    config.stop_writes_on_bgsave_error = true;
+    config.cluster_config_file = xstrdup("nodes.conf");
+    config.cluster_node_timeout = 15000;
+    config.cluster_announce_ip = xstrdup("");
+    config.cluster_require_full_coverage = true;
+    config.notify_keyspace_events = xstrdup("");
+    config.slowlog_log_slower_than = 10000;
+    config.busy_reply_threshold = 5000;
+    config.lua_memory_limit = 1024LL * 1024 * 1024;
+    config.slowlog_max_len = 128;
+}
+
+void config_register(const struct config_table *table)
+{
+    tables = xrealloc(tables, sizeof *tables * (table_count + 1));
+    tables[table_count++] = table;
+    if (table->set_defaults) table->set_defaults();
+}
+
+void config_polled_add(const struct polled_spec *ps)
+{
+    config.polled = xrealloc(config.polled, sizeof *ps * (size_t)(config.polled_count + 1));
+    config.polled[config.polled_count++] = *ps;
+}
+
+/* Visits every row in registration order; stops when fn returns true. */
+static const struct config_param *param_each(bool (*fn)(const struct config_param *p, void *arg),
+                                             void *arg)
+{
+    for (size_t t = 0; t < table_count; t++)
+        for (size_t i = 0; i < tables[t]->count; i++)
+            if (fn(&tables[t]->params[i], arg)) return &tables[t]->params[i];
+    return NULL;
+}
+
+static bool name_is(const char *row_name, const char *name, size_t len)
+{
+    return row_name && strlen(row_name) == len && strncasecmp(row_name, name, len) == 0;
+}
+
+struct name_query {
+    const char *name;
+    size_t len;
+};
+
+static bool param_named(const struct config_param *p, void *arg)
+{
+    const struct name_query *q = arg;
+    return name_is(p->name, q->name, q->len) || name_is(p->alias, q->name, q->len);
+}
+
+static const struct config_param *param_find(const char *name, size_t len)
+{
+    struct name_query q = {name, len};
+    return param_each(param_named, &q);
+}
+
+bool config_param_exists(const char *name, size_t name_len)
+{
+    return param_find(name, name_len) != NULL;
+}
+
+const char *config_canonical_name(const char *name, size_t name_len)
+{
+    const struct config_param *p = param_find(name, name_len);
+    return p ? p->name : NULL;
+}
+
+bool config_param_is_secret(const char *name, size_t name_len)
+{
+    const struct config_param *p = param_find(name, name_len);
+    return p && (p->flags & CFG_SECRET);
+}
+
+static bool parse_yes_no(const char *text, bool *out)
+{
+    if (strcasecmp(text, "yes") == 0)
+        *out = true;
+    else if (strcasecmp(text, "no") == 0)
+        *out = false;
+    else
+        return false;
+    return true;
+}
+
+/* Sets a parameter from one value. False with the reason (without the
+ * parameter's name) in err. */
+static bool param_store(const struct config_param *p, char *text, size_t len,
+                        struct config_error *err)
+{
+    switch (p->kind) {
+    case CFG_INT:
+    case CFG_MEMORY: {
+        long long v;
+        bool ok;
+        if (p->kind == CFG_INT) {
+            ok = num_parse_ll(text, len, &v);
+        } else {
+            unsigned long long u;
+            ok = num_parse_memory(text, len, &u) && u <= LLONG_MAX;
+            v = (long long)u;
+        }
+        if (!ok)
+            return config_fail(err, "%s",
+                               p->kind == CFG_INT ? "argument couldn't be parsed into an integer"
+                                                  : "argument must be a memory value");
+        if (v < p->min || v > p->max)
+            return config_fail(err, "argument must be between %lld and %lld inclusive", p->min,
+                               p->max);
+        *(long long *)p->value = v;
+        return true;
+    }
+    case CFG_OCTAL: {
+        long long v = 0;
+        bool ok = len > 0 && len <= 12;
+        for (size_t i = 0; ok && i < len; i++) {
+            ok = text[i] >= '0' && text[i] <= '7';
+            v = v * 8 + (text[i] - '0');
+        }
+        if (!ok) return config_fail(err, "argument couldn't be parsed into an octal number");
+        if (v < p->min || v > p->max)
+            return config_fail(err, "argument must be between %llo and %llo inclusive", p->min,
+                               p->max);
+        *(long long *)p->value = v;
+        return true;
+    }
+    case CFG_BOOL:
+    case CFG_FLAG:
+        if (!parse_yes_no(text, (bool *)p->value))
+            return config_fail(err, "argument must be 'yes' or 'no'");
+        return true;
+    case CFG_STRING: {
+        const char *why = p->validate ? p->validate(text) : NULL;
+        if (why) return config_fail(err, "%s", why);
+        xfree(*(char **)p->value);
+        *(char **)p->value = xstrdup(text);
+        return true;
+    }
+    case CFG_ENUM: {
+        const char *const *c = p->choices;
+        while (*c && strcasecmp(*c, text) != 0) c++;
+        if (!*c) {
+            size_t o = (size_t)snprintf(err->text, sizeof err->text,
+                                        "argument(s) must be one of the following: ");
+            for (c = p->choices; *c && o < sizeof err->text; c++)
+                o += (size_t)snprintf(err->text + o, sizeof err->text - o, "%s%s", *c,
+                                      c[1] ? ", " : "");
+            return false;
+        }
+        xfree(*(char **)p->value);
+        *(char **)p->value = xstrdup(*c);
+        return true;
+    }
+    case CFG_CUSTOM: {
+        const char *const values[1] = {text};
+        return p->parse(values, err);
+    }
+    }
+    return config_fail(err, "unknown kind of parameter");
+}
+
+/* Sets a parameter from text, then makes it take effect. False with the
+ * reason (without the name) in err. */
+static bool param_apply(const struct config_param *p, const char *value, size_t len,
+                        struct config_error *err)
+{
+    char *text = xmemdup(value, len);
+    bool ok = param_store(p, text, len, err);
+    if (p->flags & CFG_SECRET) explicit_bzero(text, len); /* scrubbed before it is freed */
+    xfree(text);
+    if (ok && p->apply) p->apply();
+    return ok;
+}
+
+static void param_render(const struct config_param *p, struct buf *out)
+{
+    switch (p->kind) {
+    case CFG_INT:
+    case CFG_MEMORY: {
+        char tmp[32];
+        num_format_ll(tmp, *(long long *)p->value);
+        buf_append(out, tmp, strlen(tmp));
+        break;
+    }
+    case CFG_OCTAL:
+        buf_append_fmt(out, "%llo", *(long long *)p->value);
+        break;
+    case CFG_BOOL:
+    case CFG_FLAG: {
+        bool on = *(bool *)p->value;
+        buf_append(out, on ? "yes" : "no", on ? 3 : 2);
+        break;
+    }
+    case CFG_STRING:
+    case CFG_ENUM: {
+        const char *s = *(char **)p->value;
+        if (s) buf_append(out, s, strlen(s));
+        break;
+    }
+    case CFG_CUSTOM:
+        p->render(out);
+        break;
+    }
+}
+
+bool config_get_value(const char *name, struct buf *out)
+{
+    const struct config_param *p = param_find(name, strlen(name));
+    if (!p) return false;
+    param_render(p, out);
+    return true;
+}
+
+struct get_matching {
+    const char *pattern;
+    size_t len;
+    void (*emit)(const char *name, const char *value, void *arg);
+    void *arg;
+    bool (*already)(const char *name, void *arg);
+    struct buf value;
+};
+
+static bool emit_matching(const struct config_param *p, void *arg)
+{
+    struct get_matching *g = arg;
+    const char *names[2] = {p->name, p->alias};
+    for (int k = 0; k < 2; k++) {
+        const char *n = names[k];
+        if (!n) continue;
+        if (!glob_match(g->pattern, g->len, n, strlen(n), true)) continue;
+        if (g->already && g->already(n, g->arg)) continue;
+        buf_reset(&g->value, 64);
+        param_render(p, &g->value);
+        buf_append_char(&g->value, '\0');
+        g->emit(n, buf_head(&g->value), g->arg);
+    }
+    return false;
+}
+
+void config_get_matching(const char *pattern, size_t len,
+                         void (*emit)(const char *name, const char *value, void *arg), void *arg,
+                         bool (*already)(const char *name, void *arg))
+{
+    struct get_matching g = {pattern, len, emit, arg, already, {0}};
+    buf_init(&g.value, 64);
+    if (!memchr(pattern, '*', len) && !memchr(pattern, '?', len) && !memchr(pattern, '[', len)) {
+        /* A plain name is looked up directly and echoed as typed, as Redis does. */
+        const struct config_param *p = param_find(pattern, len);
+        char *typed = xmemdup(pattern, len);
+        if (p && !(already && already(typed, arg))) {
+            param_render(p, &g.value);
+            buf_append_char(&g.value, '\0');
+            emit(typed, buf_head(&g.value), arg);
+        }
+        xfree(typed);
+        buf_free(&g.value);
+        return;
+    }
+    param_each(emit_matching, &g);
+    buf_free(&g.value);
+}
+
+/* Rows with a commit hook set by config_set() since the last commit, one
+ * per hook (the first row naming it, for the error text). */
+static const struct config_param **pending_commits;
+static size_t pending_commit_count, pending_commit_cap;
+
+static void commit_pending_add(const struct config_param *p)
+{
+    for (size_t i = 0; i < pending_commit_count; i++)
+        if (pending_commits[i]->commit == p->commit) return;
+    if (pending_commit_count == pending_commit_cap) {
+        pending_commit_cap = pending_commit_cap ? 2 * pending_commit_cap : 4;
+        pending_commits = xrealloc(pending_commits, sizeof *pending_commits * pending_commit_cap);
+    }
+    pending_commits[pending_commit_count++] = p;
+}
+
+const char *config_set_commit(struct config_error *err)
+{
+    for (size_t i = 0; i < pending_commit_count; i++) {
+        const struct config_param *p = pending_commits[i];
+        const char *why = p->commit();
+        if (why) {
+            pending_commit_count = 0;
+            config_fail(err, "CONFIG SET failed (possibly related to argument '%s') - %s", p->name,
+                        why);
+            return err->text;
+        }
+    }
+    pending_commit_count = 0;
+    return NULL;
+}
+
+void config_set_abandon(void)
+{
+    pending_commit_count = 0;
+}
+
+/* A startup-only parameter set to the value it has: accepted and changes
+ * nothing, as the unchanged value takes effect already — unless Redis 7.0
+ * holds it immutable too and it is named as Redis names it
+ * (CFG_REDIS_IMMUTABLE). */
+static bool immutable_set_to_current(const struct config_param *p, const char *name,
+                                     size_t name_len, const char *value, size_t len)
+{
+    if ((p->flags & CFG_REDIS_IMMUTABLE) && name_is(p->name, name, name_len)) return false;
+    struct buf current;
+    buf_init(&current, 64);
+    param_render(p, &current);
+    bool same = buf_len(&current) == len && memcmp(buf_head(&current), value, len) == 0;
+    buf_free(&current);
+    return same;
+}
+
+const char *config_set_refusal(const char *name, size_t name_len, const char *value,
+                               size_t value_len, bool protected_allowed)
+{
+    const struct config_param *p = param_find(name, name_len);
+    if (!p) return NULL;
+    if ((p->flags & CFG_IMMUTABLE) &&
+        !immutable_set_to_current(p, name, name_len, value, value_len))
+        return "can't set immutable config";
+    if ((p->flags & CFG_PROTECTED) && !protected_allowed) return "can't set protected config";
+    return NULL;
+}
+
+const char *config_set(const char *name, size_t name_len, const char *value, size_t value_len,
+                       struct config_error *err)
+{
+    const struct config_param *p = param_find(name, name_len);
+    if (!p) {
+        config_fail(err, "Unknown option or number of arguments for CONFIG SET - '%.*s'",
+                    (int)name_len, name);
+        return err->text;
+    }
+    if (p->flags & CFG_IMMUTABLE) {
+        if (immutable_set_to_current(p, name, name_len, value, value_len))
+            return NULL; /* nothing changes */
+        config_fail(
+            err,
+            "CONFIG SET failed (possibly related to argument '%s') - can't set immutable config",
+            p->name);
+        return err->text;
+    }
+    struct config_error why;
+    if (!param_apply(p, value, value_len, &why)) {
+        config_fail(err, "CONFIG SET failed (possibly related to argument '%s') - %s", p->name,
+                    why.text);
+        return err->text;
+    }
+    if (p->commit) commit_pending_add(p);
+    return NULL;
+}
+
+static bool print_help_line(const struct config_param *p, void *arg)
+{
+    (void)arg;
+    if (p->flags & CFG_NO_CLI) return false;
+    char left[64];
+    snprintf(left, sizeof left, "--%s %s", p->name, p->value_name);
+    printf("  %-34s %s%s\n", left, p->help, (p->flags & CFG_IMMUTABLE) ? " [startup]" : "");
+    return false;
+}
+
+static bool print_config_only(const struct config_param *p, void *arg)
+{
+    (void)arg;
+    if (p->flags & CFG_NO_CLI) printf(" %s", p->name);
+    return false;
+}
+
+void config_print_help(void)
+{
+    printf("Usage: goblin-core [--flag value ...]\n\n"
+           "A Redis-compatible in-memory server built for request latency.\n\n"
+           "Flags (each is also a CONFIG GET/SET parameter of the same name):\n");
+    param_each(print_help_line, NULL);
+    printf("  %-34s %s\n", "--help", "print this help and exit");
+    printf("  %-34s %s\n", "--version", "print the version and exit");
+    printf("\nRead-only compatibility parameters (CONFIG GET):");
+    param_each(print_config_only, NULL);
+    printf("\n");
+}
+
+/* Overwrites a secret flag's value in place in argv — the memory the kernel
+ * shows as /proc/<pid>/cmdline and ps print — as Redis hides its own
+ * arguments. The value's length stays visible as the run of '*'. */
+static void arg_scrub(char *value)
+{
+    memset(value, '*', strlen(value));
+}
+
+/* A flag of several values (--ring PATH SIZE): argv[*i] is the flag. */
+static bool parse_multi_value(const struct config_param *p, int argc, char **argv, int *i,
+                              bool has_eq)
+{
+    int nargs = p->nargs;
+    if (has_eq || *i + nargs >= argc) {
+        fprintf(stderr, "goblin-core: flag '--%s' needs %d values (%s)\n", p->name, nargs,
+                p->value_name);
+        return false;
+    }
+    struct config_error err;
+    if (!p->parse((const char *const *)argv + *i + 1, &err)) {
+        fprintf(stderr, "goblin-core: bad value for --%s: %s\n", p->name, err.text);
+        return false;
+    }
+    if (p->apply) p->apply();
+    *i += nargs;
+    return true;
+}
+
+bool config_parse_args(int argc, char **argv, bool *exit_now)
+{
+    *exit_now = false;
+    for (int i = 0; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            config_print_help();
+            *exit_now = true;
+            return true;
+        }
+        if (strcmp(arg, "--version") == 0 || strcmp(arg, "-v") == 0) {
+            printf("goblin-core %s (redis_version %s)\n", GOBLIN_VERSION, GOBLIN_REDIS_VERSION);
+            *exit_now = true;
+            return true;
+        }
+        if (strncmp(arg, "--", 2) != 0) {
+            fprintf(stderr,
+                    "goblin-core: unexpected argument '%s' (flags start with --; see --help)\n",
+                    arg);
+            return false;
+        }
+        const char *name = arg + 2;
+        const char *eq = strchr(name, '=');
+        size_t name_len = eq ? (size_t)(eq - name) : strlen(name);
+        const struct config_param *p = param_find(name, name_len);
+        if (!p || (p->flags & CFG_NO_CLI)) {
+            fprintf(stderr, "goblin-core: unknown flag '--%.*s' (see --help)\n", (int)name_len,
+                    name);
+            return false;
+        }
+        if (p->kind == CFG_FLAG && !eq) {
+            *(bool *)p->value = true;
+            if (p->apply) p->apply();
+            continue;
+        }
+        if (p->kind == CFG_CUSTOM && p->nargs > 1) {
+            if (!parse_multi_value(p, argc, argv, &i, eq != NULL)) return false;
+            continue;
+        }
+        char *value;
+        if (eq) {
+            value = argv[i] + (eq + 1 - arg);
+        } else {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "goblin-core: flag '--%s' needs a value (%s)\n", p->name,
+                        p->value_name);
+                return false;
+            }
+            value = argv[++i];
+        }
+        struct config_error err;
+        bool ok = param_apply(p, value, strlen(value), &err);
+        bool secret = p->flags & CFG_SECRET;
+        if (secret) arg_scrub(value);
+        if (!ok) {
+            fprintf(stderr, "goblin-core: bad value '%s' for --%s: %s\n", secret ? "***" : value,
+                    p->name, err.text);
+            return false;
+        }
+    }
+    if (config.daemonize) {
+        fprintf(stderr, "goblin-core: --daemonize yes is not supported (run under a supervisor)\n");
+        return false;
+    }
+    return true;
+}

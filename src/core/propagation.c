@@ -1,0 +1,51 @@
+/* propagation.c — consumers of the propagated command stream; see propagation.h. */
+#include "core/propagation.h"
+
+#include <stdlib.h>
+
+#include "core/command_hooks.h"
+
+static propagation_feed_fn *consumers[PROPAGATION_CONSUMERS_MAX];
+static int consumer_count;
+static void (*listener)(bool on);
+
+bool propagation_has_consumer(propagation_feed_fn *feed)
+{
+    for (int i = 0; i < consumer_count; i++)
+        if (consumers[i] == feed) return true;
+    return false;
+}
+
+void propagation_add_consumer(propagation_feed_fn *feed)
+{
+    if (propagation_has_consumer(feed)) return;
+    if (consumer_count == PROPAGATION_CONSUMERS_MAX) abort(); /* a wiring error: raise the bound */
+    consumers[consumer_count++] = feed;
+    if (consumer_count == 1) {
+        command_hook_set(HOOK_PROPAGATE, true);
+        if (listener) listener(true);
+    }
+}
+
+void propagation_remove_consumer(propagation_feed_fn *feed)
+{
+    for (int i = 0; i < consumer_count; i++) {
+        if (consumers[i] != feed) continue;
+        for (int k = i + 1; k < consumer_count; k++) consumers[k - 1] = consumers[k];
+        if (--consumer_count == 0) {
+            command_hook_set(HOOK_PROPAGATE, false);
+            if (listener) listener(false);
+        }
+        return;
+    }
+}
+
+void propagation_set_listener(void (*on_change)(bool on))
+{
+    listener = on_change;
+}
+
+void propagation_feed(int db, const char *resp, size_t len)
+{
+    for (int i = 0; i < consumer_count; i++) consumers[i](db, resp, len);
+}
