@@ -113,7 +113,7 @@ static void section_memory(struct buf *b)
 static void section_persistence(struct buf *b)
 {
     add(b, "# Persistence");
-    add(b, "loading:0");
+    add(b, "loading:%d", persist_loading() ? 1 : 0);
     add(b, "async_loading:0");
     /* Progress of a running fork child: not reported back by goblin-core's
      * children, so 0 (rdb_last_cow_size and aof_last_cow_size are). */
@@ -125,6 +125,7 @@ static void section_persistence(struct buf *b)
     add(b, "current_save_keys_total:0");
     persist_info(b);
     aof_info(b);
+    persist_loading_info(b);
 }
 
 static void section_stats(struct buf *b)

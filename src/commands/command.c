@@ -455,14 +455,17 @@ static void and_queued_flags(const struct command *cmd, int argc, const char **a
     *(uint32_t *)arg &= cmd->flags;
 }
 
-static bool command_stale_ok(const struct cmd_request *req, const struct command *cmd)
+/* The flag on cmd and, for EXEC, on every queued command (Redis's
+ * cmd_inv_flags: !is_denystale_command, !is_denyloading_command). */
+static bool command_flag_on_all(const struct cmd_request *req, const struct command *cmd,
+                                uint32_t flag)
 {
-    if (!(cmd->flags & CMD_STALE)) return false;
+    if (!(cmd->flags & flag)) return false;
     const struct multi_state *m = exec_transaction(req, cmd);
     if (!m) return true;
-    uint32_t flags = CMD_STALE;
+    uint32_t flags = flag;
     multi_foreach_queued(m, and_queued_flags, &flags);
-    return flags & CMD_STALE;
+    return flags & flag;
 }
 
 static const struct command_role_checks *role_checks;
@@ -564,9 +567,14 @@ static __attribute__((noinline)) struct command *command_check_hooked(const stru
         }
     }
     if (refused_in_subscribed(req, cmd)) return NULL;
-    if ((command_hooks & HOOK_REPLICA) && !command_stale_ok(req, cmd) &&
+    if ((command_hooks & HOOK_REPLICA) && !command_flag_on_all(req, cmd, CMD_STALE) &&
         (why = role_checks->stale_refusal(req->conn))) {
         reject_with_abort(req, cmd, why);
+        return NULL;
+    }
+    /* A load serving clients (persist_loading): only the loading commands. */
+    if ((command_hooks & HOOK_LOADING) && !command_flag_on_all(req, cmd, CMD_LOADING)) {
+        reject_with_abort(req, cmd, "LOADING Redis is loading the dataset in memory");
         return NULL;
     }
     /* A busy script serves the others from its hook: only the allow-busy
@@ -678,7 +686,8 @@ static void command_hooks_verify(void)
     if (command_hooks) return;
     if (cluster_enabled || config.maxmemory || persist_writes_refused() || aof_write_error() ||
         propagate_on || script_busy_reply || session_pause_type || session_tracking_clients ||
-        conn_monitor_count || admission || (role_checks && role_checks->on())) {
+        conn_monitor_count || admission || (role_checks && role_checks->on()) ||
+        persist_loading()) {
         fprintf(stderr, "command_hooks is 0 while a hooked feature is on\n");
         abort();
     }

@@ -35,6 +35,9 @@ enum command_hook {
      * reads (MASTERDOWN). */
     HOOK_MIN_REPLICAS = 1u << 9,
     HOOK_REPLICA = 1u << 10,
+    /* A load serving clients meanwhile (persist_loading: a replica's full
+     * sync): commands without the loading flag get -LOADING. */
+    HOOK_LOADING = 1u << 11,
 };
 
 /* The features that keep or show every command's arguments as text (the

@@ -421,9 +421,70 @@ static void kill_child(void)
     log_notice("There is a child saving an .rdb. Killing it!");
 }
 
+/* --- a load serving clients (persist.h) ------------------------------ */
+
+static void add_line(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static struct {
+    bool active;
+    int64_t start_s;
+    int64_t start_mono_us;
+    size_t total, loaded;
+    size_t used_mem; /* the RDB's used-mem: not kept by the loader, 0 */
+} loading;
+
+void persist_loading_begin(size_t total)
+{
+    loading.active = true;
+    loading.start_s = clock_unix_ms() / 1000;
+    loading.start_mono_us = clock_mono_us();
+    loading.total = total;
+    loading.loaded = 0;
+    command_hook_set(HOOK_LOADING, true);
+}
+
+void persist_loading_progress(size_t bytes)
+{
+    loading.loaded = bytes;
+}
+
+void persist_loading_end(void)
+{
+    loading.active = false;
+    command_hook_set(HOOK_LOADING, false);
+}
+
+bool persist_loading(void)
+{
+    return loading.active;
+}
+
+/* Redis 7.0's loading fields, after the AOF's, while a load runs. */
+void persist_loading_info(struct buf *b)
+{
+    if (!loading.active) return;
+    double perc = loading.total ? (double)loading.loaded * 100 / (double)loading.total : 0;
+    int64_t elapsed_s = (clock_mono_us() - loading.start_mono_us) / 1000000;
+    long long eta = 1;
+    if (loading.loaded && elapsed_s)
+        eta = (long long)((double)elapsed_s * (double)(loading.total - loading.loaded) /
+                          (double)loading.loaded);
+    add_line(b, "loading_start_time:%lld", (long long)loading.start_s);
+    add_line(b, "loading_total_bytes:%zu", loading.total);
+    add_line(b, "loading_rdb_used_mem:%zu", loading.used_mem);
+    add_line(b, "loading_loaded_bytes:%zu", loading.loaded);
+    add_line(b, "loading_loaded_perc:%.2f", perc);
+    add_line(b, "loading_eta_seconds:%lld", eta);
+}
+
 bool persist_prepare_shutdown(bool save)
 {
     if (st.shutdown_done) return true;
+    if (save && loading.active) {
+        /* The data set is partial: the snapshot on disk stays the last whole one. */
+        log_warning("Not saving the final RDB snapshot: a load is in progress.");
+        save = false;
+    }
     kill_child();
     aof_shutdown();
     st.shutdown_done = true;
@@ -440,6 +501,10 @@ bool persist_prepare_shutdown(bool save)
 
 bool persist_debug_reload(char *err, size_t err_len)
 {
+    if (loading.active) {
+        snprintf(err, err_len, "a load is in progress");
+        return false;
+    }
     if (!persist_save(err, err_len)) return false;
     keyspace_flush_all();
     const struct rdb_function_source *functions = rdb_function_source();
@@ -454,8 +519,6 @@ bool persist_debug_reload(char *err, size_t err_len)
     st.dirty_at_save = keyspace.stats.dirty;
     return true;
 }
-
-static void add_line(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void add_line(struct buf *b, const char *fmt, ...)
 {

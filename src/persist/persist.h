@@ -103,6 +103,19 @@ long long persist_private_dirty_bytes(void);
 /* INFO persistence lines, appended to b (each with its CRLF). */
 void persist_info(struct buf *b);
 
+/* A load that serves clients meanwhile (a replica's full sync,
+ * repl/replica.c; Redis's startLoading / stopLoading). While it runs,
+ * every command without the loading flag is refused with -LOADING
+ * (HOOK_LOADING, commands/command.c), INFO shows loading:1 and the
+ * loading_* fields (persist_loading_info, after the AOF's), the final
+ * snapshot of a SHUTDOWN and DEBUG RELOAD are refused (the data set is
+ * partial). `total` is the RDB's size in bytes. */
+void persist_loading_begin(size_t total);
+void persist_loading_progress(size_t loaded);
+void persist_loading_end(void);
+bool persist_loading(void);
+void persist_loading_info(struct buf *b);
+
 /* Settings (core/config.h): dir, dbfilename, save, rdb*, stop-writes-on-bgsave-error. */
 struct config_table;
 extern const struct config_table persist_config;

@@ -249,6 +249,8 @@ static bool load_aux(struct load_state *s)
 }
 
 long long rdb_key_load_delay;
+bool (*rdb_load_progress)(size_t loaded, size_t total);
+long long rdb_load_events_interval = 2 * 1024 * 1024;
 
 /* Redis's debugDelay. */
 static void key_load_delay(void)
@@ -340,9 +342,17 @@ bool rdb_load_buffer(const void *data, size_t len, bool verify_checksum, struct 
         snprintf(err, err_len, "Can't handle RDB format version %d", version);
         return false;
     }
+    size_t next_progress = (size_t)rdb_load_events_interval;
     for (;;) {
         unsigned op;
         uint64_t a, b;
+        if (rdb_load_progress && r->pos >= next_progress) {
+            if (!rdb_load_progress(r->pos, len)) {
+                rdbr_fail(r, "the load was abandoned (shutdown)");
+                break;
+            }
+            next_progress = r->pos + (size_t)rdb_load_events_interval;
+        }
         if (!rdbr_u8(r, &op)) break;
         if (op == RDB_OPCODE_EOF) break;
         switch (op) {
@@ -558,6 +568,14 @@ static const struct config_param rdb_params[] = {
      .value_name = "US",
      .help = "testing: sleep this long after each key an RDB load reads (negative: 1 us once in -N "
              "keys), as Redis (default 0)"},
+    {.name = "loading-process-events-interval-bytes",
+     .kind = CFG_MEMORY,
+     .value = &rdb_load_events_interval,
+     .min = 1024,
+     .max = INT_MAX,
+     .value_name = "BYTES",
+     .help = "a replica loading its master's RDB serves other clients (-LOADING) each time this "
+             "much more of it was read (default 2mb)"},
 };
 
 const struct config_table rdb_config = CONFIG_TABLE(rdb_params, NULL);

@@ -45,6 +45,13 @@ struct rdb_load_info {
  * rdb-filter-only clears them in its own process). */
 extern bool rdb_filter_keys, rdb_filter_functions;
 
+/* While an RDB loads: called each time another
+ * loading-process-events-interval-bytes of it were read (a replica's full
+ * sync serves other clients there, as Redis's rdbLoadProgressCallback);
+ * false ends the load as failed (the server is shutting down). NULL: none. */
+extern bool (*rdb_load_progress)(size_t loaded, size_t total);
+extern long long rdb_load_events_interval;
+
 /* Loading keeps keys whose TTL has passed (a replica's load: its master's
  * DEL removes them, as Redis loads when it is not a master). */
 extern bool rdb_load_keep_expired;

@@ -100,6 +100,8 @@ static struct {
     long long read_reploff; /* bytes of the stream read (slave_read_repl_offset) */
     int64_t last_io_ms;     /* the master was last heard */
     bool ack_due;           /* REPLCONF GETACK asked: ACK after this batch */
+    bool loading;           /* the transferred RDB is loading (load_progress) */
+    int64_t loading_newline_ms;
     /* the history a PSYNC asks to continue (Redis's cached master) */
     bool cached;
     char cached_id[REPL_ID_LEN + 1];
@@ -524,6 +526,25 @@ static void transfer_input(void)
     }
 }
 
+/* Every loading-process-events-interval-bytes of the load (Redis's
+ * rdbLoadProgressCallback): other clients are served (-LOADING but for
+ * the loading commands), and once a second a newline tells the master we
+ * are alive (replicationSendNewlineToMaster). The link's own events wait
+ * (link_event) until the load is over; a SHUTDOWN meanwhile ends it. */
+static bool load_progress(size_t loaded, size_t total)
+{
+    (void)total;
+    persist_loading_progress(loaded);
+    int64_t now = clock_unix_ms();
+    if (now - s.loading_newline_ms >= 1000) {
+        s.loading_newline_ms = now;
+        if (write(s.fd, "\n", 1) < 0 && errno != EAGAIN)
+            log_warning("Replication: the newline to the master: %s", strerror(errno));
+    }
+    ev_process_nested();
+    return !ev_stopping(); /* a SHUTDOWN meanwhile: the partial load is dropped */
+}
+
 /* The RDB is complete: our data set becomes it (Redis's readSyncBulkPayload
  * with repl-diskless-load disabled). */
 static bool load_transferred(void)
@@ -541,7 +562,15 @@ static bool load_transferred(void)
     char err[1024];
     int64_t start = clock_mono_us();
     rdb_load_keep_expired = true; /* the master's DELs remove them */
+    struct stat sb;
+    persist_loading_begin(stat(s.tmp_path, &sb) == 0 ? (size_t)sb.st_size : 0);
+    s.loading = true;
+    s.loading_newline_ms = clock_unix_ms();
+    rdb_load_progress = load_progress;
     enum rdb_file_status st = rdb_load_file(s.tmp_path, config.rdbchecksum, &info, err, sizeof err);
+    rdb_load_progress = NULL;
+    s.loading = false;
+    persist_loading_end();
     rdb_load_keep_expired = false;
     if (st != RDB_FILE_LOADED) {
         unlink(s.tmp_path);
@@ -694,6 +723,7 @@ void repl_replica_flush(void)
 static void link_event(struct ev_handler *h, uint32_t mask)
 {
     (void)h;
+    if (s.loading) return; /* the RDB of this link is loading: its bytes wait in the socket */
     if (s.state == LINK_CONNECTED) {
         struct conn *c = s.master;
         if ((mask & EV_WRITABLE) && c) conn_on_writable(c);

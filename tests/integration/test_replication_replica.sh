@@ -17,7 +17,13 @@
 #      MASTERDOWN as redis-server does;
 #   7. bad masters (a fake one speaking garbage, a malformed PSYNC reply,
 #      a huge bulk length then EOF, a truncated RDB): each attempt ends
-#      with a logged error, the replica keeps serving and retries.
+#      with a logged error, the replica keeps serving and retries;
+#   8. a replica loading its master's RDB serves other clients meanwhile,
+#      as redis-server does (key-load-delay makes the load last seconds,
+#      loading-process-events-interval-bytes 1024): INFO persistence says
+#      loading:1 with the loading_* fields, GET and PING get redis-server's
+#      -LOADING, a SHUTDOWN meanwhile does not overwrite the snapshot;
+#      afterwards the data set is the master's.
 set -u
 
 GOBLIN_SERVER=${GOBLIN_SERVER:?GOBLIN_SERVER not set}
@@ -284,4 +290,62 @@ done
 [ "$(cli "$G2" PING)" = PONG ] || fail "the replica stopped serving"
 ls "$DIR"/g2/temp-*.rdb >/dev/null 2>&1 && fail "a temp file of a failed transfer was left"
 [ "$(cli "$G2" REPLICAOF NO ONE)" = OK ] || fail "REPLICAOF NO ONE after the bad masters"
+# 8. Loading a full sync serves other clients (-LOADING), goblin and redis.
+goblin lm
+LM=$GP
+cli "$LM" DEBUG POPULATE 2500 key 64 >/dev/null
+# watch_load PORT: polls the replica loading from $LM until its link is up;
+# prints what it saw: GET's and PING's answers while loading, INFO fields.
+watch_load() {
+    local seen_get="" seen_ping="" seen_info=""
+    cli "$1" REPLICAOF 127.0.0.1 "$LM" >/dev/null
+    for _ in $(seq 600); do
+        info=$(cli "$1" INFO persistence | tr -d '\r')
+        if grep -q '^loading:1$' <<<"$info"; then
+            seen_info=$(grep -o '^loading_[a-z_]*' <<<"$info" | tr '\n' ' ')
+            g=$(cli "$1" GET key:7 2>&1 | tr -d '\0')
+            p=$(cli "$1" PING 2>&1)
+            [ "${g#LOADING}" != "$g" ] && seen_get=$g
+            [ "${p#LOADING}" != "$p" ] && seen_ping=$p
+        fi
+        [ "$(field "$1" replication master_link_status)" = up ] && break
+        sleep 0.05
+    done
+    echo "get=$seen_get|ping=$seen_ping|info=$seen_info"
+}
+goblin lg --key-load-delay 2000 --loading-process-events-interval-bytes 1024
+LG=$GP
+LGPID=$GPID
+redis lr --key-load-delay 2000 --loading-process-events-interval-bytes 1024
+LR=$RP
+gseen=$(watch_load "$LG")
+rseen=$(watch_load "$LR")
+[ "$gseen" = "$rseen" ] || fail "while loading: goblin saw '$gseen', redis-server '$rseen'"
+case $gseen in
+"get=LOADING Redis is loading the dataset in memory|ping=LOADING"*"|info=loading_start_time "*) ;;
+*) fail "a loading replica did not answer LOADING meanwhile: $gseen" ;;
+esac
+same_digest "$LM" "$LG" "goblin replica after a served load"
+# A SHUTDOWN while loading keeps the last whole snapshot (Redis: NOSAVE).
+cli "$LG" CONFIG SET key-load-delay 3000 >/dev/null
+cli "$LG" SAVE >/dev/null
+before=$(md5sum "$DIR/lg/dump.rdb" | cut -d' ' -f1)
+cli "$LM" SET another key >/dev/null
+cli "$LG" REPLICAOF NO ONE >/dev/null # a history of its own: the next sync is a full one
+cli "$LG" REPLICAOF 127.0.0.1 "$LM" >/dev/null
+for _ in $(seq 200); do
+    [ "$(field "$LG" persistence loading)" = 1 ] && break
+    sleep 0.05
+done
+[ "$(field "$LG" persistence loading)" = 1 ] || fail "the second load was not seen"
+cli "$LG" SHUTDOWN SAVE >/dev/null 2>&1
+for _ in $(seq 100); do
+    kill -0 "$LGPID" 2>/dev/null || break
+    sleep 0.1
+done
+kill -0 "$LGPID" 2>/dev/null && fail "SHUTDOWN while loading did not exit"
+grep -q "Not saving the final RDB snapshot: a load is in progress" "$DIR/lg.log" ||
+    fail "no log line of the refused final save"
+[ "$(md5sum "$DIR/lg/dump.rdb" | cut -d' ' -f1)" = "$before" ] ||
+    fail "a SHUTDOWN while loading overwrote the snapshot"
 echo "test_replication_replica: ok"
