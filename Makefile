@@ -5,7 +5,7 @@
 # Debian packages the build and the tests need. `make deps` installs only the
 # missing ones (as root, or through sudo).
 DEPS := build-essential cmake pkg-config libhiredis-dev libsodium-dev libxxhash-dev \
-        libnuma-dev libjemalloc-dev liblzf-dev redis-server redis-tools gnuplot-nox python3 python3-redis python3-rq strace \
+        libnuma-dev libjemalloc-dev liblzf-dev redis-server redis-tools redis-sentinel gnuplot-nox python3 python3-redis python3-rq strace \
         clang-format nutcracker iproute2 libfabric-dev libfabric-bin libssl-dev openssl \
         clang libclang-rt-14-dev \
         liblua5.1-0-dev lua-cjson-dev lua-bitop-dev tcl curl

@@ -113,7 +113,7 @@ static void section_memory(struct buf *b)
 static void section_persistence(struct buf *b)
 {
     add(b, "# Persistence");
-    add(b, "loading:0");
+    add(b, "loading:%d", persist_loading() ? 1 : 0);
     add(b, "async_loading:0");
     /* Progress of a running fork child: not reported back by goblin-core's
      * children, so 0 (rdb_last_cow_size and aof_last_cow_size are). */
@@ -125,6 +125,7 @@ static void section_persistence(struct buf *b)
     add(b, "current_save_keys_total:0");
     persist_info(b);
     aof_info(b);
+    persist_loading_info(b);
 }
 
 static void section_stats(struct buf *b)
@@ -138,17 +139,16 @@ static void section_stats(struct buf *b)
     add(b, "instantaneous_ops_per_sec:%lld", s->instantaneous_ops_per_sec);
     add(b, "total_net_input_bytes:%lld", s->net_input_bytes);
     add(b, "total_net_output_bytes:%lld", s->net_output_bytes);
-    /* No replication: its traffic, syncs and replica expiries are 0. */
     add(b, "total_net_repl_input_bytes:0");
-    add(b, "total_net_repl_output_bytes:0");
+    add(b, "total_net_repl_output_bytes:%lld", repl_stats.output_bytes);
     add(b, "instantaneous_input_kbps:%.2f", s->instantaneous_input_kbps);
     add(b, "instantaneous_output_kbps:%.2f", s->instantaneous_output_kbps);
     add(b, "instantaneous_input_repl_kbps:0.00");
     add(b, "instantaneous_output_repl_kbps:0.00");
     add(b, "rejected_connections:%lld", s->rejected_connections);
-    add(b, "sync_full:0");
-    add(b, "sync_partial_ok:0");
-    add(b, "sync_partial_err:0");
+    add(b, "sync_full:%lld", repl_stats.sync_full);
+    add(b, "sync_partial_ok:%lld", repl_stats.sync_partial_ok);
+    add(b, "sync_partial_err:%lld", repl_stats.sync_partial_err);
     add(b, "expired_keys:%lld", keyspace.stats.expired_keys);
     /* Redis's estimate of the expired share among sampled keys: not kept. */
     add(b, "expired_stale_perc:0.00");
@@ -206,23 +206,6 @@ static void section_stats(struct buf *b)
     add(b, "string_values_adopted:%lld", keyspace.stats.values_adopted);
     /* Commands SBE's typed templates called without argv (protocol/typed_call.h). */
     add(b, "sbe_typed_calls:%lld", s->typed_calls);
-}
-
-static void section_replication(struct buf *b)
-{
-    add(b, "# Replication");
-    /* A master without replicas or a backlog, as Redis prints one. */
-    add(b, "role:master");
-    add(b, "connected_slaves:0");
-    add(b, "master_failover_state:no-failover");
-    add(b, "master_replid:%s", server.repl_id);
-    add(b, "master_replid2:0000000000000000000000000000000000000000");
-    add(b, "master_repl_offset:0");
-    add(b, "second_repl_offset:-1");
-    add(b, "repl_backlog_active:0");
-    add(b, "repl_backlog_size:1048576");
-    add(b, "repl_backlog_first_byte_offset:0");
-    add(b, "repl_backlog_histlen:0");
 }
 
 static void cpu_line(struct buf *b, const char *name, const struct timeval *t)
@@ -342,7 +325,7 @@ static const struct info_section sections[] = {
     {"memory", section_memory, true},
     {"persistence", section_persistence, true},
     {"stats", section_stats, true},
-    {"replication", section_replication, true},
+    {"replication", NULL, true}, /* the row repl/ registers (core/info_section.h) */
     {"cpu", section_cpu, true},
     {"modules", section_modules, true},
     {"commandstats", section_commandstats, false},
@@ -354,8 +337,19 @@ static const struct info_section sections[] = {
 
 #define SECTION_COUNT (sizeof sections / sizeof sections[0])
 
+/* A built-in section's name: a row registered under it renders in its
+ * place (render NULL), not again among the others. */
+static bool builtin_section(const char *name)
+{
+    for (size_t s = 0; s < SECTION_COUNT; s++)
+        if (strcmp(sections[s].name, name) == 0) return true;
+    return false;
+}
+
 /* INFO [section ...]: the built-in sections, then those other layers add
- * (core/info_section.h: a transport's, never in the default set). */
+ * (core/info_section.h: a transport's, never in the default set). A
+ * built-in section without a renderer (replication) is the row another
+ * layer registers under its name, at its place and in the default set. */
 static void cmd_info(struct cmd_ctx *ctx)
 {
     size_t extra = info_section_count();
@@ -371,7 +365,9 @@ static void cmd_info(struct cmd_ctx *ctx)
             if (every || (dflt && sections[s].in_default) || arg_equals(ctx, j, sections[s].name))
                 want[s] = true;
         for (size_t s = 0; s < extra; s++)
-            if (every || arg_equals(ctx, j, info_section_name(s))) want_extra[s] = true;
+            if ((every || arg_equals(ctx, j, info_section_name(s))) &&
+                !builtin_section(info_section_name(s)))
+                want_extra[s] = true;
     }
     struct buf text;
     buf_init(&text, 4096);
@@ -379,9 +375,13 @@ static void cmd_info(struct cmd_ctx *ctx)
     for (size_t s = 0; s < SECTION_COUNT + extra; s++) {
         if (s < SECTION_COUNT ? !want[s] : !want_extra[s - SECTION_COUNT]) continue;
         if (!first) buf_append(&text, "\r\n", 2);
-        if (s < SECTION_COUNT)
+        if (s < SECTION_COUNT && sections[s].render) {
             sections[s].render(&text);
-        else
+        } else if (s < SECTION_COUNT) {
+            long row = info_section_find(sections[s].name);
+            if (row < 0) continue;
+            info_section_render((size_t)row, &text);
+        } else
             info_section_render(s - SECTION_COUNT, &text);
         first = false;
     }

@@ -173,11 +173,20 @@ bool script_may_run(struct cmd_ctx *ctx, uint32_t flags, bool ro)
         return false;
     }
     if (!(flags & SCRIPT_FLAG_NO_WRITES)) {
+        const char *why = command_readonly_refusal(ctx->conn);
+        if (why) {
+            reply_error(ctx->reply, why);
+            return false;
+        }
         if (persist_writes_refused()) {
             reply_error(ctx->reply,
                         "MISCONF Redis is configured to save RDB snapshots, but it's currently "
                         "unable to persist to disk. Writable scripts are blocked. Use 'no-writes' "
                         "flag for read only scripts.");
+            return false;
+        }
+        if (command_too_few_replicas()) {
+            reply_error(ctx->reply, command_noreplicas_error);
             return false;
         }
         if (ro) {

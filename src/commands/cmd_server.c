@@ -1,5 +1,5 @@
 /* cmd_server.c — commands about the server: DBSIZE, FLUSHALL, FLUSHDB, SWAPDB,
- * TIME, CONFIG, SHUTDOWN, ROLE, DEBUG (whose subcommands are in cmd_debug.c).
+ * TIME, CONFIG, SHUTDOWN, DEBUG (whose subcommands are in cmd_debug.c).
  * (INFO, COMMAND and the persistence commands have their own files.) */
 #include <errno.h>
 #include <math.h>
@@ -89,14 +89,6 @@ static void cmd_time(struct cmd_ctx *ctx)
     reply_array_len(ctx->reply, 2);
     reply_bulk_ll(ctx->reply, us / 1000000);
     reply_bulk_ll(ctx->reply, us % 1000000);
-}
-
-static void cmd_role(struct cmd_ctx *ctx)
-{
-    reply_array_len(ctx->reply, 3);
-    reply_bulk_cstr(ctx->reply, "master");
-    reply_int(ctx->reply, 0);
-    reply_array_len(ctx->reply, 0);
 }
 
 static void cmd_shutdown(struct cmd_ctx *ctx)
@@ -383,14 +375,6 @@ struct command server_commands[] = {
      .fn = cmd_time,
      .summary = "Returns the server time.",
      .since = "2.6.0",
-     .group = "server",
-     .complexity = "O(1)"},
-    {.name = "role",
-     .arity = 1,
-     .flags = CMD_NOSCRIPT | CMD_LOADING | CMD_STALE | CMD_FAST,
-     .fn = cmd_role,
-     .summary = "Returns the replication role.",
-     .since = "2.8.12",
      .group = "server",
      .complexity = "O(1)"},
     {.name = "debug",

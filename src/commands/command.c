@@ -41,6 +41,25 @@ static struct command *const families[] = {
     function_commands,      slowlog_commands, monitor_commands, latency_commands, geo_commands,
     lolwut_commands,        module_commands,  memory_commands,  stream_commands,
 };
+#define FAMILIES (sizeof families / sizeof families[0])
+
+/* Families of layers above (command_add_family), before command_table_init. */
+#define ADDED_FAMILIES_MAX 4
+static struct command *added_families[ADDED_FAMILIES_MAX];
+static size_t added_family_count;
+static bool table_built;
+
+void command_add_family(struct command *table)
+{
+    if (table_built || added_family_count == ADDED_FAMILIES_MAX) abort(); /* a wiring error */
+    added_families[added_family_count++] = table;
+}
+
+/* The i-th family, built-in ones first (i < FAMILIES + added_family_count). */
+static struct command *family(size_t i)
+{
+    return i < FAMILIES ? families[i] : added_families[i - FAMILIES];
+}
 
 /* Open-addressing index of top-level commands by name, the hash folding
  * case. Each slot holds the name's word (name_word()) and which of its
@@ -173,15 +192,16 @@ static void init_names(struct command *cmd, const struct command *parent)
 void command_table_init(void)
 {
     size_t n = 0;
-    for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
-        for (struct command *c = families[f]; c->name; c++) n++;
+    table_built = true;
+    for (size_t f = 0; f < FAMILIES + added_family_count; f++)
+        for (struct command *c = family(f); c->name; c++) n++;
     total_commands = n;
     size_t cap = 16;
     while (cap < n * 2) cap <<= 1;
     index_slots = xcalloc(cap, sizeof *index_slots);
     index_mask = cap - 1;
-    for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
-        for (struct command *c = families[f]; c->name; c++) {
+    for (size_t f = 0; f < FAMILIES + added_family_count; f++) {
+        for (struct command *c = family(f); c->name; c++) {
             init_names(c, NULL);
             index_insert(c);
         }
@@ -243,8 +263,8 @@ struct command *command_lookup_full(const char *name, size_t len)
 
 void command_foreach(void (*fn)(struct command *cmd, void *arg), void *arg)
 {
-    for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
-        for (struct command *c = families[f]; c->name; c++) fn(c, arg);
+    for (size_t f = 0; f < FAMILIES + added_family_count; f++)
+        for (struct command *c = family(f); c->name; c++) fn(c, arg);
 }
 
 size_t command_count(void)
@@ -252,6 +272,7 @@ size_t command_count(void)
     return total_commands;
 }
 
+const char command_noreplicas_error[] = "NOREPLICAS Not enough good replicas to write.";
 const char command_misconf_error[] =
     "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to "
     "disk. Commands that may modify the data set are disabled, because this instance is "
@@ -407,6 +428,63 @@ static bool refused_on_oom(const struct cmd_request *req, const struct command *
     return strcmp(name, "discard") != 0 && strcmp(name, "quit") != 0 && strcmp(name, "reset") != 0;
 }
 
+/* The transaction EXEC would run, NULL when cmd is not EXEC or there is none. */
+static const struct multi_state *exec_transaction(const struct cmd_request *req,
+                                                  const struct command *cmd)
+{
+    const struct multi_state *m = multi_of_request(req);
+    return m && multi_is_queuing(m) && strcmp(cmd->full_name, "exec") == 0 ? m : NULL;
+}
+
+/* Redis's is_write_command: a write, or EXEC of a transaction holding one. */
+static bool command_writes(const struct cmd_request *req, const struct command *cmd)
+{
+    if (cmd->flags & CMD_WRITE) return true;
+    const struct multi_state *m = exec_transaction(req, cmd);
+    if (!m) return false;
+    uint32_t flags = 0;
+    multi_foreach_queued(m, or_queued_flags, &flags);
+    return flags & CMD_WRITE;
+}
+
+/* Redis's !is_denystale_command: the stale flag, on EXEC on every queued command. */
+static void and_queued_flags(const struct command *cmd, int argc, const char **argv,
+                             const size_t *argv_len, void *arg)
+{
+    (void)argc, (void)argv, (void)argv_len;
+    *(uint32_t *)arg &= cmd->flags;
+}
+
+/* The flag on cmd and, for EXEC, on every queued command (Redis's
+ * cmd_inv_flags: !is_denystale_command, !is_denyloading_command). */
+static bool command_flag_on_all(const struct cmd_request *req, const struct command *cmd,
+                                uint32_t flag)
+{
+    if (!(cmd->flags & flag)) return false;
+    const struct multi_state *m = exec_transaction(req, cmd);
+    if (!m) return true;
+    uint32_t flags = flag;
+    multi_foreach_queued(m, and_queued_flags, &flags);
+    return flags & flag;
+}
+
+static const struct command_role_checks *role_checks;
+
+void command_set_role_checks(const struct command_role_checks *checks)
+{
+    role_checks = checks;
+}
+
+const char *command_readonly_refusal(const struct conn *c)
+{
+    return (command_hooks & HOOK_REPLICA) ? role_checks->readonly_refusal(c) : NULL;
+}
+
+bool command_too_few_replicas(void)
+{
+    return (command_hooks & HOOK_MIN_REPLICAS) && role_checks->too_few_replicas();
+}
+
 /* Refuses cmd with `why`, counted; EXEC's refusal also discards its
  * transaction (EXECABORT, as Redis's rejectCommand()). */
 static void reject_with_abort(const struct cmd_request *req, struct command *cmd, const char *why)
@@ -473,7 +551,32 @@ static __attribute__((noinline)) struct command *command_check_hooked(const stru
             return NULL;
         }
     }
+    /* The role checks (command_set_role_checks), Redis's order:
+     * NOREPLICAS after MISCONF, then READONLY, both for writes (EXEC of a
+     * transaction holding one too); MASTERDOWN after the subscribed
+     * context. */
+    const char *why;
+    if ((command_hooks & (HOOK_MIN_REPLICAS | HOOK_REPLICA)) && command_writes(req, cmd)) {
+        if (command_too_few_replicas()) {
+            reject_with_abort(req, cmd, command_noreplicas_error);
+            return NULL;
+        }
+        if ((why = command_readonly_refusal(req->conn))) {
+            reject_with_abort(req, cmd, why);
+            return NULL;
+        }
+    }
     if (refused_in_subscribed(req, cmd)) return NULL;
+    if ((command_hooks & HOOK_REPLICA) && !command_flag_on_all(req, cmd, CMD_STALE) &&
+        (why = role_checks->stale_refusal(req->conn))) {
+        reject_with_abort(req, cmd, why);
+        return NULL;
+    }
+    /* A load serving clients (persist_loading): only the loading commands. */
+    if ((command_hooks & HOOK_LOADING) && !command_flag_on_all(req, cmd, CMD_LOADING)) {
+        reject_with_abort(req, cmd, "LOADING Redis is loading the dataset in memory");
+        return NULL;
+    }
     /* A busy script serves the others from its hook: only the allow-busy
      * commands run (Redis's check, after the subscribed context). */
     if (script_busy_reply && !(cmd->flags & CMD_ALLOW_BUSY)) {
@@ -583,7 +686,8 @@ static void command_hooks_verify(void)
     if (command_hooks) return;
     if (cluster_enabled || config.maxmemory || persist_writes_refused() || aof_write_error() ||
         propagate_on || script_busy_reply || session_pause_type || session_tracking_clients ||
-        conn_monitor_count || admission) {
+        conn_monitor_count || admission || (role_checks && role_checks->on()) ||
+        persist_loading()) {
         fprintf(stderr, "command_hooks is 0 while a hooked feature is on\n");
         abort();
     }
@@ -615,7 +719,8 @@ void command_dispatch(const struct cmd_request *req)
         return;
     }
     /* CLIENT PAUSE: after every check, before queuing (Redis's order). */
-    if (session_pause_type && req->conn && !typed && command_paused(req, cmd) &&
+    if (session_pause_type && req->conn && !typed &&
+        session_client_type(req->conn) != SESSION_CLIENT_MASTER && command_paused(req, cmd) &&
         session_postpone(req->conn, req->argc, req->argv, req->argv_len)) {
         *req->last_command = cmd->full_name;
         return;
@@ -662,8 +767,8 @@ static void reset_stats(struct command *cmd)
 
 void command_reset_stats(void)
 {
-    for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
-        for (struct command *c = families[f]; c->name; c++) reset_stats(c);
+    for (size_t f = 0; f < FAMILIES + added_family_count; f++)
+        for (struct command *c = family(f); c->name; c++) reset_stats(c);
 }
 
 bool command_arg_redacted(const struct cmd_ctx *ctx, int i)

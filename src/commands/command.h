@@ -157,6 +157,33 @@ void command_set_admission(command_admission_fn *admit);
  * after it answered the refusal. */
 bool command_admitted(const struct cmd_request *req, const struct command *cmd);
 
+/* The role checks of replication (repl/ installs them at startup), at
+ * Redis 7.0's places in processCommand: after MISCONF, for a write (or
+ * EXEC of a transaction holding one), NOREPLICAS while
+ * `too_few_replicas` (min-replicas-to-write), then `readonly_refusal`
+ * (READONLY on a read-only replica, for all but its master's link); after
+ * the RESP2 subscribed context, for a command without the stale flag,
+ * `stale_refusal` (MASTERDOWN while a replica's link is down under
+ * replica-serve-stale-data no). A refusal is Redis's error text, NULL
+ * lets the command run. Each runs only while its bit of the hook word is
+ * set (HOOK_MIN_REPLICAS, HOOK_REPLICA), which the owner switches; `on`
+ * says whether either applies now (the sanitizer build's check that the
+ * word is not zero then). Scripts ask the same through
+ * command_readonly_refusal() and command_too_few_replicas(). */
+struct command_role_checks {
+    bool (*too_few_replicas)(void);
+    const char *(*readonly_refusal)(const struct conn *c);
+    const char *(*stale_refusal)(const struct conn *c);
+    bool (*on)(void);
+};
+void command_set_role_checks(const struct command_role_checks *checks);
+const char *command_readonly_refusal(const struct conn *c);
+bool command_too_few_replicas(void);
+
+/* A family of commands from a layer above the command layer (repl/:
+ * REPLICAOF, PSYNC, WAIT ...), added before command_table_init(). */
+void command_add_family(struct command *table);
+
 /* Typed cores (typed_call.h; their RESP handlers share the code). */
 void string_set_typed(struct cmd_ctx *ctx, const struct typed_call *t);
 void string_incrby_typed(struct cmd_ctx *ctx, const struct typed_call *t);
@@ -229,6 +256,7 @@ bool script_request_writes(const struct cmd_request *req, const struct command *
 
 /* Redis's MISCONF error (writes refused after a failed snapshot). */
 extern const char command_misconf_error[];
+extern const char command_noreplicas_error[]; /* min-replicas-to-write */
 
 /* Keyspace notification for the key in argument i of ctx's command, in
  * ctx's database (store/notify.h; one branch when disabled). */

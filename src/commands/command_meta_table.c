@@ -1237,6 +1237,21 @@ static const struct meta_node docs_expiretime[] = {
 static const struct key_spec keys_expiretime[] = {
     {.flags = KEY_SPEC_RO | KEY_SPEC_ACCESS, .begin = KEY_BEGIN_INDEX, .index = 1, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
 };
+static const struct meta_node info_failover[] = {
+    B("failover"), I(-1), T(3), S("admin"), S("noscript"), S("stale"), I(0), I(0), I(0), T(3),
+    S("@admin"), S("@slow"), S("@dangerous"), T(0), T(0),
+};
+static const struct meta_node docs_failover[] = {
+    B("summary"), B("Start a coordinated failover between this server and one of its replicas."),
+    B("since"), B("6.2.0"), B("group"), B("server"), B("complexity"), B("O(1)"), B("arguments"),
+    A(3), M(5), B("name"), B("target"), B("type"), B("block"), B("token"), B("TO"), B("flags"),
+    T(1), S("optional"), B("arguments"), A(3), M(2), B("name"), B("host"), B("type"), B("string"),
+    M(2), B("name"), B("port"), B("type"), B("integer"), M(4), B("name"), B("force"), B("type"),
+    B("pure-token"), B("token"), B("FORCE"), B("flags"), T(1), S("optional"), M(4), B("name"),
+    B("abort"), B("type"), B("pure-token"), B("token"), B("ABORT"), B("flags"), T(1), S("optional"),
+    M(4), B("name"), B("milliseconds"), B("type"), B("integer"), B("token"), B("TIMEOUT"),
+    B("flags"), T(1), S("optional"),
+};
 static const struct meta_node info_fcall[] = {
     B("fcall"), I(-3), T(5), S("noscript"), S("stale"), S("skip_monitor"), S("no_mandatory_keys"),
     S("movablekeys"), I(0), I(0), I(0), T(2), S("@slow"), S("@scripting"), T(0), T(1), M(4),
@@ -3049,6 +3064,15 @@ static const struct meta_node docs_psubscribe[] = {
     B("arguments"), A(1), M(4), B("name"), B("pattern"), B("type"), B("block"), B("flags"), T(1),
     S("multiple"), B("arguments"), A(1), M(2), B("name"), B("pattern"), B("type"), B("pattern"),
 };
+static const struct meta_node info_psync[] = {
+    B("psync"), I(-3), T(4), S("admin"), S("noscript"), S("no_async_loading"), S("no_multi"), I(0),
+    I(0), I(0), T(3), S("@admin"), S("@slow"), S("@dangerous"), T(0), T(0),
+};
+static const struct meta_node docs_psync[] = {
+    B("summary"), B("Internal command used for replication"), B("since"), B("2.8.0"), B("group"),
+    B("server"), B("arguments"), A(2), M(2), B("name"), B("replicationid"), B("type"), B("string"),
+    M(2), B("name"), B("offset"), B("type"), B("integer"),
+};
 static const struct meta_node info_pttl[] = {
     B("pttl"), I(2), T(2), S("readonly"), S("fast"), I(1), I(1), I(1), T(3), S("@keyspace"),
     S("@read"), S("@fast"), T(1), B("nondeterministic_output"), T(1), M(3), B("flags"), T(2),
@@ -3224,6 +3248,29 @@ static const struct meta_node docs_renamenx[] = {
 static const struct key_spec keys_renamenx[] = {
     {.flags = KEY_SPEC_RW | KEY_SPEC_ACCESS | KEY_SPEC_DELETE, .begin = KEY_BEGIN_INDEX, .index = 1, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
     {.flags = KEY_SPEC_OW | KEY_SPEC_INSERT, .begin = KEY_BEGIN_INDEX, .index = 2, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
+};
+static const struct meta_node info_replconf[] = {
+    B("replconf"), I(-1), T(5), S("admin"), S("noscript"), S("loading"), S("stale"),
+    S("allow_busy"), I(0), I(0), I(0), T(3), S("@admin"), S("@slow"), S("@dangerous"), T(0), T(0),
+};
+static const struct meta_node docs_replconf[] = {
+    B("summary"), B("An internal command for configuring the replication stream"), B("since"),
+    B("3.0.0"), B("group"), B("server"), B("complexity"), B("O(1)"), B("doc_flags"), T(1),
+    S("syscmd"),
+};
+static const struct meta_node info_replicaof[] = {
+    B("replicaof"), I(3), T(4), S("admin"), S("noscript"), S("stale"), S("no_async_loading"), I(0),
+    I(0), I(0), T(3), S("@admin"), S("@slow"), S("@dangerous"), T(0), T(0),
+};
+static const struct meta_node docs_replicaof[] = {
+    B("summary"), B("Make the server a replica of another instance, or promote it as master."),
+    B("since"), B("5.0.0"), B("group"), B("server"), B("complexity"), B("O(1)"), B("arguments"),
+    A(1), M(3), B("name"), B("args"), B("type"), B("oneof"), B("arguments"), A(2), M(3), B("name"),
+    B("host-port"), B("type"), B("block"), B("arguments"), A(2), M(2), B("name"), B("host"),
+    B("type"), B("string"), M(2), B("name"), B("port"), B("type"), B("integer"), M(3), B("name"),
+    B("no-one"), B("type"), B("block"), B("arguments"), A(2), M(3), B("name"), B("no"), B("type"),
+    B("pure-token"), B("token"), B("NO"), M(3), B("name"), B("one"), B("type"), B("pure-token"),
+    B("token"), B("ONE"),
 };
 static const struct meta_node info_reset[] = {
     B("reset"), I(1), T(6), S("noscript"), S("loading"), S("stale"), S("fast"), S("no_auth"),
@@ -3731,6 +3778,21 @@ static const struct meta_node docs_sismember[] = {
 static const struct key_spec keys_sismember[] = {
     {.flags = KEY_SPEC_RO, .begin = KEY_BEGIN_INDEX, .index = 1, .find = KEY_FIND_RANGE, .lastkey = 0, .keystep = 1, .limit = 0},
 };
+static const struct meta_node info_slaveof[] = {
+    B("slaveof"), I(3), T(4), S("admin"), S("noscript"), S("stale"), S("no_async_loading"), I(0),
+    I(0), I(0), T(3), S("@admin"), S("@slow"), S("@dangerous"), T(0), T(0),
+};
+static const struct meta_node docs_slaveof[] = {
+    B("summary"), B("Make the server a replica of another instance, or promote it as master."),
+    B("since"), B("1.0.0"), B("group"), B("server"), B("complexity"), B("O(1)"), B("doc_flags"),
+    T(1), S("deprecated"), B("deprecated_since"), B("5.0.0"), B("replaced_by"), B("`REPLICAOF`"),
+    B("arguments"), A(1), M(3), B("name"), B("args"), B("type"), B("oneof"), B("arguments"), A(2),
+    M(3), B("name"), B("host-port"), B("type"), B("block"), B("arguments"), A(2), M(2), B("name"),
+    B("host"), B("type"), B("string"), M(2), B("name"), B("port"), B("type"), B("integer"), M(3),
+    B("name"), B("no-one"), B("type"), B("block"), B("arguments"), A(2), M(3), B("name"), B("no"),
+    B("type"), B("pure-token"), B("token"), B("NO"), M(3), B("name"), B("one"), B("type"),
+    B("pure-token"), B("token"), B("ONE"),
+};
 static const struct meta_node info_slowlog[] = {
     B("slowlog"), I(-2), T(0), I(0), I(0), I(0), T(1), S("@slow"), T(0), T(0),
 };
@@ -4106,6 +4168,14 @@ static const struct meta_node docs_swapdb[] = {
     B("arguments"), A(2), M(2), B("name"), B("index1"), B("type"), B("integer"), M(2), B("name"),
     B("index2"), B("type"), B("integer"),
 };
+static const struct meta_node info_sync[] = {
+    B("sync"), I(1), T(4), S("admin"), S("noscript"), S("no_async_loading"), S("no_multi"), I(0),
+    I(0), I(0), T(3), S("@admin"), S("@slow"), S("@dangerous"), T(0), T(0),
+};
+static const struct meta_node docs_sync[] = {
+    B("summary"), B("Internal command used for replication"), B("since"), B("1.0.0"), B("group"),
+    B("server"),
+};
 static const struct meta_node info_time[] = {
     B("time"), I(1), T(3), S("loading"), S("stale"), S("fast"), I(0), I(0), I(0), T(1), S("@fast"),
     T(1), B("nondeterministic_output"), T(0),
@@ -4198,6 +4268,17 @@ static const struct meta_node info_unwatch[] = {
 static const struct meta_node docs_unwatch[] = {
     B("summary"), B("Forget about all watched keys"), B("since"), B("2.2.0"), B("group"),
     B("transactions"), B("complexity"), B("O(1)"),
+};
+static const struct meta_node info_wait[] = {
+    B("wait"), I(3), T(1), S("noscript"), I(0), I(0), I(0), T(2), S("@slow"), S("@connection"),
+    T(2), B("request_policy:all_shards"), B("response_policy:agg_min"), T(0),
+};
+static const struct meta_node docs_wait[] = {
+    B("summary"),
+    B("Wait for the synchronous replication of all the write commands sent in the context of the current connection"),
+    B("since"), B("3.0.0"), B("group"), B("generic"), B("complexity"), B("O(1)"), B("arguments"),
+    A(2), M(2), B("name"), B("numreplicas"), B("type"), B("integer"), M(2), B("name"), B("timeout"),
+    B("type"), B("integer"),
 };
 static const struct meta_node info_watch[] = {
     B("watch"), I(-2), T(5), S("noscript"), S("loading"), S("stale"), S("fast"), S("allow_busy"),
@@ -5440,6 +5521,7 @@ const struct command_meta command_meta_table[] = {
     {"expire", keys_expire, 1, false, 6, info_expire, docs_expire},
     {"expireat", keys_expireat, 1, false, 6, info_expireat, docs_expireat},
     {"expiretime", keys_expiretime, 1, false, 5, info_expiretime, docs_expiretime},
+    {"failover", NULL, 0, false, 5, info_failover, docs_failover},
     {"fcall", keys_fcall, 1, true, 5, info_fcall, docs_fcall},
     {"fcall_ro", keys_fcall_ro, 1, true, 5, info_fcall_ro, docs_fcall_ro},
     {"flushall", NULL, 0, false, 6, info_flushall, docs_flushall},
@@ -5554,6 +5636,7 @@ const struct command_meta command_meta_table[] = {
     {"ping", NULL, 0, false, 5, info_ping, docs_ping},
     {"psetex", keys_psetex, 1, false, 5, info_psetex, docs_psetex},
     {"psubscribe", NULL, 0, false, 5, info_psubscribe, docs_psubscribe},
+    {"psync", NULL, 0, false, 4, info_psync, docs_psync},
     {"pttl", keys_pttl, 1, false, 6, info_pttl, docs_pttl},
     {"publish", NULL, 0, false, 5, info_publish, docs_publish},
     {"pubsub", NULL, 0, false, 4, info_pubsub, docs_pubsub},
@@ -5570,6 +5653,8 @@ const struct command_meta command_meta_table[] = {
     {"readwrite", NULL, 0, false, 4, info_readwrite, docs_readwrite},
     {"rename", keys_rename, 2, false, 5, info_rename, docs_rename},
     {"renamenx", keys_renamenx, 2, false, 6, info_renamenx, docs_renamenx},
+    {"replconf", NULL, 0, false, 5, info_replconf, docs_replconf},
+    {"replicaof", NULL, 0, false, 5, info_replicaof, docs_replicaof},
     {"reset", NULL, 0, false, 4, info_reset, docs_reset},
     {"restore", keys_restore, 1, false, 6, info_restore, docs_restore},
     {"restore-asking", keys_restore_asking, 1, false, 7, info_restore_asking, docs_restore_asking},
@@ -5602,6 +5687,7 @@ const struct command_meta command_meta_table[] = {
     {"sintercard", keys_sintercard, 1, false, 5, info_sintercard, docs_sintercard},
     {"sinterstore", keys_sinterstore, 2, false, 5, info_sinterstore, docs_sinterstore},
     {"sismember", keys_sismember, 1, false, 5, info_sismember, docs_sismember},
+    {"slaveof", NULL, 0, false, 8, info_slaveof, docs_slaveof},
     {"slowlog", NULL, 0, false, 4, info_slowlog, docs_slowlog},
     {"slowlog|get", NULL, 0, false, 6, info_slowlog_get, docs_slowlog_get},
     {"slowlog|help", NULL, 0, false, 4, info_slowlog_help, docs_slowlog_help},
@@ -5625,6 +5711,7 @@ const struct command_meta command_meta_table[] = {
     {"sunionstore", keys_sunionstore, 2, false, 5, info_sunionstore, docs_sunionstore},
     {"sunsubscribe", keys_sunsubscribe, 1, false, 5, info_sunsubscribe, docs_sunsubscribe},
     {"swapdb", NULL, 0, false, 5, info_swapdb, docs_swapdb},
+    {"sync", NULL, 0, false, 3, info_sync, docs_sync},
     {"time", NULL, 0, false, 4, info_time, docs_time},
     {"touch", keys_touch, 1, false, 5, info_touch, docs_touch},
     {"ttl", keys_ttl, 1, false, 6, info_ttl, docs_ttl},
@@ -5632,6 +5719,7 @@ const struct command_meta command_meta_table[] = {
     {"unlink", keys_unlink, 1, false, 5, info_unlink, docs_unlink},
     {"unsubscribe", NULL, 0, false, 5, info_unsubscribe, docs_unsubscribe},
     {"unwatch", NULL, 0, false, 4, info_unwatch, docs_unwatch},
+    {"wait", NULL, 0, false, 5, info_wait, docs_wait},
     {"watch", keys_watch, 1, false, 5, info_watch, docs_watch},
     {"xack", keys_xack, 1, false, 5, info_xack, docs_xack},
     {"xadd", keys_xadd, 1, false, 6, info_xadd, docs_xadd},
@@ -5691,4 +5779,4 @@ const struct command_meta command_meta_table[] = {
     {"zunion", keys_zunion, 1, false, 5, info_zunion, docs_zunion},
     {"zunionstore", keys_zunionstore, 2, false, 5, info_zunionstore, docs_zunionstore},
 };
-const size_t command_meta_count = 345;
+const size_t command_meta_count = 352;

@@ -300,6 +300,8 @@ static int redis_call_generic(lua_State *L, bool raise)
             err = "This Redis command is not allowed from script";
         else if ((cmd->flags & CMD_WRITE) && st->run->read_only)
             err = "Write commands are not allowed from read-only scripts.";
+        else if ((cmd->flags & CMD_WRITE) && command_readonly_refusal(st->caller->conn))
+            err = "-READONLY You can't write against a read only replica.";
         else if ((cmd->flags & CMD_WRITE) && persist_writes_refused())
             err = misconf;
         else if (!(st->run->flags & SCRIPT_FLAG_ALLOW_OOM) && st->oom_at_start && !st->wrote &&

@@ -626,6 +626,8 @@ static void conn_run_commands(struct conn *c)
         }
         c->adopted_bytes = 0; /* the request's own buffers are released (or taken) */
         buf_consume(&c->in, req.consumed);
+        if (__builtin_expect(c->io.transport->request_done != NULL, 0))
+            c->io.transport->request_done(c);
     }
     if (c->flags & CONN_CLOSED) return;
     if (buf_len(&c->in) == 0 && c->in.cap > CONN_BUF_KEEP * 4) buf_reset(&c->in, CONN_READ_CHUNK);
@@ -763,6 +765,11 @@ void conn_feed_input(struct conn *c, const void *data, size_t len)
     buf_append(&c->in, data, len);
 }
 
+void conn_mark_replication_link(struct conn *c, enum conn_flag role)
+{
+    c->flags |= role & (CONN_REPLICA | CONN_MASTER);
+}
+
 void conn_close_idle(void)
 {
     if (config.timeout <= 0) return;
@@ -774,7 +781,10 @@ void conn_close_idle(void)
         bool subscriber = pubsub_total_subscription_count(&c->pubsub) > 0;
         /* Blocked on keys: its own timeout; paused: the pause's (Redis). */
         bool blocked = (c->flags & (CONN_BLOCKED_ON_KEYS | CONN_PAUSED)) != 0;
-        if (!subscriber && !blocked && now - c->last_interaction_ms > config.timeout * 1000)
+        /* Replication links have repl-timeout instead (Redis). */
+        bool replication = (c->flags & (CONN_REPLICA | CONN_MASTER)) != 0;
+        if (!subscriber && !blocked && !replication &&
+            now - c->last_interaction_ms > config.timeout * 1000)
             conn_close(c, "idle timeout");
         c = next;
     }

@@ -174,6 +174,13 @@ enum conn_flag {
     CONN_NO_EVICT = 1u << 14,  /* CLIENT NO-EVICT on: maxmemory-clients passes it over */
     CONN_HELD = 1u << 15,      /* on the list of conns whose output waits for EV_PASS_WRITE */
     CONN_TEXT_ARGV = 1u << 16, /* typed calls lowered to text (session_set_text_argv) */
+    /* Replication links (repl/; conn_set_replication_role): a replica's
+     * link (SYNC/PSYNC; its output is the replication stream, its class
+     * the replica one, CLIENT LIST flags=S) and the link to this server's
+     * own master (its commands the master's, CLIENT LIST flags=M). Neither
+     * has the idle timeout: repl-timeout bounds them. */
+    CONN_REPLICA = 1u << 17,
+    CONN_MASTER = 1u << 18,
 };
 
 /* Blocked on keys (conn_blocked.c). A blocking command that finds nothing
@@ -217,6 +224,9 @@ struct conn_blocked {
     struct conn *resume_next; /* list of conns to resume */
     bool resume_pending;
     struct conn *paused_next; /* FIFO of paused conns (CONN_PAUSED) */
+    /* Blocked on something else (session_block_custom): how it is answered. */
+    const struct session_block_custom *custom;
+    void *custom_arg;
 };
 
 struct conn {
@@ -328,6 +338,10 @@ void conn_apply_reply_mode(struct conn *c, size_t out_before);
 
 /* Appends raw bytes as if read from the peer (message transports). */
 void conn_feed_input(struct conn *c, const void *data, size_t len);
+
+/* Replication (repl/): c is a replica's link (CONN_REPLICA, after SYNC or
+ * PSYNC) or this server's link to its master (CONN_MASTER). */
+void conn_mark_replication_link(struct conn *c, enum conn_flag role);
 
 /* Writes pending output now; returns false if the conn was closed. */
 bool conn_flush(struct conn *c);

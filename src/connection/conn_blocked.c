@@ -59,6 +59,20 @@ static char *copy_command(int argc, const char *const *argv, const size_t *len)
     return block;
 }
 
+/* Joins the list of blocked conns (keys or custom): runs nothing more. */
+static void enter_blocked(struct conn *c, int64_t deadline_ms)
+{
+    struct conn_blocked *b = &c->blocked;
+    b->deadline_ms = deadline_ms;
+    b->request = c->requests;
+    c->flags |= CONN_BLOCKED_ON_KEYS;
+    b->prev = NULL;
+    b->next = blocked_head;
+    if (blocked_head) blocked_head->blocked.prev = c;
+    blocked_head = c;
+    blocked_count++;
+}
+
 void session_block_on_keys(struct conn *c, enum obj_type type, int argc, const char *const *argv,
                            const size_t *argv_len, int first_key, int nkeys, int64_t deadline_ms)
 {
@@ -72,20 +86,28 @@ void session_block_on_keys(struct conn *c, enum obj_type type, int argc, const c
     const char *const *keys = (const char *const *)b->command + first_key;
     const size_t *lens = (const size_t *)(b->command + (size_t)argc * sizeof(char *)) + first_key;
     blocking_wait(&b->waiter, c->db_index, type, nkeys, keys, lens);
-    b->deadline_ms = deadline_ms;
-    b->request = c->requests;
-    c->flags |= CONN_BLOCKED_ON_KEYS;
-    b->prev = NULL;
-    b->next = blocked_head;
-    if (blocked_head) blocked_head->blocked.prev = c;
-    blocked_head = c;
-    blocked_count++;
+    enter_blocked(c, deadline_ms);
+}
+
+void session_block_custom(struct conn *c, int64_t deadline_ms,
+                          const struct session_block_custom *how, void *arg)
+{
+    struct conn_blocked *b = &c->blocked;
+    b->custom = how;
+    b->custom_arg = arg;
+    b->command = NULL; /* nothing runs again: the owner answers */
+    enter_blocked(c, deadline_ms);
 }
 
 /* Leaves the state; the caller has answered (or the conn is closing). */
 static void unblock(struct conn *c)
 {
     struct conn_blocked *b = &c->blocked;
+    if (b->custom) {
+        const struct session_block_custom *how = b->custom;
+        b->custom = NULL;
+        how->done(c, b->custom_arg);
+    }
     blocking_unwait(&b->waiter);
     xfree(b->command);
     b->command = NULL;
@@ -132,8 +154,16 @@ static void answer_end(struct conn *c)
 static void answer_timeout(struct conn *c)
 {
     answer_begin(c);
-    reply_nil_array(&c->reply); /* BRPOPLPUSH and BLMOVE too, as Redis 7.0 */
+    if (c->blocked.custom)
+        c->blocked.custom->answer(c, &c->reply, c->blocked.custom_arg);
+    else
+        reply_nil_array(&c->reply); /* BRPOPLPUSH and BLMOVE too, as Redis 7.0 */
     answer_end(c);
+}
+
+void session_unblock_custom(struct conn *c)
+{
+    if ((c->flags & CONN_BLOCKED_ON_KEYS) && c->blocked.custom) answer_timeout(c);
 }
 
 bool session_block_retry_key(const struct conn *c, const char **key, size_t *len)

@@ -35,8 +35,9 @@ bool conn_backpressure_release(struct conn *c)
 
 static enum output_limit_class conn_output_class(const struct conn *c)
 {
-    /* goblin-core has no replicas: a conn is pubsub or normal (Redis's
-     * getClientType, subscribed in either protocol). */
+    /* Redis's getClientType: a replica's link, else pubsub (subscribed in
+     * either protocol), else normal. */
+    if (c->flags & CONN_REPLICA) return OUTPUT_LIMIT_REPLICA;
     return pubsub_total_subscription_count(&c->pubsub) > 0 || (c->flags & CONN_MONITOR)
                ? OUTPUT_LIMIT_PUBSUB /* a monitor is bounded like a subscriber */
                : OUTPUT_LIMIT_NORMAL;

@@ -100,6 +100,11 @@ struct conn_transport {
      * drains the CQ when the SQ is full): a backpressured conn then stops
      * reading, and the input waits in the transport, not in the heap. */
     bool holds_input_under_backpressure;
+    /* After each request the conn ran, its bytes consumed from the input:
+     * a replica's link to its master moves the replication offset there
+     * (repl/replica.c). NULL for every other transport (one test per
+     * request). */
+    void (*request_done)(struct conn *c);
 };
 
 /* What a transport owns of a conn: the first member of struct conn, so a

@@ -224,6 +224,8 @@ void session_kill(struct conn *victim, struct conn *caller, const char *reason)
 
 enum session_client_type session_client_type(const struct conn *c)
 {
+    if (c->flags & CONN_REPLICA) return SESSION_CLIENT_REPLICA;
+    if (c->flags & CONN_MASTER) return SESSION_CLIENT_MASTER;
     return pubsub_total_subscription_count(&c->pubsub) > 0 ? SESSION_CLIENT_PUBSUB
                                                            : SESSION_CLIENT_NORMAL;
 }
@@ -303,7 +305,9 @@ void session_describe(const struct conn *c, struct buf *out)
                    c->laddr, c->io.fd);
     if (c->name) buf_append(out, c->name, strlen(c->name));
     /* Redis's letters, in its order; N when none applies. */
-    char flags[8], *f = flags;
+    char flags[16], *f = flags;
+    if (c->flags & CONN_REPLICA) *f++ = 'S';
+    if (c->flags & CONN_MASTER) *f++ = 'M';
     if (session_client_type(c) == SESSION_CLIENT_PUBSUB) *f++ = 'P';
     if (c->flags & (CONN_BLOCKED_ON_KEYS | CONN_PAUSED)) *f++ = 'b';
     session_tracking_flags(c, &f);

@@ -99,6 +99,21 @@ bool session_block_retry_key(const struct conn *c, const char **key, size_t *len
  * timeout reply (or, with error, -UNBLOCKED) and returns true. */
 bool session_unblock(struct conn *c, bool error);
 
+/* Blocked on something other than keys (WAIT: the replicas' acks). c runs
+ * no further command until answered, as when blocked on keys (CLIENT LIST
+ * flags=b, INFO blocked_clients): by its owner through
+ * session_unblock_custom(), at deadline_ms (0: never) or by CLIENT UNBLOCK,
+ * each answering through `answer` (CLIENT UNBLOCK ... ERROR answers
+ * -UNBLOCKED itself). `done` runs whenever c leaves the state, answered or
+ * closing, so the owner forgets c there. */
+struct session_block_custom {
+    void (*answer)(struct conn *c, struct reply *r, void *arg);
+    void (*done)(struct conn *c, void *arg);
+};
+void session_block_custom(struct conn *c, int64_t deadline_ms,
+                          const struct session_block_custom *how, void *arg);
+void session_unblock_custom(struct conn *c);
+
 /* Clients blocked on keys or paused (INFO blocked_clients, as Redis 7.0). */
 size_t session_blocked_count(void);
 
@@ -269,10 +284,9 @@ void session_kill(struct conn *victim, struct conn *caller, const char *reason);
 /* CLIENT LIST's fields. */
 enum session_client_type {
     SESSION_CLIENT_NORMAL,
-    SESSION_CLIENT_PUBSUB, /* subscribed to anything, in either protocol (Redis's flag P) */
-    /* goblin-core has no replication: no client is a master or a replica. */
-    SESSION_CLIENT_MASTER,
-    SESSION_CLIENT_REPLICA,
+    SESSION_CLIENT_PUBSUB,  /* subscribed to anything, in either protocol (Redis's flag P) */
+    SESSION_CLIENT_MASTER,  /* the link to this server's master (repl/) */
+    SESSION_CLIENT_REPLICA, /* a replica's link (SYNC/PSYNC: repl/repl.h) */
 };
 enum session_client_type session_client_type(const struct conn *c);
 const char *session_addr(const struct conn *c);  /* "ip:port", "path:0", "ring:path" */

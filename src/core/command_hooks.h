@@ -29,6 +29,15 @@ enum command_hook {
     HOOK_TRACKING = 1u << 6,    /* some client has CLIENT TRACKING on */
     HOOK_MONITOR = 1u << 7,     /* some client is in MONITOR */
     HOOK_ADMISSION = 1u << 8,   /* an admission check is installed (command_set_admission) */
+    /* The role checks (commands/command.h, command_set_role_checks; repl/):
+     * min-replicas-to-write may refuse writes (NOREPLICAS), and a replica
+     * refuses clients' writes (READONLY) and, with its link down, stale
+     * reads (MASTERDOWN). */
+    HOOK_MIN_REPLICAS = 1u << 9,
+    HOOK_REPLICA = 1u << 10,
+    /* A load serving clients meanwhile (persist_loading: a replica's full
+     * sync): commands without the loading flag get -LOADING. */
+    HOOK_LOADING = 1u << 11,
 };
 
 /* The features that keep or show every command's arguments as text (the

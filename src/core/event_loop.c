@@ -24,7 +24,7 @@ static bool spin_without_targets;
 static long long adaptive_spin_us; /* 0 = block at once */
 
 uint32_t ev_pass_pending;
-static void (*pass_hooks[3])(void); /* FLUSH, WRITE, REAP */
+static void (*pass_hooks[4])(void); /* FLUSH, WRITE, REPLICAS, REAP */
 
 void ev_on_pass_end(enum ev_pass_work stage, void (*hook)(void))
 {
@@ -35,7 +35,7 @@ void ev_on_pass_end(enum ev_pass_work stage, void (*hook)(void))
  * by a later one runs at the next pass end); `nested`: not REAP. */
 static void pass_end(bool nested)
 {
-    for (int i = 0; i < (nested ? 2 : 3); i++) {
+    for (int i = 0; i < (nested ? 3 : 4); i++) {
         uint32_t bit = 1u << i;
         if (!(ev_pass_pending & bit)) continue;
         ev_pass_pending &= ~bit;

@@ -38,6 +38,9 @@
  *                  appendfsync always, before its fsync — and one write
  *                  (and fsync) serves the whole pass;
  *   EV_PASS_WRITE  the replies held meanwhile;
+ *   EV_PASS_REPLICAS  the replication stream the pass produced, to the
+ *                  replicas (repl/), and a replica's acknowledgement to
+ *                  its master;
  *   EV_PASS_REAP   freeing what was closed in the pass (an event of the
  *                  same batch may still name it until then).
  * The loop knows none of them: each owner installs its stage's hook
@@ -101,8 +104,8 @@ void ev_set_adaptive_spin_us(long long us);
 /* One pass for a command that runs long and lets others in meanwhile (a
  * busy script, Redis's processEventsWhileBlocked): a zero-timeout epoll
  * pass, then one poll of each reentrant polled target. Runs inside a
- * handler: no housekeeping, and of the end-of-pass stages only FLUSH and
- * WRITE (the outer pass may still hold events for what was closed, so
+ * handler: no housekeeping, and of the end-of-pass stages all but REAP
+ * (the outer pass may still hold events for what was closed, so
  * REAP waits for it). The caller protects its own conn
  * (session_protect) so that none of its I/O runs meanwhile. Returns the
  * work done. */
@@ -111,7 +114,8 @@ int ev_process_nested(void);
 enum ev_pass_work {
     EV_PASS_FLUSH = 1u << 0,
     EV_PASS_WRITE = 1u << 1,
-    EV_PASS_REAP = 1u << 2,
+    EV_PASS_REPLICAS = 1u << 2,
+    EV_PASS_REAP = 1u << 3,
 };
 
 /* The stages requested and not yet run (read by the connection layer:

@@ -21,6 +21,13 @@ void info_section_add(const char *name, void (*render)(struct buf *b))
     sections[section_count++] = (struct info_section){name, render};
 }
 
+long info_section_find(const char *name)
+{
+    for (size_t i = 0; i < section_count; i++)
+        if (strcmp(sections[i].name, name) == 0) return (long)i;
+    return -1;
+}
+
 size_t info_section_count(void)
 {
     return section_count;

@@ -3,7 +3,8 @@
  * transport's row, registered by transport/registry.c), so INFO names no
  * transport. INFO lists them after its own sections, in registration
  * order; they are not in the default set (INFO <name>, INFO all and INFO
- * everything show them).
+ * everything show them) unless they fill one of INFO's own sections
+ * (info_section_find).
  */
 #ifndef GOBLIN_INFO_SECTION_H
 #define GOBLIN_INFO_SECTION_H
@@ -16,6 +17,11 @@ struct buf;
  * in CRLF. Registered once at startup; a name registered twice keeps the
  * first. */
 void info_section_add(const char *name, void (*render)(struct buf *b));
+
+/* The index of the section registered as `name`, -1 when none is. A row
+ * named as one of INFO's own sections (replication, by repl/) takes that
+ * section's place: its position and its membership of the default set. */
+long info_section_find(const char *name);
 
 /* The i-th registered section (i < info_section_count()). */
 size_t info_section_count(void);

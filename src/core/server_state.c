@@ -8,6 +8,7 @@
 #include "util/clock.h"
 
 struct server server;
+struct repl_stats repl_stats;
 
 static void make_random_id(char id[41])
 {

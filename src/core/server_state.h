@@ -23,6 +23,13 @@ struct server {
 
 extern struct server server;
 
+/* Replication's counters (repl/ counts them, INFO stats shows them). */
+struct repl_stats {
+    long long sync_full, sync_partial_ok, sync_partial_err; /* syncs served */
+    long long output_bytes;                                 /* stream bytes sent to replicas */
+};
+extern struct repl_stats repl_stats;
+
 /* Start time and a new random run id (the replication id is the same). */
 void server_state_init(void);
 

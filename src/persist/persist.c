@@ -54,7 +54,11 @@ static struct {
     long long load_keys_loaded; /* last load's counts */
     long long load_keys_expired;
     bool shutdown_done;
-} st = {.last_bgsave_ok = true, .last_bgsave_time_s = -1, .child_pipe = -1};
+    /* the running child saves for replication (persist_bgsave_replication) */
+    int child_target_fd; /* the pipe it writes, -1: the file */
+    bool child_keys, child_functions;
+    void (*child_done)(bool ok);
+} st = {.last_bgsave_ok = true, .last_bgsave_time_s = -1, .child_pipe = -1, .child_target_fd = -1};
 
 /* The outcome of the last save, which may refuse writes (persist_writes_refused()). */
 static void set_bgsave_ok(bool ok)
@@ -144,6 +148,14 @@ static void rdb_paths(char *final, char *tmp, size_t len, pid_t pid)
 
 /* --- loading --------------------------------------------------------- */
 
+static struct rdb_load_info loaded_info;
+static bool loaded;
+
+const struct rdb_load_info *persist_last_load(void)
+{
+    return loaded ? &loaded_info : NULL;
+}
+
 static bool load_rdb(const char *path)
 {
     struct rdb_load_info info;
@@ -160,6 +172,8 @@ static bool load_rdb(const char *path)
     }
     st.load_keys_loaded = info.keys_loaded;
     st.load_keys_expired = info.keys_expired;
+    loaded_info = info;
+    loaded = true;
     log_notice("DB loaded from disk: %.3f seconds (%s, RDB v%d%s%s; %lld keys, %lld expired, "
                "%lld empty skipped)",
                (double)(clock_mono_us() - start) / 1e6, path, info.version,
@@ -227,13 +241,33 @@ long long persist_private_dirty_bytes(void)
     return total * 1024;
 }
 
+void persist_rdb_path(char *out, size_t len)
+{
+    path_in_dir(out, len, config.dbfilename);
+}
+
+/* A diskless child: the RDB into the pipe, in the writer's chunks. */
+static bool child_write_pipe(char *err, size_t err_len)
+{
+    struct rdb_writer w;
+    rdbw_init(&w, st.child_target_fd, config.rdbcompression);
+    rdb_filter_keys = st.child_keys; /* (this process only: the child) */
+    rdb_filter_functions = st.child_functions;
+    bool ok = rdb_write_keyspace(&w, config.rdbchecksum);
+    if (!ok) snprintf(err, err_len, "writing the RDB to the replicas' pipe: %s", strerror(w.error));
+    rdbw_free(&w);
+    return ok;
+}
+
 static void child_main(int pipe_fd)
 {
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     char path[4096], tmp[4096], err[1024];
     rdb_paths(path, tmp, sizeof path, getpid());
-    bool ok = rdb_save_file(path, tmp, config.rdbcompression, config.rdbchecksum, err, sizeof err);
+    bool ok = st.child_target_fd >= 0 ? child_write_pipe(err, sizeof err)
+                                      : rdb_save_file(path, tmp, config.rdbcompression,
+                                                      config.rdbchecksum, err, sizeof err);
     if (!ok) log_warning("background save failed: %s", err);
     long long cow = persist_private_dirty_bytes();
     ssize_t w = write(pipe_fd, &cow, sizeof cow);
@@ -276,6 +310,21 @@ enum persist_bgsave_result persist_bgsave(void)
     return PERSIST_BGSAVE_STARTED;
 }
 
+enum persist_bgsave_result persist_bgsave_replication(int target_fd, bool keys, bool functions,
+                                                      void (*done)(bool ok))
+{
+    if (st.child || aof_rewrite_in_progress()) return PERSIST_BGSAVE_IN_PROGRESS;
+    st.child_target_fd = target_fd;
+    st.child_keys = keys;
+    st.child_functions = functions;
+    enum persist_bgsave_result res = persist_bgsave();
+    if (res == PERSIST_BGSAVE_STARTED)
+        st.child_done = done;
+    else
+        st.child_target_fd = -1;
+    return res;
+}
+
 void persist_schedule_bgsave(void)
 {
     st.scheduled = true;
@@ -293,7 +342,18 @@ static void child_finished(int status)
     close(st.child_pipe);
     st.child_pipe = -1;
     st.last_bgsave_time_s = (clock_mono_us() - st.child_start_us) / 1000000;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    void (*done)(bool) = st.child_done;
+    bool to_pipe = st.child_target_fd >= 0;
+    st.child_done = NULL;
+    st.child_target_fd = -1;
+    if (to_pipe) { /* a diskless sync: no snapshot on disk changed */
+        if (!ok) log_warning("Background RDB transfer to the replicas terminated with error");
+        st.child = 0;
+        done(ok);
+        return;
+    }
+    if (ok) {
         log_notice("Background saving terminated with success");
         saved(st.dirty_at_fork);
         set_bgsave_ok(true);
@@ -308,6 +368,7 @@ static void child_finished(int status)
         set_bgsave_ok(false);
     }
     st.child = 0;
+    if (done) done(ok);
 }
 
 static bool save_point_reached(int64_t now_s)
@@ -360,9 +421,70 @@ static void kill_child(void)
     log_notice("There is a child saving an .rdb. Killing it!");
 }
 
+/* --- a load serving clients (persist.h) ------------------------------ */
+
+static void add_line(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static struct {
+    bool active;
+    int64_t start_s;
+    int64_t start_mono_us;
+    size_t total, loaded;
+    size_t used_mem; /* the RDB's used-mem: not kept by the loader, 0 */
+} loading;
+
+void persist_loading_begin(size_t total)
+{
+    loading.active = true;
+    loading.start_s = clock_unix_ms() / 1000;
+    loading.start_mono_us = clock_mono_us();
+    loading.total = total;
+    loading.loaded = 0;
+    command_hook_set(HOOK_LOADING, true);
+}
+
+void persist_loading_progress(size_t bytes)
+{
+    loading.loaded = bytes;
+}
+
+void persist_loading_end(void)
+{
+    loading.active = false;
+    command_hook_set(HOOK_LOADING, false);
+}
+
+bool persist_loading(void)
+{
+    return loading.active;
+}
+
+/* Redis 7.0's loading fields, after the AOF's, while a load runs. */
+void persist_loading_info(struct buf *b)
+{
+    if (!loading.active) return;
+    double perc = loading.total ? (double)loading.loaded * 100 / (double)loading.total : 0;
+    int64_t elapsed_s = (clock_mono_us() - loading.start_mono_us) / 1000000;
+    long long eta = 1;
+    if (loading.loaded && elapsed_s)
+        eta = (long long)((double)elapsed_s * (double)(loading.total - loading.loaded) /
+                          (double)loading.loaded);
+    add_line(b, "loading_start_time:%lld", (long long)loading.start_s);
+    add_line(b, "loading_total_bytes:%zu", loading.total);
+    add_line(b, "loading_rdb_used_mem:%zu", loading.used_mem);
+    add_line(b, "loading_loaded_bytes:%zu", loading.loaded);
+    add_line(b, "loading_loaded_perc:%.2f", perc);
+    add_line(b, "loading_eta_seconds:%lld", eta);
+}
+
 bool persist_prepare_shutdown(bool save)
 {
     if (st.shutdown_done) return true;
+    if (save && loading.active) {
+        /* The data set is partial: the snapshot on disk stays the last whole one. */
+        log_warning("Not saving the final RDB snapshot: a load is in progress.");
+        save = false;
+    }
     kill_child();
     aof_shutdown();
     st.shutdown_done = true;
@@ -379,6 +501,10 @@ bool persist_prepare_shutdown(bool save)
 
 bool persist_debug_reload(char *err, size_t err_len)
 {
+    if (loading.active) {
+        snprintf(err, err_len, "a load is in progress");
+        return false;
+    }
     if (!persist_save(err, err_len)) return false;
     keyspace_flush_all();
     const struct rdb_function_source *functions = rdb_function_source();
@@ -393,8 +519,6 @@ bool persist_debug_reload(char *err, size_t err_len)
     st.dirty_at_save = keyspace.stats.dirty;
     return true;
 }
-
-static void add_line(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void add_line(struct buf *b, const char *fmt, ...)
 {

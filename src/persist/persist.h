@@ -52,6 +52,24 @@ enum persist_bgsave_result {
 /* BGSAVE: forks a child that writes the snapshot. */
 enum persist_bgsave_result persist_bgsave(void);
 
+/* A background save for replication (repl/): as BGSAVE, but when
+ * target_fd >= 0 the child writes the RDB there (diskless: a pipe the
+ * parent relays to replicas) instead of the file, and the RDB holds the
+ * keys only with `keys`, the function libraries only with `functions`
+ * (REPLCONF rdb-filter-only). `done` runs from housekeeping when the child
+ * has ended, with whether it succeeded. A save to the file counts as a
+ * BGSAVE (LASTSAVE, rdb_changes_since_last_save); one to a pipe does not,
+ * as in Redis. */
+enum persist_bgsave_result persist_bgsave_replication(int target_fd, bool keys, bool functions,
+                                                      void (*done)(bool ok));
+
+/* What the snapshot loaded at start held (NULL: none was loaded). */
+struct rdb_load_info;
+const struct rdb_load_info *persist_last_load(void);
+
+/* The path of <dir>/<dbfilename>. */
+void persist_rdb_path(char *out, size_t len);
+
 /* BGSAVE SCHEDULE: run a BGSAVE as soon as the running one ends. */
 void persist_schedule_bgsave(void);
 
@@ -84,6 +102,19 @@ long long persist_private_dirty_bytes(void);
 
 /* INFO persistence lines, appended to b (each with its CRLF). */
 void persist_info(struct buf *b);
+
+/* A load that serves clients meanwhile (a replica's full sync,
+ * repl/replica.c; Redis's startLoading / stopLoading). While it runs,
+ * every command without the loading flag is refused with -LOADING
+ * (HOOK_LOADING, commands/command.c), INFO shows loading:1 and the
+ * loading_* fields (persist_loading_info, after the AOF's), the final
+ * snapshot of a SHUTDOWN and DEBUG RELOAD are refused (the data set is
+ * partial). `total` is the RDB's size in bytes. */
+void persist_loading_begin(size_t total);
+void persist_loading_progress(size_t loaded);
+void persist_loading_end(void);
+bool persist_loading(void);
+void persist_loading_info(struct buf *b);
 
 /* Settings (core/config.h): dir, dbfilename, save, rdb*, stop-writes-on-bgsave-error. */
 struct config_table;

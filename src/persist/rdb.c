@@ -7,6 +7,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -74,6 +75,15 @@ static void write_key(struct kv *kv, void *arg)
 
 static const struct rdb_function_source *function_source;
 
+bool rdb_filter_keys = true, rdb_filter_functions = true;
+bool rdb_load_keep_expired;
+void (*rdb_repl_aux)(struct rdb_writer *w);
+
+void rdb_write_aux_field(struct rdb_writer *w, const char *key, const char *value)
+{
+    write_aux(w, key, value);
+}
+
 void rdb_set_function_source(const struct rdb_function_source *source)
 {
     function_source = source;
@@ -104,9 +114,10 @@ bool rdb_write_keyspace(struct rdb_writer *w, bool checksum)
     write_aux_ll(w, "redis-bits", (long long)sizeof(void *) * 8);
     write_aux_ll(w, "ctime", (long long)time(NULL));
     write_aux_ll(w, "used-mem", (long long)xmalloc_used_bytes());
+    if (rdb_repl_aux) rdb_repl_aux(w);
     write_aux_ll(w, "aof-base", 0);
-    if (function_source) function_source->foreach (write_function, w);
-    for (int i = 0; i < keyspace.count; i++) {
+    if (function_source && rdb_filter_functions) function_source->foreach (write_function, w);
+    for (int i = 0; i < keyspace.count && rdb_filter_keys; i++) {
         struct db *db = keyspace_db(i);
         if (dict_size(&db->keys) == 0) continue;
         rdbw_u8(w, RDB_OPCODE_SELECTDB);
@@ -218,7 +229,19 @@ static bool load_aux(struct load_state *s)
         memcpy(s->info->redis_ver, v.ptr, n);
         s->info->redis_ver[n] = '\0';
     }
-    /* Other fields (ctime, used-mem, repl-*, aof-base, lua scripts) carry
+    char num[32];
+    size_t n = v.len < sizeof num - 1 ? v.len : sizeof num - 1;
+    memcpy(num, v.ptr, n);
+    num[n] = '\0';
+    if (k.len == 7 && memcmp(k.ptr, "repl-id", 7) == 0 && v.len == 40) {
+        memcpy(s->info->repl_id, v.ptr, 40);
+        s->info->repl_id[40] = '\0';
+    } else if (k.len == 11 && memcmp(k.ptr, "repl-offset", 11) == 0) {
+        s->info->repl_offset = strtoll(num, NULL, 10);
+    } else if (k.len == 14 && memcmp(k.ptr, "repl-stream-db", 14) == 0) {
+        s->info->repl_stream_db = (int)strtol(num, NULL, 10);
+    }
+    /* Other fields (ctime, used-mem, aof-base, lua scripts) carry
      * nothing this server restores. */
     rdb_str_free(&k);
     rdb_str_free(&v);
@@ -226,6 +249,8 @@ static bool load_aux(struct load_state *s)
 }
 
 long long rdb_key_load_delay;
+bool (*rdb_load_progress)(size_t loaded, size_t total);
+long long rdb_load_events_interval = 2 * 1024 * 1024;
 
 /* Redis's debugDelay. */
 static void key_load_delay(void)
@@ -258,7 +283,7 @@ static bool load_key(struct load_state *s, unsigned type)
     s->expire_ms = s->idle_s = s->freq = -1;
     if (st == RDB_VALUE_EMPTY) {
         s->info->keys_empty++;
-    } else if (expire >= 0 && expire <= s->now_ms) {
+    } else if (expire >= 0 && expire <= s->now_ms && !rdb_load_keep_expired) {
         s->info->keys_expired++;
         kv_free(kv);
     } else if (db_lookup_quiet(s->db, key.ptr, key.len)) {
@@ -295,6 +320,7 @@ bool rdb_load_buffer(const void *data, size_t len, bool verify_checksum, struct 
     struct load_state s = {
         .info = info, .db = keyspace_db(0), .expire_ms = -1, .idle_s = -1, .freq = -1};
     memset(info, 0, sizeof *info);
+    info->repl_stream_db = -1;
     s.now_ms = clock_unix_ms();
     struct rdb_reader *r = &s.r;
     rdbr_init(r, data, len);
@@ -316,9 +342,17 @@ bool rdb_load_buffer(const void *data, size_t len, bool verify_checksum, struct 
         snprintf(err, err_len, "Can't handle RDB format version %d", version);
         return false;
     }
+    size_t next_progress = (size_t)rdb_load_events_interval;
     for (;;) {
         unsigned op;
         uint64_t a, b;
+        if (rdb_load_progress && r->pos >= next_progress) {
+            if (!rdb_load_progress(r->pos, len)) {
+                rdbr_fail(r, "the load was abandoned (shutdown)");
+                break;
+            }
+            next_progress = r->pos + (size_t)rdb_load_events_interval;
+        }
         if (!rdbr_u8(r, &op)) break;
         if (op == RDB_OPCODE_EOF) break;
         switch (op) {
@@ -534,6 +568,14 @@ static const struct config_param rdb_params[] = {
      .value_name = "US",
      .help = "testing: sleep this long after each key an RDB load reads (negative: 1 us once in -N "
              "keys), as Redis (default 0)"},
+    {.name = "loading-process-events-interval-bytes",
+     .kind = CFG_MEMORY,
+     .value = &rdb_load_events_interval,
+     .min = 1024,
+     .max = INT_MAX,
+     .value_name = "BYTES",
+     .help = "a replica loading its master's RDB serves other clients (-LOADING) each time this "
+             "much more of it was read (default 2mb)"},
 };
 
 const struct config_table rdb_config = CONFIG_TABLE(rdb_params, NULL);

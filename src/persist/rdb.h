@@ -33,7 +33,35 @@ struct rdb_load_info {
     long long keys_empty;   /* skipped: a container without elements */
     char redis_ver[32];     /* the redis-ver AUX field, if any */
     bool checksum_verified;
+    /* Replication AUX fields (repl-id, repl-offset, repl-stream-db), so a
+     * restarted replica can continue with PSYNC; repl_stream_db -1: absent. */
+    char repl_id[41];
+    long long repl_offset;
+    int repl_stream_db;
 };
+
+/* What a snapshot holds besides its header: the keys and the function
+ * libraries (both by default; a replication child for REPLCONF
+ * rdb-filter-only clears them in its own process). */
+extern bool rdb_filter_keys, rdb_filter_functions;
+
+/* While an RDB loads: called each time another
+ * loading-process-events-interval-bytes of it were read (a replica's full
+ * sync serves other clients there, as Redis's rdbLoadProgressCallback);
+ * false ends the load as failed (the server is shutting down). NULL: none. */
+extern bool (*rdb_load_progress)(size_t loaded, size_t total);
+extern long long rdb_load_events_interval;
+
+/* Loading keeps keys whose TTL has passed (a replica's load: its master's
+ * DEL removes them, as Redis loads when it is not a master). */
+extern bool rdb_load_keep_expired;
+
+/* Replication writes its AUX fields (repl-stream-db, repl-id, repl-offset)
+ * into every snapshot while it has a history (repl/): called after
+ * used-mem, before aof-base, as Redis orders them. */
+struct rdb_writer;
+extern void (*rdb_repl_aux)(struct rdb_writer *w);
+void rdb_write_aux_field(struct rdb_writer *w, const char *key, const char *value);
 
 /* Writes the keyspace as an RDB file to w (header to checksum). False when
  * a write failed (w->error has the errno). */

@@ -20,6 +20,7 @@
 #include "core/version.h"
 #include "persist/aof.h"
 #include "persist/persist.h"
+#include "repl/repl.h"
 #include "store/db.h"
 #include "store/stream.h"
 #include "store/evict.h"
@@ -90,20 +91,26 @@ bool server_start(void)
         }
     }
     if (!fit_maxclients_to_open_files_limit()) return false;
+    repl_init(); /* its commands and role checks, before the table is built */
     command_table_init();
     keyspace_init((int)config.databases);
+    repl_start_early();
     /* The end of every loop pass (core/event_loop.h): the AOF's buffer,
-     * then the replies held for it, then the conns closed in the pass. */
+     * then the replies held for it, then the replication stream, then the
+     * conns closed in the pass. */
     ev_on_pass_end(EV_PASS_FLUSH, aof_flush_buffer);
     ev_on_pass_end(EV_PASS_WRITE, conn_write_held);
+    ev_on_pass_end(EV_PASS_REPLICAS, repl_flush_replicas);
     ev_on_pass_end(EV_PASS_REAP, conn_reap_closed);
     if (!persist_startup()) return false;
+    repl_after_load(persist_last_load());
     if (!ev_init()) {
         log_warning("epoll_create1 failed: %m");
         return false;
     }
     if (!transports_start()) return false;
     if (!cluster_start()) return false;
+    repl_start();
     ev_set_socket_poll_interval_us(config.socket_poll_interval_us);
     ev_set_spin(strcmp(config.idle_strategy, "spin") == 0);
     if (strcmp(config.idle_strategy, "adaptive") == 0) ev_set_adaptive_spin_us(config.idle_spin_us);
@@ -155,8 +162,9 @@ void server_housekeeping(void)
     keyspace_begin_command();
     long long budget_us = config.active_expire_effort * 1000;
     int64_t deadline = clock_mono_us() + budget_us;
-    for (int i = 0;
-         i < keyspace.count && !keyspace.expire_paused && !keyspace.active_expire_disabled; i++) {
+    for (int i = 0; i < keyspace.count && !keyspace.expire_paused &&
+                    !keyspace.active_expire_disabled && !keyspace.replica;
+         i++) {
         int64_t left = deadline - clock_mono_us();
         if (left <= 0) {
             stats.expired_time_cap_reached++;
@@ -180,6 +188,7 @@ void server_housekeeping(void)
     conn_close_idle();
     conn_evict_housekeeping();
     persist_housekeeping();
+    repl_housekeeping();
     aof_housekeeping();
     conn_blocked_expire(); /* BLPOP & co: timeouts at housekeeping granularity, as Redis */
     conn_pause_expire();   /* CLIENT PAUSE's timeout, likewise */

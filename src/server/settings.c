@@ -17,6 +17,7 @@
 #include "persist/aof.h"
 #include "persist/persist.h"
 #include "persist/rdb.h"
+#include "repl/repl.h"
 #include "server/placement.h"
 #include "server/server.h"
 #include "store/db.h"
@@ -65,6 +66,7 @@ static const struct config_table *const tables[] = {
     &conn_evict_config,
     &rdb_config,
     &conn_tracking_config,
+    &repl_config,
 };
 
 void settings_init(void)

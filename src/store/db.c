@@ -110,7 +110,9 @@ static void expires_repoint(struct db *db, struct kv *kv)
 
 bool db_set_expire(struct db *db, struct kv *kv, int64_t when_ms)
 {
-    if (when_ms <= keyspace_now_ms()) {
+    /* A time already past deletes the key, except on a replica: the
+     * master's DEL does (Redis's checkAlreadyExpired). */
+    if (when_ms <= keyspace_now_ms() && !keyspace.replica) {
         db_delete_kv(db, kv);
         return false;
     }
@@ -138,7 +140,7 @@ void (*keyspace_tracking_hook)(struct db *db, const char *key, size_t len);
 
 void db_expire_kv(struct db *db, struct kv *kv)
 {
-    if (keyspace.expire_paused) return;
+    if (keyspace.expire_paused || keyspace.replica) return;
     notify_keyspace_event(NOTIFY_EXPIRED, "expired", kv->key, kv->key_len, db->id);
     if (keyspace.on_expire) keyspace.on_expire(db, kv->key, kv->key_len);
     keyspace.expiring = true;
@@ -155,6 +157,7 @@ static struct kv *db_find_live(struct db *db, const char *key, size_t len)
     if (!n) return NULL;
     struct kv *kv = kv_of_node(n);
     if (kv->expire_ms && kv_is_expired(kv)) {
+        if (keyspace.master_applying) return kv; /* a replica: the master decides */
         db_expire_kv(db, kv);
         return NULL;
     }

@@ -58,6 +58,13 @@ struct keyspace {
     /* DEBUG SET-ACTIVE-EXPIRE 0: the active expiry cycle does not run
      * (lazy expiry still does), as Redis's active_expire_enabled. */
     bool active_expire_disabled;
+    /* This server is a replica (repl/): keys expire only by the master's
+     * DEL. An expired key reads as missing to clients but is not deleted;
+     * to the master's own commands (master_applying) it is still there, as
+     * Redis's expireIfNeeded on a replica. Neither active expiry nor
+     * eviction runs (replica-ignore-maxmemory). */
+    bool replica;
+    bool master_applying;
     /* True while db_expire_kv deletes a key: the change is no client's
      * (CLIENT TRACKING NOLOOP still invalidates it, as Redis). */
     bool expiring;

@@ -285,7 +285,8 @@ enum evict_result evict_perform(size_t maxmemory)
         return EVICT_OK;
     }
     if (!exceeded_since_us) exceeded_since_us = clock_mono_us();
-    if (keyspace.expire_paused) return EVICT_OK; /* CLIENT PAUSE: as if under the limit (Redis) */
+    /* CLIENT PAUSE: as if under the limit (Redis); a replica: its master evicts. */
+    if (keyspace.expire_paused || keyspace.replica) return EVICT_OK;
     if (evict_settings.policy == EVICT_NOEVICTION) return EVICT_FAIL;
     keyspace_begin_command(); /* one instant for the LFU/TTL scores of this pass */
     int64_t start = clock_mono_us();
