@@ -42,6 +42,7 @@
 #include "repl/repl_internal.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/numparse.h"
 #include "util/rand.h"
 #include "util/stats.h"
 #include "util/xmalloc.h"
@@ -738,7 +739,7 @@ bool repl_replica_caught_up(char *host, size_t cap, int *port)
 }
 
 void repl_master_sync(struct conn *c, struct reply *r, bool psync, const char *replid,
-                      size_t replid_len, long long offset, bool failover)
+                      size_t replid_len, const char *offset_text, size_t offset_len, bool failover)
 {
     if (replica_of(c)) return; /* already one: ignored, as Redis */
     if (failover) {            /* our master hands over: we become the master (FAILOVER) */
@@ -763,6 +764,12 @@ void repl_master_sync(struct conn *c, struct reply *r, bool psync, const char *r
     }
     if (buf_len(&c->out) > 0) {
         reply_error(r, "ERR SYNC and PSYNC are invalid with pending output");
+        return;
+    }
+    long long offset = 0;
+    if (psync && !num_parse_ll(offset_text, offset_len, &offset)) {
+        log_warning("Replica %s asks for synchronization but with a wrong offset", c->addr);
+        reply_error(r, "ERR value is not an integer or out of range");
         return;
     }
     if (psync && partial_resync(c, replid, replid_len, offset)) {

@@ -121,9 +121,11 @@ void repl_housekeeping(void);
 
 /* The commands (repl_commands.c), through these calls: */
 /* SYNC / PSYNC replid offset: c becomes a replica (its reply is the
- * +FULLRESYNC / +CONTINUE line or, for SYNC, the RDB). */
+ * +FULLRESYNC / +CONTINUE line or, for SYNC, the RDB). PSYNC's offset is
+ * given as its text: one that is not an integer is refused after the
+ * other refusals, as Redis's syncCommand orders them. */
 void repl_master_sync(struct conn *c, struct reply *r, bool psync, const char *replid,
-                      size_t replid_len, long long offset, bool failover);
+                      size_t replid_len, const char *offset_text, size_t offset_len, bool failover);
 /* REPLCONF: one option/value pair; false with *err set to Redis's text. */
 bool repl_master_replconf(struct conn *c, const char *opt, size_t opt_len, const char *val,
                           size_t val_len, bool *reply_ok, const char **err);

@@ -18,17 +18,15 @@
 
 static void cmd_sync(struct cmd_ctx *ctx)
 {
-    repl_master_sync(ctx->conn, ctx->reply, false, NULL, 0, 0, false);
+    repl_master_sync(ctx->conn, ctx->reply, false, NULL, 0, NULL, 0, false);
 }
 
-/* PSYNC replid offset: an offset that is not a number asks for a full
- * synchronisation, as in Redis. */
+/* PSYNC replid offset [FAILOVER]. */
 static void cmd_psync(struct cmd_ctx *ctx)
 {
-    long long offset = -1;
-    if (!num_parse_ll(ctx->argv[2], ctx->argv_len[2], &offset)) offset = -1;
     bool failover = ctx->argc > 3 && arg_equals(ctx, 3, "failover");
-    repl_master_sync(ctx->conn, ctx->reply, true, ctx->argv[1], ctx->argv_len[1], offset, failover);
+    repl_master_sync(ctx->conn, ctx->reply, true, ctx->argv[1], ctx->argv_len[1], ctx->argv[2],
+                     ctx->argv_len[2], failover);
 }
 
 static void cmd_replconf(struct cmd_ctx *ctx)
@@ -84,7 +82,8 @@ static void cmd_replicaof(struct cmd_ctx *ctx)
             buf_free(&ok);
             return;
         }
-        if (!arg_to_ll(ctx, 2, &port)) {
+        if (!num_parse_ll(ctx->argv[2], ctx->argv_len[2], &port) || port < 0 || port > 65535) {
+            reply_error(ctx->reply, "ERR Invalid master port");
             buf_free(&ok);
             return;
         }

@@ -12,7 +12,7 @@
 #   4. redis-cli --rdb (diskless and disk) and --functions-rdb fetch
 #      snapshots redis-check-rdb accepts, holding the keys / functions;
 #   5. min-replicas-to-write: NOREPLICAS with redis-server's text, EXEC
-#      aborted; REPLCONF's errors are redis-server's;
+#      aborted; REPLCONF's, REPLICAOF's and PSYNC's errors are redis-server's;
 #   6. a replica past the replica output limit is closed, counted, and
 #      syncs again;
 #   7. the backlog outlives its replicas by repl-backlog-ttl only.
@@ -191,6 +191,19 @@ for args in "listening-port x" "rdb-only 5" "rdb-only x" "rdb-filter-only keys" 
     r=$(cli "$REF" REPLCONF $args 2>&1)
     [ "$g" = "$r" ] || fail "REPLCONF $args: '$g' vs '$r'"
 done
+# REPLICAOF's port range and PSYNC's offset, refused as redis-server refuses them
+# (no globbing of PSYNC's "?").
+set -f
+for args in "REPLICAOF 127.0.0.1 70000" "REPLICAOF 127.0.0.1 -1" "REPLICAOF 127.0.0.1 x" \
+    "PSYNC ? x" "PSYNC ? 99999999999999999999"; do
+    # shellcheck disable=SC2086
+    g=$(cli "$M" $args 2>&1 | tr -d '\r')
+    # shellcheck disable=SC2086
+    r=$(cli "$REF" $args 2>&1 | tr -d '\r')
+    [ "$g" = "$r" ] || fail "$args: '$g' vs '$r'"
+done
+set +f
+[ "$(field "$M" replication role)" = master ] || fail "a refused REPLICAOF changed the role"
 
 # 6. Past the replica output limit: closed, counted, synced again.
 cli "$M" CONFIG SET repl-diskless-sync yes >/dev/null
