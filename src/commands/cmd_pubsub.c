@@ -11,6 +11,7 @@
 #include "cluster/cluster.h"
 #include "cluster/cluster_bus.h"
 #include "commands/command.h"
+#include "commands/propagate.h"
 #include "connection/session.h"
 
 static void reply_subscription_ack(struct reply *r, const char *kind, const char *name, size_t len,
@@ -109,9 +110,12 @@ static void cmd_publish(struct cmd_ctx *ctx)
 {
     long long receivers = session_publish(PUBSUB_CHANNEL, ctx->argv[1], ctx->argv_len[1],
                                           ctx->argv[2], ctx->argv_len[2]);
-    /* Cluster mode: every node's subscribers get it (the count is local). */
+    /* Cluster mode: every node's subscribers get it (the count is local);
+     * otherwise replicas' subscribers do, through the replication stream. */
     if (cluster_enabled)
         cluster_bus_publish(ctx->argv[1], ctx->argv_len[1], ctx->argv[2], ctx->argv_len[2]);
+    else
+        propagate_to_replicas(ctx);
     reply_int(ctx->reply, receivers);
 }
 
@@ -119,6 +123,7 @@ static void cmd_spublish(struct cmd_ctx *ctx)
 {
     long long receivers = session_publish(PUBSUB_SHARD, ctx->argv[1], ctx->argv_len[1],
                                           ctx->argv[2], ctx->argv_len[2]);
+    if (!cluster_enabled) propagate_to_replicas(ctx);
     reply_int(ctx->reply, receivers);
 }
 

@@ -90,6 +90,7 @@ static struct {
 
 struct op_span {
     int db;
+    enum propagation_target target;
     size_t start, len;
 };
 
@@ -120,7 +121,7 @@ static void propagate_set(bool on)
 
 static void op_begin(int db, int argc)
 {
-    struct op_span s = {.db = db, .start = buf_len(&p.ops)};
+    struct op_span s = {.db = db, .target = PROPAGATION_ALL, .start = buf_len(&p.ops)};
     buf_append(&p.spans, &s, sizeof s);
     buf_append_fmt(&p.ops, "*%d\r\n", argc);
 }
@@ -170,10 +171,10 @@ static void flush_unit(void)
 {
     size_t n = buf_len(&p.spans) / sizeof(struct op_span);
     const struct op_span *s = (const struct op_span *)buf_head(&p.spans);
-    if (n > 1) propagation_feed(s[0].db, "*1\r\n$5\r\nMULTI\r\n", 15);
+    if (n > 1) propagation_feed(s[0].db, "*1\r\n$5\r\nMULTI\r\n", 15, PROPAGATION_ALL);
     for (size_t i = 0; i < n; i++)
-        propagation_feed(s[i].db, buf_head(&p.ops) + s[i].start, s[i].len);
-    if (n > 1) propagation_feed(s[n - 1].db, "*1\r\n$4\r\nEXEC\r\n", 14);
+        propagation_feed(s[i].db, buf_head(&p.ops) + s[i].start, s[i].len, s[i].target);
+    if (n > 1) propagation_feed(s[n - 1].db, "*1\r\n$4\r\nEXEC\r\n", 14, PROPAGATION_ALL);
     buf_truncate(&p.ops, 0);
     buf_truncate(&p.spans, 0);
 }
@@ -488,6 +489,14 @@ void propagate_command(struct cmd_ctx *ctx, int argc, const char *const *argv, c
     if (!propagate_on || !p.current) return;
     (void)ctx;
     op_argv(p.current->db, argc, argv, len);
+}
+
+void propagate_to_replicas(struct cmd_ctx *ctx)
+{
+    if (!propagate_on || !p.current || !propagation_feeds_replicas()) return;
+    op_argv(p.current->db, ctx->argc, (const char *const *)ctx->argv, ctx->argv_len);
+    struct op_span *s = (struct op_span *)(buf_tail(&p.spans) - sizeof *s);
+    s->target = PROPAGATION_REPLICAS;
 }
 
 void propagate_end(struct propagate_frame *f, struct cmd_ctx *ctx)

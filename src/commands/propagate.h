@@ -75,6 +75,11 @@ void propagate_end(struct propagate_frame *f, struct cmd_ctx *ctx);
 /* SPOP names each member it removed (nothing when propagation is off). */
 void propagate_spop_member(struct cmd_ctx *ctx, const char *member, size_t len);
 
+/* The running call's own command goes to replicas only (PUBLISH and
+ * SPUBLISH outside cluster mode, as Redis 7.0); no-op without a replica
+ * feed. */
+void propagate_to_replicas(struct cmd_ctx *ctx);
+
 /* The running call's own command is not written (Redis's
  * preventCommandPropagation); no-op while propagation is off. */
 void propagate_prevent(struct cmd_ctx *ctx);

@@ -15,7 +15,9 @@
  *
  * The stream: units of RESP commands, each op with the database it ran in
  * (a consumer adds SELECT where the database changes), more than one op of
- * one outermost call wrapped in MULTI/EXEC, in execution order.
+ * one outermost call wrapped in MULTI/EXEC, in execution order. An op goes
+ * to every consumer, or only to those feeding replicas (PUBLISH outside
+ * cluster mode: Redis 7.0's forceCommandPropagation(PROPAGATE_REPL)).
  */
 #ifndef GOBLIN_PROPAGATION_H
 #define GOBLIN_PROPAGATION_H
@@ -29,20 +31,31 @@ typedef void propagation_feed_fn(int db, const char *resp, size_t len);
 /* At most this many consumers at once (the AOF, replicas). */
 #define PROPAGATION_CONSUMERS_MAX 4
 
+/* Whom an op is for. */
+enum propagation_target {
+    PROPAGATION_ALL,      /* every consumer: the writes */
+    PROPAGATION_REPLICAS, /* only the consumers feeding replicas */
+};
+
 /* Adds a feed (no-op when it is there already); the first one starts the
- * stream. */
-void propagation_add_consumer(propagation_feed_fn *feed);
+ * stream. A feed for replicas also takes the PROPAGATION_REPLICAS ops. */
+void propagation_add_consumer(propagation_feed_fn *feed, bool feeds_replicas);
 
 /* Removes a feed (no-op when it is not there); the last one stops it. */
 void propagation_remove_consumer(propagation_feed_fn *feed);
 
 bool propagation_has_consumer(propagation_feed_fn *feed);
 
+/* Whether some consumer feeds replicas (PROPAGATION_REPLICAS ops have a
+ * taker). */
+bool propagation_feeds_replicas(void);
+
 /* The producer's listener, called with true when the stream starts and
  * false when it stops (the command layer, once at startup). */
 void propagation_set_listener(void (*on_change)(bool on));
 
-/* The producer: hands one op to every consumer, in registration order. */
-void propagation_feed(int db, const char *resp, size_t len);
+/* The producer: hands one op to every consumer it is for, in registration
+ * order. */
+void propagation_feed(int db, const char *resp, size_t len, enum propagation_target target);
 
 #endif

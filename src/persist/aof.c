@@ -562,7 +562,7 @@ static bool ensure_dir(void)
 /* The AOF consumes the propagated stream (core/propagation.h). */
 static void turn_on(void)
 {
-    propagation_add_consumer(aof_append);
+    propagation_add_consumer(aof_append, false);
 }
 
 bool aof_startup(void)
@@ -726,7 +726,7 @@ bool aof_reload(void)
     bool propagating = propagation_has_consumer(aof_append);
     if (propagating) propagation_remove_consumer(aof_append);
     bool ok = load_files();
-    if (propagating) propagation_add_consumer(aof_append);
+    if (propagating) propagation_add_consumer(aof_append, false);
     keyspace.stats.dirty = 0;
     return ok;
 }

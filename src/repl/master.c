@@ -243,7 +243,7 @@ void repl_history_shift(void)
     server_change_repl_id();
     repl_disconnect_replicas();
     m.stream_db = -1; /* the new stream starts with a SELECT */
-    if (m.backlog.ring) propagation_add_consumer(repl_feed);
+    if (m.backlog.ring) propagation_add_consumer(repl_feed, true);
     log_notice("Setting secondary replication ID to %s, valid up to offset: %lld. New "
                "replication ID is %s",
                m.replid2, m.second_offset, server.repl_id);
@@ -792,7 +792,7 @@ void repl_master_sync(struct conn *c, struct reply *r, bool psync, const char *r
         server_change_repl_id();
         clear_id2();
         backlog_create(&m.backlog, (size_t)repl_settings.backlog_size);
-        propagation_add_consumer(repl_feed);
+        propagation_add_consumer(repl_feed, true);
         rdb_repl_aux = write_repl_aux;
         log_notice("Replication backlog created, my new replication IDs are '%s' and '%s'",
                    server.repl_id, m.replid2);

@@ -23,7 +23,10 @@
 #      loading-process-events-interval-bytes 1024): INFO persistence says
 #      loading:1 with the loading_* fields, GET and PING get redis-server's
 #      -LOADING, a SHUTDOWN meanwhile does not overwrite the snapshot;
-#      afterwards the data set is the master's.
+#      afterwards the data set is the master's;
+#   9. PUBLISH and SPUBLISH on a master reach subscribers on its replicas
+#      (goblin -> goblin and redis-server replicas, redis-server -> goblin),
+#      and stay out of the master's AOF, as Redis 7.0 propagates them.
 set -u
 
 GOBLIN_SERVER=${GOBLIN_SERVER:?GOBLIN_SERVER not set}
@@ -348,4 +351,54 @@ grep -q "Not saving the final RDB snapshot: a load is in progress" "$DIR/lg.log"
     fail "no log line of the refused final save"
 [ "$(md5sum "$DIR/lg/dump.rdb" | cut -d' ' -f1)" = "$before" ] ||
     fail "a SHUTDOWN while loading overwrote the snapshot"
+
+# 9. Messages published on a master reach its replicas' subscribers.
+goblin pm --appendonly yes
+PM=$GP
+goblin pg --replicaof "127.0.0.1 $PM"
+PG=$GP
+redis pr --replicaof 127.0.0.1 "$PM"
+PR=$RP
+redis prm
+PRM=$RP
+goblin pgr --replicaof "127.0.0.1 $PRM"
+PGR=$GP
+wait_synced "$PM" "$PG"
+wait_synced "$PM" "$PR"
+wait_synced "$PRM" "$PGR"
+subs=()
+for p in "$PG" "$PR" "$PGR"; do
+    timeout 10 redis-cli -p "$p" SUBSCRIBE news >"$DIR/sub.$p" 2>&1 &
+    subs+=($!)
+    timeout 10 redis-cli -p "$p" SSUBSCRIBE shard >"$DIR/ssub.$p" 2>&1 &
+    subs+=($!)
+done
+for p in "$PG" "$PR" "$PGR"; do
+    for _ in $(seq 100); do
+        [ "$(cli "$p" PUBSUB NUMSUB news | tail -n 1)" = 1 ] &&
+            [ "$(cli "$p" PUBSUB SHARDNUMSUB shard | tail -n 1)" = 1 ] && break
+        sleep 0.05
+    done
+done
+[ "$(cli "$PM" PUBLISH news hello)" = 0 ] || fail "PUBLISH on the master counted replicas' subscribers"
+cli "$PM" SPUBLISH shard sharded >/dev/null
+printf 'MULTI\nSET k v\nPUBLISH news inside\nEXEC\n' | cli "$PM" >/dev/null
+cli "$PRM" PUBLISH news hello >/dev/null
+cli "$PRM" SPUBLISH shard sharded >/dev/null
+printf 'MULTI\nSET k v\nPUBLISH news inside\nEXEC\n' | cli "$PRM" >/dev/null
+wait_synced "$PM" "$PG"
+wait_synced "$PRM" "$PGR"
+for p in "$PG" "$PR" "$PGR"; do
+    for _ in $(seq 100); do
+        grep -q inside "$DIR/sub.$p" && grep -q sharded "$DIR/ssub.$p" && break
+        sleep 0.05
+    done
+    [ "$(tr -d '\r' <"$DIR/sub.$p" | tr '\n' ' ')" = "subscribe news 1 message news hello message news inside " ] ||
+        fail "subscriber on $p: $(tr '\n' ' ' <"$DIR/sub.$p")"
+    [ "$(tr -d '\r' <"$DIR/ssub.$p" | tr '\n' ' ')" = "ssubscribe shard 1 smessage shard sharded " ] ||
+        fail "shard subscriber on $p: $(tr '\n' ' ' <"$DIR/ssub.$p")"
+done
+kill "${subs[@]}" 2>/dev/null
+grep -rqi publish "$DIR/pm/appendonlydir" && fail "PUBLISH written to the master's AOF"
+grep -rq inside "$DIR/pm/appendonlydir" && fail "a transaction's PUBLISH in the master's AOF"
 echo "test_replication_replica: ok"

@@ -257,7 +257,7 @@ static void test_propagation_consumer(void)
     struct recorder r;
     struct conn *c = stream_conn(&r);
     CHECK(!(command_hooks & HOOK_PROPAGATE));
-    propagation_add_consumer(record_feed);
+    propagation_add_consumer(record_feed, false);
     CHECK(command_hooks & HOOK_PROPAGATE);
     run(c, "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\n");
     CHECK_STR(take_replies(&r), "+OK\r\n$1\r\nv\r\n");
@@ -272,6 +272,27 @@ static void test_propagation_consumer(void)
     CHECK_STR(buf_head(&fed), "*1\r\n$5\r\nMULTI\r\n*2\r\n$4\r\nINCR\r\n$1\r\nn\r\n"
                               "*2\r\n$4\r\nINCR\r\n$1\r\nn\r\n*1\r\n$4\r\nEXEC\r\n");
     buf_truncate(&fed, 0);
+    /* PUBLISH is for replicas only: not fed to this consumer (the AOF's
+     * kind) ... */
+    take_replies(&r);
+    run(c, "*3\r\n$7\r\nPUBLISH\r\n$2\r\nch\r\n$1\r\nm\r\n");
+    CHECK_STR(take_replies(&r), ":0\r\n");
+    CHECK_EQ_LL(buf_len(&fed), 0);
+    /* ... but to one feeding replicas, inside the transaction's unit too. */
+    propagation_remove_consumer(record_feed);
+    propagation_add_consumer(record_feed, true);
+    run(c, "*3\r\n$7\r\nPUBLISH\r\n$2\r\nch\r\n$1\r\nm\r\n");
+    buf_append_char(&fed, '\0');
+    CHECK_STR(buf_head(&fed), "*3\r\n$7\r\nPUBLISH\r\n$2\r\nch\r\n$1\r\nm\r\n");
+    buf_truncate(&fed, 0);
+    run(c, "*1\r\n$5\r\nMULTI\r\n*2\r\n$4\r\nINCR\r\n$1\r\nn\r\n"
+           "*3\r\n$8\r\nSPUBLISH\r\n$2\r\nch\r\n$1\r\nm\r\n*1\r\n$4\r\nEXEC\r\n");
+    buf_append_char(&fed, '\0');
+    CHECK_STR(buf_head(&fed), "*1\r\n$5\r\nMULTI\r\n*2\r\n$4\r\nINCR\r\n$1\r\nn\r\n"
+                              "*3\r\n$8\r\nSPUBLISH\r\n$2\r\nch\r\n$1\r\nm\r\n"
+                              "*1\r\n$4\r\nEXEC\r\n");
+    buf_truncate(&fed, 0);
+    take_replies(&r);
     propagation_remove_consumer(record_feed);
     CHECK(!(command_hooks & HOOK_PROPAGATE));
     run(c, "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nw\r\n");
