@@ -55,10 +55,15 @@ static struct {
     long long load_keys_expired;
     bool shutdown_done;
     /* the running child saves for replication (persist_bgsave_replication) */
-    int child_target_fd; /* the pipe it writes, -1: the file */
+    int child_target_fd;     /* the pipe it writes, -1: the file */
+    int child_parent_end_fd; /* that pipe's other end, closed in the child */
     bool child_keys, child_functions;
     void (*child_done)(bool ok);
-} st = {.last_bgsave_ok = true, .last_bgsave_time_s = -1, .child_pipe = -1, .child_target_fd = -1};
+} st = {.last_bgsave_ok = true,
+        .last_bgsave_time_s = -1,
+        .child_pipe = -1,
+        .child_target_fd = -1,
+        .child_parent_end_fd = -1};
 
 /* The outcome of the last save, which may refuse writes (persist_writes_refused()). */
 static void set_bgsave_ok(bool ok)
@@ -295,6 +300,7 @@ enum persist_bgsave_result persist_bgsave(void)
     }
     if (pid == 0) {
         close(fds[0]);
+        if (st.child_parent_end_fd >= 0) close(st.child_parent_end_fd);
         child_main(fds[1]);
     }
     close(fds[1]);
@@ -310,14 +316,16 @@ enum persist_bgsave_result persist_bgsave(void)
     return PERSIST_BGSAVE_STARTED;
 }
 
-enum persist_bgsave_result persist_bgsave_replication(int target_fd, bool keys, bool functions,
-                                                      void (*done)(bool ok))
+enum persist_bgsave_result persist_bgsave_replication(int target_fd, int parent_end_fd, bool keys,
+                                                      bool functions, void (*done)(bool ok))
 {
     if (st.child || aof_rewrite_in_progress()) return PERSIST_BGSAVE_IN_PROGRESS;
     st.child_target_fd = target_fd;
+    st.child_parent_end_fd = parent_end_fd;
     st.child_keys = keys;
     st.child_functions = functions;
     enum persist_bgsave_result res = persist_bgsave();
+    st.child_parent_end_fd = -1;
     if (res == PERSIST_BGSAVE_STARTED)
         st.child_done = done;
     else

@@ -54,14 +54,16 @@ enum persist_bgsave_result persist_bgsave(void);
 
 /* A background save for replication (repl/): as BGSAVE, but when
  * target_fd >= 0 the child writes the RDB there (diskless: a pipe the
- * parent relays to replicas) instead of the file, and the RDB holds the
+ * parent relays to replicas; the child closes the parent's end,
+ * parent_end_fd, so that the parent closing it ends the child's writes
+ * with EPIPE) instead of the file, and the RDB holds the
  * keys only with `keys`, the function libraries only with `functions`
  * (REPLCONF rdb-filter-only). `done` runs from housekeeping when the child
  * has ended, with whether it succeeded. A save to the file counts as a
  * BGSAVE (LASTSAVE, rdb_changes_since_last_save); one to a pipe does not,
  * as in Redis. */
-enum persist_bgsave_result persist_bgsave_replication(int target_fd, bool keys, bool functions,
-                                                      void (*done)(bool ok));
+enum persist_bgsave_result persist_bgsave_replication(int target_fd, int parent_end_fd, bool keys,
+                                                      bool functions, void (*done)(bool ok));
 
 /* What the snapshot loaded at start held (NULL: none was loaded). */
 struct rdb_load_info;

@@ -393,13 +393,16 @@ static void replica_setup_full_resync(struct replica *r, long long offset)
     mark_dirty(r);
 }
 
-/* Whether the replica's output (sent and pending) is past the replica
+/* Whether the replica's output (unsent and pending) is past the replica
  * class of client-output-buffer-limit: the hard limit at once, the soft
- * one held for its seconds. */
+ * one held for its seconds. While the RDB goes out its bytes do not count
+ * (the relay and the file pump bound them), only the stream collected
+ * meanwhile, as Redis counts a replica's buffer. */
 static bool replica_over_limit(struct replica *r)
 {
     const struct output_limit *l = &config.output_limits[OUTPUT_LIMIT_REPLICA];
-    unsigned long long used = conn_output_bytes(r->c) + buf_len(&r->pending);
+    bool rdb_out = r->diskless || r->state == REPLICA_SEND_BULK;
+    unsigned long long used = (rdb_out ? 0 : conn_output_bytes(r->c)) + buf_len(&r->pending);
     if (l->hard && used >= l->hard) return true;
     if (!l->soft || used < l->soft) {
         r->soft_since_ms = 0;
@@ -915,8 +918,9 @@ static void pipe_readable(struct ev_handler *h, uint32_t mask)
         any = true;
     }
     if (!any) { /* every target went away: the child is not needed */
+        log_warning("Diskless rdb transfer, last replica dropped, ending the child's transfer");
         ev_remove(m.pipe_fd);
-        close(m.pipe_fd); /* its writes fail with EPIPE: it exits */
+        close(m.pipe_fd); /* its writes fail with EPIPE (it holds no read end): it exits */
         m.pipe_fd = -1;
         m.pipe_eof = true;
         return;
@@ -954,7 +958,7 @@ static void start_bgsave(void)
         diskless = false;
     }
     enum persist_bgsave_result res = persist_bgsave_replication(
-        diskless ? fds[1] : -1, filter == FILTER_ALL, filter != FILTER_NOTHING, child_done);
+        diskless ? fds[1] : -1, fds[0], filter == FILTER_ALL, filter != FILTER_NOTHING, child_done);
     if (diskless) close(fds[1]);
     if (res != PERSIST_BGSAVE_STARTED) {
         if (diskless) close(fds[0]);
