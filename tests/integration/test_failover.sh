@@ -11,53 +11,14 @@
 #     stays one and takes writes again; ABORT answers as Redis.
 set -u
 
-GOBLIN_SERVER=${GOBLIN_SERVER:?GOBLIN_SERVER not set}
-REDIS_SERVER=${REDIS_SERVER:-redis-server}
 DIR=$(mktemp -d /tmp/goblin-failover-XXXXXX)
 LOG=$DIR/g.log
 # shellcheck source=tests/lib/testlib.sh
 source "$(dirname "$0")/../lib/testlib.sh"
+# shellcheck source=tests/lib/repl_testlib.sh
+source "$(dirname "$0")/../lib/repl_testlib.sh"
 PIDS=()
 trap 'for p in "${PIDS[@]}"; do kill -CONT "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null; done; rm -rf "$DIR"' EXIT
-
-cli() { timeout 20 redis-cli -p "$@"; }
-field() { cli "$1" INFO "$2" | tr -d '\r' | sed -n "s/^$3://p"; }
-
-node() { # KIND NAME [flags]: sets NP, NPID
-    local kind=$1 name=$2
-    shift 2
-    mkdir -p "$DIR/$name"
-    NFLAGS=("$@")
-    if [ "$kind" = goblin ]; then
-        launch() {
-            "$GOBLIN_SERVER" --port "$PORT" --dir "$DIR/$name" --save "" --enable-debug-command yes \
-                --repl-diskless-sync-delay 0 "${NFLAGS[@]}" >>"$DIR/$name.log" 2>&1 &
-            PID=$!
-        }
-    else
-        launch() {
-            "$REDIS_SERVER" --port "$PORT" --bind 127.0.0.1 --dir "$DIR/$name" --save "" \
-                --appendonly no --enable-debug-command yes --repl-diskless-sync-delay 0 \
-                "${NFLAGS[@]}" >"$DIR/$name.log" 2>&1 &
-            PID=$!
-        }
-    fi
-    LOG=$DIR/$name.log start_server launch
-    NP=$PORT
-    NPID=$PID
-    PIDS+=("$PID")
-    PID=
-}
-
-synced() { # MASTER REPLICA
-    for _ in $(seq 400); do
-        [ "$(field "$2" replication master_link_status)" = up ] &&
-            [ "$(field "$2" replication slave_repl_offset)" = "$(field "$1" replication master_repl_offset)" ] &&
-            return 0
-        sleep 0.05
-    done
-    fail "$2 did not catch up with $1"
-}
 
 role_is() { # PORT ROLE: waits for it
     for _ in $(seq 200); do
@@ -75,8 +36,8 @@ node redis ref
 REF=$NP
 node redis ref2 --replicaof "127.0.0.1 $REF"
 REF2=$NP
-synced "$G" "$G2"
-synced "$REF" "$REF2"
+wait_synced "$G" "$G2"
+wait_synced "$REF" "$REF2"
 
 # Refusals, against redis-server's.
 for args in "TO 127.0.0.1 1" "FORCE" "TO 127.0.0.1 1 FORCE" "TIMEOUT 0" "TIMEOUT -5" "TIMEOUT x" \
@@ -115,7 +76,7 @@ role_is "$G2" master
 role_is "$G" slave
 wait "$WPID" || fail "the writer failed"
 [ "$(field "$G" replication master_failover_state)" = no-failover ] || fail "state after failover"
-synced "$G2" "$G"
+wait_synced "$G2" "$G"
 [ "$(cli "$G" DEBUG DIGEST)" = "$(cli "$G2" DEBUG DIGEST)" ] || fail "digests after FAILOVER TO"
 [ "$(field "$G2" stats sync_partial_ok)" -ge 1 ] || fail "the old master did not continue partially"
 [ "$(field "$G2" stats sync_full)" = 0 ] || fail "FAILOVER needed a full sync"
@@ -124,19 +85,19 @@ read -r ok _ <"$DIR/writer.txt"
 
 # goblin master -> redis-server replica, and back.
 cli "$REF2" REPLICAOF 127.0.0.1 "$G2" >/dev/null
-synced "$G2" "$REF2"
+wait_synced "$G2" "$REF2"
 cli "$G" REPLICAOF NO ONE >/dev/null # one replica: the redis one
 [ "$(cli "$G2" FAILOVER)" = OK ] || fail "FAILOVER to any replica"
 role_is "$REF2" master
 role_is "$G2" slave
 cli "$REF2" SET from-redis 1 >/dev/null
-synced "$REF2" "$G2"
+wait_synced "$REF2" "$G2"
 [ "$(cli "$G2" GET from-redis)" = 1 ] || fail "goblin did not follow the promoted redis-server"
 [ "$(cli "$REF2" FAILOVER TO 127.0.0.1 "$G2")" = OK ] || fail "FAILOVER from redis-server"
 role_is "$G2" master
 role_is "$REF2" slave
 cli "$G2" SET back 1 >/dev/null
-synced "$G2" "$REF2"
+wait_synced "$G2" "$REF2"
 [ "$(cli "$REF2" DEBUG DIGEST)" = "$(cli "$G2" DEBUG DIGEST)" ] || fail "digests after the round trip"
 
 # A replica that never catches up: TIMEOUT aborts.

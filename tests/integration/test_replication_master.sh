@@ -15,71 +15,31 @@
 #      aborted; REPLCONF's, REPLICAOF's and PSYNC's errors are redis-server's;
 #   6. a replica past the replica output limit is closed, counted, and
 #      syncs again;
-#   7. the backlog outlives its replicas by repl-backlog-ttl only.
+#   7. the backlog outlives its replicas by repl-backlog-ttl only;
+#   8. repl-diskless-sync-max-replicas cuts the delay short;
+#   9. a diskless transfer whose only replica leaves ends its child.
 set -u
 
-GOBLIN_SERVER=${GOBLIN_SERVER:?GOBLIN_SERVER not set}
-REDIS_SERVER=${REDIS_SERVER:-redis-server}
 DIR=$(mktemp -d /tmp/goblin-replm-XXXXXX)
-LOG=$DIR/goblin.log
 # shellcheck source=tests/lib/testlib.sh
 source "$(dirname "$0")/../lib/testlib.sh"
+# shellcheck source=tests/lib/repl_testlib.sh
+source "$(dirname "$0")/../lib/repl_testlib.sh"
 LOAD="/usr/bin/python3 $(dirname "$0")/repl_load.py"
 PIDS=()
 trap 'for p in "${PIDS[@]}"; do pkill -KILL -P "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null; done; rm -rf "$DIR"' EXIT
 
-cli() { timeout 20 redis-cli -p "$@"; }
-field() { cli "$1" INFO "$2" | tr -d '\r' | sed -n "s/^$3://p"; }
+goblin g
+M=$GP
+MPID=$GPID
+LOG=$DIR/g.log
+PID=$MPID
 
-launch_goblin() {
-    "$GOBLIN_SERVER" --port "$PORT" --dir "$DIR/g" --save "" --enable-debug-command yes \
-        --repl-diskless-sync-delay 0 >>"$LOG" 2>&1 &
-    PID=$!
-}
-mkdir -p "$DIR/g"
-start_server launch_goblin
-M=$PORT
-MPID=$PID
-PIDS+=("$PID")
-
-# start_replica NAME: a redis-server replica of the master; sets RPORT.
+# start_replica NAME: a redis-server replica of the master; sets RPORT, RPID.
 start_replica() {
-    local d=$DIR/$1
-    mkdir -p "$d"
-    launch_redis() {
-        "$REDIS_SERVER" --port "$PORT" --bind 127.0.0.1 --dir "$d" --save "" --appendonly no \
-            --enable-debug-command yes --replicaof 127.0.0.1 "$M" >"$d/redis.log" 2>&1 &
-        PID=$!
-    }
-    LOG=$d/redis.log start_server launch_redis
-    RPORT=$PORT
-    RPID=$PID
-    PIDS+=("$PID")
+    redis "$1" --replicaof 127.0.0.1 "$M"
+    RPORT=$RP
     PID=$MPID
-}
-
-# wait_synced REPLICA: the replica's link is up and its offset is the master's.
-wait_synced() {
-    for _ in $(seq 400); do
-        if [ "$(field "$1" replication master_link_status)" = up ] &&
-            [ "$(field "$1" replication slave_repl_offset)" = "$(field "$M" replication master_repl_offset)" ]; then
-            return 0
-        fi
-        sleep 0.05
-    done
-    fail "replica on $1 did not catch up: $(cli "$1" INFO replication | tr -d '\r' | tr '\n' ' ')"
-}
-
-# same_digest REPLICA: no expiry runs on the master while both are read.
-same_digest() {
-    cli "$M" DEBUG SET-ACTIVE-EXPIRE 0 >/dev/null
-    wait_synced "$1"
-    local a b
-    a=$(cli "$M" DEBUG DIGEST)
-    b=$(cli "$1" DEBUG DIGEST)
-    cli "$M" DEBUG SET-ACTIVE-EXPIRE 1 >/dev/null
-    [ "$a" = "$b" ] || fail "digests differ: master $a replica $b ($2)"
-    [ "$a" != 0000000000000000000000000000000000000000 ] || fail "empty data set ($2)"
 }
 
 FUNC='#!lua name=repllib
@@ -90,11 +50,11 @@ $LOAD "$M" 1 2000 >/dev/null || fail "load before the sync"
 # 1. Diskless full sync, then the load.
 start_replica r1
 R1=$RPORT
-wait_synced "$R1"
+wait_synced "$M" "$R1"
 [ "$(cli "$R1" FCALL repl_bump 1 n:0 2>&1)" = "READONLY You can't write against a read only replica." ] ||
     fail "the function did not reach the replica"
 $LOAD "$M" 2 6000 3000 >/dev/null || fail "load"
-same_digest "$R1" "after the load"
+same_digest "$M" "$R1" "after the load"
 info=$(cli "$M" INFO replication | tr -d '\r')
 echo "$info" | grep -q "^connected_slaves:1$" || fail "connected_slaves: $info"
 echo "$info" | grep -Eq "^slave0:ip=127.0.0.1,port=$R1,state=online,offset=[0-9]+,lag=[0-9]+$" ||
@@ -114,10 +74,10 @@ LOADPID=$!
 sleep 0.5
 cli "$M" CLIENT KILL TYPE replica >/dev/null
 wait "$LOADPID" || fail "load during the link drop"
-same_digest "$R1" "after the link drop"
+same_digest "$M" "$R1" "after the link drop"
 [ "$(field "$M" stats sync_partial_ok)" -ge 1 ] || fail "no partial resync"
 [ "$(field "$M" stats sync_full)" = 1 ] || fail "the link drop caused a full sync"
-grep -q "Successful partial resynchronization with master" "$DIR/r1/redis.log" ||
+grep -q "Successful partial resynchronization with master" "$DIR/r1.log" ||
     fail "the replica did not log a partial resync"
 
 # 3. A disk sync for a second replica during the load; WAIT under load.
@@ -131,8 +91,8 @@ waited=$(cli "$M" WAIT 2 20000)
 wait "$LOADPID" || fail "load during the disk sync"
 [ "$waited" = 2 ] || fail "WAIT 2 under load answered $waited"
 grep -q "Starting BGSAVE for SYNC with target: disk" "$LOG" || fail "not a disk sync"
-same_digest "$R2" "disk-synced replica"
-same_digest "$R1" "first replica after the second sync"
+same_digest "$M" "$R2" "disk-synced replica"
+same_digest "$M" "$R1" "first replica after the second sync"
 [ "$(field "$M" replication connected_slaves)" = 2 ] || fail "connected_slaves after the second"
 [ "$(cli "$M" WAIT 3 300)" = 2 ] || fail "WAIT 3 timeout did not answer the count"
 cli "$M" SET wait-key 1 >/dev/null
@@ -158,14 +118,8 @@ echo "$out" | grep -q "\[info\] 0 keys read" || fail "keys in the functions snap
 # (The reference server starts from the --functions-rdb snapshot.)
 mkdir -p "$DIR/ref"
 cp "$DIR/functions.rdb" "$DIR/ref/dump.rdb"
-launch_ref() {
-    "$REDIS_SERVER" --port "$PORT" --bind 127.0.0.1 --dir "$DIR/ref" --save "" \
-        --appendonly no >"$DIR/ref/redis.log" 2>&1 &
-    PID=$!
-}
-LOG=$DIR/ref/redis.log start_server launch_ref
-REF=$PORT
-PIDS+=("$PID")
+redis ref
+REF=$RP
 PID=$MPID
 cli "$REF" FUNCTION LIST | grep -q repl_bump || fail "the function is not in the --functions-rdb snapshot"
 [ "$(cli "$REF" DBSIZE)" = 0 ] || fail "keys in the --functions-rdb snapshot"
@@ -227,8 +181,8 @@ done
 grep -q "class replica" "$LOG" || fail "the drop did not name the replica class"
 kill -CONT "$R2PID"
 cli "$M" CONFIG SET client-output-buffer-limit "replica 256mb 64mb 60" >/dev/null
-same_digest "$R2" "after the output-limit drop"
-same_digest "$R1" "first replica at the end"
+same_digest "$M" "$R2" "after the output-limit drop"
+same_digest "$M" "$R1" "first replica at the end"
 
 # 7. The backlog's TTL: kept while replicas come and go, freed after it.
 cli "$M" CONFIG SET repl-backlog-ttl 1 >/dev/null
@@ -250,10 +204,42 @@ start_replica r3
 R3=$RPORT
 start_replica r4
 R4=$RPORT
-same_digest "$R3" "max-replicas, first"
-same_digest "$R4" "max-replicas, second"
+same_digest "$M" "$R3" "max-replicas, first"
+same_digest "$M" "$R4" "max-replicas, second"
 [ "$(grep -c "Starting BGSAVE for SYNC with target: replicas sockets" "$LOG")" = $((children + 1)) ] ||
     fail "two replicas waiting did not share one diskless child"
+
+# 9. The only replica of a diskless transfer leaves mid-way: the child's
+#    transfer ends (it holds no read end of its pipe: EPIPE), and the next
+#    replica gets a child of its own.
+cli "$M" CONFIG SET repl-diskless-sync-delay 0 >/dev/null
+cli "$M" CONFIG SET repl-diskless-sync-max-replicas 0 >/dev/null
+cli "$M" DEBUG POPULATE 300000 bulk 100 >/dev/null
+/usr/bin/python3 - "$M" <<'PY' || fail "the fake replica did not get a diskless transfer"
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+f = s.makefile("rb")
+s.sendall(b"REPLCONF capa eof capa psync2\r\n")
+assert f.readline() == b"+OK\r\n"
+s.sendall(b"PSYNC ? -1\r\n")
+while True:
+    line = f.readline()
+    if line.startswith(b"$EOF:"):
+        break
+    assert line in (b"\n", b"\r\n") or line.startswith(b"+FULLRESYNC"), line
+f.read(65536)  # a little of the RDB, then gone
+s.close()
+PY
+for _ in $(seq 300); do
+    [ "$(field "$M" persistence rdb_bgsave_in_progress)" = 0 ] && break
+    sleep 0.1
+done
+[ "$(field "$M" persistence rdb_bgsave_in_progress)" = 0 ] ||
+    fail "the diskless child outlived its last replica"
+grep -q "Diskless rdb transfer, last replica dropped" "$LOG" || fail "no log line of the dropped transfer"
+start_replica r5
+R5=$RPORT
+same_digest "$M" "$R5" "after an abandoned diskless transfer"
 kill "$MPID"
 wait "$MPID" 2>/dev/null
 echo "test_replication_master: ok"

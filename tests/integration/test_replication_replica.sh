@@ -29,78 +29,15 @@
 #      and stay out of the master's AOF, as Redis 7.0 propagates them.
 set -u
 
-GOBLIN_SERVER=${GOBLIN_SERVER:?GOBLIN_SERVER not set}
-REDIS_SERVER=${REDIS_SERVER:-redis-server}
 DIR=$(mktemp -d /tmp/goblin-replr-XXXXXX)
 LOG=$DIR/master.log
 # shellcheck source=tests/lib/testlib.sh
 source "$(dirname "$0")/../lib/testlib.sh"
+# shellcheck source=tests/lib/repl_testlib.sh
+source "$(dirname "$0")/../lib/repl_testlib.sh"
 LOAD="/usr/bin/python3 $(dirname "$0")/repl_load.py"
 PIDS=()
 trap 'for p in "${PIDS[@]}"; do pkill -KILL -P "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null; done; rm -rf "$DIR"' EXIT
-
-cli() { timeout 20 redis-cli -p "$@"; }
-field() { cli "$1" INFO "$2" | tr -d '\r' | sed -n "s/^$3://p"; }
-
-# goblin NAME [flags]: a goblin-core in $DIR/NAME; sets GP (port), GPID.
-goblin() {
-    local name=$1
-    shift
-    mkdir -p "$DIR/$name"
-    GFLAGS=("$@")
-    launch() {
-        "$GOBLIN_SERVER" --port "$PORT" --dir "$DIR/$name" --save "" --enable-debug-command yes \
-            --repl-diskless-sync-delay 0 "${GFLAGS[@]}" >>"$DIR/$name.log" 2>&1 &
-        PID=$!
-    }
-    LOG=$DIR/$name.log start_server launch
-    GP=$PORT
-    GPID=$PID
-    PIDS+=("$PID")
-    PID=
-}
-
-# redis NAME [flags]: a redis-server in $DIR/NAME; sets RP, RPID.
-redis() {
-    local name=$1
-    shift
-    mkdir -p "$DIR/$name"
-    RFLAGS=("$@")
-    launch() {
-        "$REDIS_SERVER" --port "$PORT" --bind 127.0.0.1 --dir "$DIR/$name" --save "" \
-            --appendonly no --enable-debug-command yes --repl-diskless-sync-delay 0 \
-            "${RFLAGS[@]}" >"$DIR/$name.log" 2>&1 &
-        PID=$!
-    }
-    LOG=$DIR/$name.log start_server launch
-    RP=$PORT
-    RPID=$PID
-    PIDS+=("$PID")
-    PID=
-}
-
-# wait_synced MASTER REPLICA
-wait_synced() {
-    for _ in $(seq 400); do
-        if [ "$(field "$2" replication master_link_status)" = up ] &&
-            [ "$(field "$2" replication slave_repl_offset)" = "$(field "$1" replication master_repl_offset)" ]; then
-            return 0
-        fi
-        sleep 0.05
-    done
-    fail "replica $2 did not catch up with $1: $(cli "$2" INFO replication | tr -d '\r' | tr '\n' ' ')"
-}
-
-same_digest() { # MASTER REPLICA WHAT
-    cli "$1" DEBUG SET-ACTIVE-EXPIRE 0 >/dev/null
-    wait_synced "$1" "$2"
-    local a b
-    a=$(cli "$1" DEBUG DIGEST)
-    b=$(cli "$2" DEBUG DIGEST)
-    cli "$1" DEBUG SET-ACTIVE-EXPIRE 1 >/dev/null
-    [ "$a" = "$b" ] || fail "digests differ ($3): master $a replica $b"
-    [ "$a" != 0000000000000000000000000000000000000000 ] || fail "empty data set ($3)"
-}
 
 FUNC='#!lua name=repllib
 redis.register_function("repl_bump", function(keys) return redis.call("incr", keys[1]) end)'
