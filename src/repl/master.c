@@ -192,10 +192,13 @@ static void stream_emit(const char *p, size_t n)
     backlog_feed(&m.backlog, p, n);
     for (struct replica *r = m.replicas; r; r = r->next) {
         if (r->state == REPLICA_WAIT_BGSAVE_START) continue; /* its stream starts at its fork */
+        /* redis-cli --rdb takes the RDB alone: a byte after the EOF mark
+         * would hide the mark from it. */
+        if (r->rdb_only) continue;
         if (r->state == REPLICA_ONLINE && !r->stream_on_ack) {
             buf_append(&r->c->out, p, n);
             repl_stats.output_bytes += (long long)n;
-        } else if (!r->rdb_only) {
+        } else {
             buf_append(&r->pending, p, n);
         }
         mark_dirty(r);
