@@ -10,9 +10,15 @@
 #      offset, diskless (repl-diskless-sync yes, delay 0) and disk (no),
 #      with the peak resident memory of the master and of the replica
 #      (VmRSS sampled every 20 ms; the fork child's copy-on-write pages
-#      are not in the master's figure, as neither server reports them live).
+#      are not in the master's figure, as neither server reports them live);
+#   3. replication lag (bench/replication_lag.py): a master and one replica
+#      of the same kind, a write load of 10k and 100k SETs/s for
+#      LAG_SECONDS, probed every 10 ms (from the master's reply to the
+#      replica answering the probe's value).
+# SECTIONS (default "latency sync lag") picks which run.
 # Raw data goes to OUT_DIR (default docs/benchmarks/<date>-replication):
-# raw/<server>-<none|two|two-block>-r<round>.csv, sync.tsv, metadata.txt; then
+# raw/<server>-<none|two|two-block>-r<round>.csv, sync.tsv,
+# raw/<server>-lag-<rate>.csv, metadata.txt; then
 # bench/report_replication.py writes report.md from them.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -24,6 +30,9 @@ BENCH=${BENCH:-$ROOT/build/goblin-bench}
 SAMPLES=${SAMPLES:-200000}
 WARMUP=${WARMUP:-20000}
 ROUNDS=${ROUNDS:-3}
+SECTIONS=${SECTIONS:-latency sync lag}
+LAG_SECONDS=${LAG_SECONDS:-10}
+section() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 WORK=$(mktemp -d /tmp/goblin-repl-bench.XXXXXX)
 PIDS=()
 trap 'for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done; rm -rf "$WORK"' EXIT
@@ -96,6 +105,7 @@ two_replicas() { # KIND CFG ROUND [REPLICA FLAGS]
     stop "$R2PID" "$R2"
 }
 for kind in goblin redis; do
+    section latency || break
     launch "$kind" "$kind-m"
     M=$LP
     MPID=$LPID
@@ -119,9 +129,10 @@ for i in range(int(sys.argv[1])):
     out.write(b"*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$16\r\n%s\r\n" % (len(k), k, v))
 PY
 }
-printf 'server\tmode\tkeys\tsync_s\tmaster_rss_before_kb\tmaster_rss_peak_kb\treplica_rss_peak_kb\n' \
+section sync && printf 'server\tmode\tkeys\tsync_s\tmaster_rss_before_kb\tmaster_rss_peak_kb\treplica_rss_peak_kb\n' \
     >"$OUT/sync.tsv"
 for kind in goblin redis; do
+    section sync || break
     for mode in diskless disk; do
         diskless=yes
         [ "$mode" = disk ] && diskless=no
@@ -159,10 +170,29 @@ for kind in goblin redis; do
     done
 done
 
+# 3. Replication lag under a write load.
+for kind in goblin redis; do
+    section lag || break
+    launch "$kind" "$kind-lm"
+    M=$LP MPID=$LPID
+    REPLICAOF_PORT=$M launch "$kind" "$kind-lr"
+    R=$LP RPID=$LPID
+    synced "$M" "$R"
+    for rate in 10000 100000; do
+        python3 "$ROOT/bench/replication_lag.py" "$M" "$R" "$rate" "$LAG_SECONDS" \
+            "$OUT/raw/$kind-lag-$rate.csv"
+        echo "replication.sh: $kind lag at $rate writes/s done" >&2
+    done
+    stop "$RPID" "$R"
+    stop "$MPID" "$M"
+done
+
 {
     echo "report: replication"
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    echo "command: bench/replication.sh $N"
+    echo "command: SECTIONS=\"$SECTIONS\" bench/replication.sh $N"
+    echo "sections: $SECTIONS"
+    echo "lag_seconds: $LAG_SECONDS"
     echo "keys: $N"
     echo "samples: $SAMPLES"
     echo "warmup: $WARMUP"
