@@ -126,7 +126,26 @@ for kv in "maxmemory 3145728" "maxmemory-policy allkeys-lru" "hz 20" "notify-key
     [ "$(redis-cli -p "$RPORT" CONFIG GET "$k" | tail -n 1)" = "$v" ] ||
         fail "redis-server from the rewritten file: $k is not $v"
 done
-# goblin-core restarts from it with the same values.
+# The file redis-server's own CONFIG REWRITE writes (its default user's
+# line, latency-tracking-info-percentiles ...) starts goblin-core too.
+redis-cli -p "$RPORT" CONFIG SET maxmemory 5mb >/dev/null
+[ "$(redis-cli -p "$RPORT" CONFIG REWRITE)" = OK ] || fail "redis-server's CONFIG REWRITE"
+grep -q '^user default ' "$DIR/x/r.conf" || fail "redis-server's rewrite wrote no user line"
+sed -e "s/^port $RPORT\$/port 0/" -e "s#^daemonize yes#daemonize no#" -e "s#$DIR/x/r\.#$DIR/x/rg.#g" \
+    "$DIR/x/r.conf" >"$DIR/x/rg.conf"
+launch_from_redis_rewrite() {
+    "$bin" "$DIR/x/rg.conf" --port "$PORT" --mlockall no >"$DIR/x/rg.out" 2>&1 &
+    PID=$!
+}
+LOG=$DIR/x/rg.log
+start_server launch_from_redis_rewrite
+[ "$(redis-cli -p "$PORT" CONFIG GET maxmemory | tail -n 1)" = 5242880 ] ||
+    fail "goblin-core from redis-server's rewritten file: maxmemory"
+kill "$PID"
+wait "$PID" 2>/dev/null || true
+PID=
+LOG=$DIR/g/g.log
+# goblin-core restarts from its own rewritten file with the same values.
 redis-cli -p "$GPORT" SHUTDOWN NOSAVE >/dev/null 2>&1 || true
 for _ in $(seq 1 100); do [ -f "$GPID_FILE" ] || break; sleep 0.05; done
 [ -f "$GPID_FILE" ] && fail "pidfile not removed at exit"
