@@ -266,6 +266,9 @@ static bool rewrite_param(const struct config_param *p, void *arg)
             o->used = o->n;
         else if (!is_default && !(p->flags & CFG_SECRET))
             rewrite_groups(st, p, value, p->nargs > 1 ? p->nargs : 1, false, true);
+    } else if ((p->flags & CFG_MULTI_ARG) && !*value) {
+        /* No words (replicaof of a master): no line; old ones are blanked
+         * below, as Redis's rewrite of replicaof does. */
     } else if (!is_default || o) {
         struct buf line;
         buf_init(&line, 64);

@@ -256,6 +256,14 @@ get() { redis-cli -p "$PORT" CONFIG GET "$1" | tail -n 1; }
 [ "$(get slowlog-max-len)" = 9 ] || fail "the command line does not override the file"
 # save lines add up, the command line's too (Redis's rule: one text).
 [ "$(get save)" = "900 1 300 10 60 1" ] || fail "save lines: $(get save)"
+# REPLICAOF at run time is what CONFIG REWRITE persists (Sentinel relies
+# on it), and REPLICAOF NO ONE removes the line.
+[ "$(redis-cli -p "$PORT" REPLICAOF 127.0.0.1 1)" = OK ] || fail "REPLICAOF"
+redis-cli -p "$PORT" CONFIG REWRITE >/dev/null
+grep -qx 'replicaof 127.0.0.1 1' "$DIR/x/main.conf" || fail "replicaof not rewritten"
+redis-cli -p "$PORT" REPLICAOF NO ONE >/dev/null
+redis-cli -p "$PORT" CONFIG REWRITE >/dev/null
+grep -q '^replicaof' "$DIR/x/main.conf" && fail "replicaof left after REPLICAOF NO ONE"
 kill "$PID"
 wait "$PID" 2>/dev/null || true
 PID=

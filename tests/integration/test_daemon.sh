@@ -6,7 +6,8 @@
 # supervised systemd sends READY=1 to the NOTIFY_SOCKET datagram socket this
 # test creates (systemd-notify's protocol) and STOPPING=1 at exit; a
 # SIGSEGV writes the crash report with a stack trace; shutdown-on-sigterm
-# save / nosave decide the snapshot at SIGTERM.
+# save / nosave decide the snapshot at SIGTERM; crash-log-enabled no and
+# always-show-logo yes.
 set -euo pipefail
 bin="${GOBLIN_SERVER:?GOBLIN_SERVER not set}"
 DIR=$(mktemp -d)
@@ -119,6 +120,27 @@ grep -q -- "------ STACK TRACE ------" "$LOG" || fail "no stack trace header"
 sed -n '/STACK TRACE/,/BUG REPORT END/p' "$LOG" | grep -q "goblin-core(" ||
     fail "no frame of goblin-core in the stack trace"
 [ -f "$DIR/c.pid" ] && fail "the crash handler left the pidfile"
+
+# crash-log-enabled no (CONFIG SET at run time): the signal's default action
+# alone, no report.
+: >"$LOG"
+start_server launch_crash
+[ "$(redis-cli -p "$PORT" CONFIG SET crash-log-enabled no)" = OK ] || fail "CONFIG SET crash-log-enabled"
+kill -SEGV "$PID"
+wait "$PID" 2>/dev/null && fail "the server survived SIGSEGV"
+PID=
+grep -q "crashed by signal" "$LOG" && fail "crash report written with crash-log-enabled no"
+
+# --- always-show-logo --------------------------------------------------------------
+launch_logo() {
+    "$bin" --port "$PORT" --save "" --mlockall no --dir "$DIR" --always-show-logo yes >"$LOG" 2>&1 &
+    PID=$!
+}
+start_server launch_logo
+grep -q "Running in standalone mode" "$LOG" || fail "always-show-logo yes: no logo"
+kill "$PID"
+wait "$PID" 2>/dev/null || true
+PID=
 
 # --- shutdown-on-sigterm ---------------------------------------------------------
 for mode in save nosave; do
