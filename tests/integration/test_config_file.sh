@@ -231,6 +231,7 @@ EOF
 cat >"$DIR/x/main.conf" <<EOF
 # the main file
 PORT 0
+bind * -::*
 include $DIR/x/inc2.conf
 save 900 1
 save 300 10
@@ -254,6 +255,7 @@ get() { redis-cli -p "$PORT" CONFIG GET "$1" | tail -n 1; }
 [ "$(get client-query-buffer-limit)" = 3145728 ] || fail "units: client-query-buffer-limit"
 [ "$(get dbfilename)" = "my dump.rdb" ] || fail "single quotes: dbfilename $(get dbfilename)"
 [ "$(get slowlog-max-len)" = 9 ] || fail "the command line does not override the file"
+[ "$(get bind)" = "* -::*" ] || fail "bind * -::* (Redis 7.0's default form): $(get bind)"
 # save lines add up, the command line's too (Redis's rule: one text).
 [ "$(get save)" = "900 1 300 10 60 1" ] || fail "save lines: $(get save)"
 # REPLICAOF at run time is what CONFIG REWRITE persists (Sentinel relies
