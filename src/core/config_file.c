@@ -137,11 +137,16 @@ static bool load_text(const char *text, size_t len, int depth)
             if (ok && !handled) ok = config_apply_directive(argc, argv, &err);
             if (!ok) fatal_line(linenum, line, err.text);
             const struct config_param *p = config_find(argv[0], strlen(argv[0]));
+            bool secret = p && (p->flags & CFG_SECRET);
             for (int i = 0; i < argc; i++) {
-                if (p && (p->flags & CFG_SECRET)) explicit_bzero(argv[i], lens[i]);
+                if (secret) explicit_bzero(argv[i], lens[i]);
                 xfree(argv[i]);
             }
             xfree(argv);
+            if (secret) { /* requirepass: no copy of the password outlives its line */
+                explicit_bzero(line, b - a);
+                explicit_bzero(buf_head(&args), buf_len(&args));
+            }
         }
         xfree(line);
     }
@@ -165,6 +170,7 @@ static bool load_path(const char *path, int depth)
         fprintf(stderr, "Fatal error, can't read config file '%s': %s\n", path, strerror(errno));
     else
         ok = load_text(buf_head(&text), buf_len(&text), depth);
+    if (buf_len(&text)) explicit_bzero(buf_head(&text), buf_len(&text)); /* passwords */
     buf_free(&text);
     return ok;
 }
@@ -193,6 +199,7 @@ bool config_load_file(const char *path, bool from_stdin)
         ok = read_stream(stdin, &text);
     }
     if (ok) ok = load_text(buf_len(&text) ? buf_head(&text) : "", buf_len(&text), 0);
+    if (buf_len(&text)) explicit_bzero(buf_head(&text), buf_len(&text)); /* passwords */
     buf_free(&text);
     return ok;
 }

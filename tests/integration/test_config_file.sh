@@ -296,6 +296,27 @@ kill "$PID"
 wait "$PID" 2>/dev/null || true
 PID=
 
+# requirepass from a file (a secret row: the same parser as the flag).
+printf 'port 0\nmlockall no\nsave ""\nrequirepass "s3 cret"\n' >"$DIR/x/pw.conf"
+launch_pw() {
+    "$bin" "$DIR/x/pw.conf" --port "$PORT" >"$DIR/x/pw.log" 2>&1 &
+    PID=$!
+}
+LOG=$DIR/x/pw.log
+PID=
+PORT=$(free_port)
+launch_pw
+for _ in $(seq 1 200); do
+    redis-cli -p "$PORT" PING 2>/dev/null | grep -q NOAUTH && break
+    sleep 0.05
+done
+redis-cli -p "$PORT" PING | grep -q NOAUTH || fail "requirepass from a file: no NOAUTH"
+[ "$(redis-cli -p "$PORT" -a "s3 cret" --no-auth-warning PING)" = PONG ] ||
+    fail "requirepass from a file: the password does not work"
+kill "$PID"
+wait "$PID" 2>/dev/null || true
+PID=
+
 # --- deploy/goblin-core.conf: goblin-core and redis-server both start from it ---
 # (with its directories moved under $DIR: they exist only after make install)
 mkdir -p "$DIR/x/deploy"
