@@ -5,7 +5,7 @@
 # Debian packages the build and the tests need. `make deps` installs only the
 # missing ones (as root, or through sudo).
 DEPS := build-essential cmake pkg-config libhiredis-dev libsodium-dev libxxhash-dev \
-        libnuma-dev libjemalloc-dev liblzf-dev redis-server redis-tools redis-sentinel gnuplot-nox python3 python3-redis python3-rq strace \
+        libnuma-dev libjemalloc-dev liblzf-dev libsystemd-dev redis-server redis-tools redis-sentinel gnuplot-nox python3 python3-redis python3-rq strace \
         clang-format nutcracker iproute2 libfabric-dev libfabric-bin libssl-dev openssl \
         clang libclang-rt-14-dev \
         liblua5.1-0-dev lua-cjson-dev lua-bitop-dev tcl curl
@@ -17,7 +17,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 ARGS ?=
 
-.PHONY: all deps configure build run test clean format sbe command-meta
+.PHONY: all deps configure build run test clean format sbe command-meta install
 
 all: build
 
@@ -62,6 +62,27 @@ sbe:
 command-meta: build
 	python3 tools/command_meta_gen.py $(BUILD)/goblin-core /usr/bin/redis-server > src/commands/command_meta_table.c
 	clang-format -i src/commands/command_meta_table.c
+
+# Installs the binary, the systemd unit and the default config
+# (docs/configuration.md, "Running as a service"); an existing config is kept.
+# Without DESTDIR (a real install) it also creates the goblin-core system user
+# the unit runs as.
+PREFIX ?= /usr/local
+SYSTEMD_UNIT_DIR ?= /lib/systemd/system
+install: build
+	install -D -m 0755 $(BUILD)/goblin-core $(DESTDIR)$(PREFIX)/bin/goblin-core
+	install -d $(DESTDIR)$(SYSTEMD_UNIT_DIR)
+	sed -e 's#/usr/local/bin/goblin-core#$(PREFIX)/bin/goblin-core#' \
+	    -e 's#/usr/local/share/doc#$(PREFIX)/share/doc#' \
+	    deploy/goblin-core.service > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/goblin-core.service
+	chmod 0644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/goblin-core.service
+	[ -e $(DESTDIR)/etc/goblin-core/goblin-core.conf ] || \
+	  install -D -m 0640 deploy/goblin-core.conf $(DESTDIR)/etc/goblin-core/goblin-core.conf
+	install -D -m 0644 docs/configuration.md $(DESTDIR)$(PREFIX)/share/doc/goblin-core/configuration.md
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" -eq 0 ] && ! getent passwd goblin-core >/dev/null; then \
+	  useradd --system --home-dir /var/lib/goblin-core --shell /usr/sbin/nologin goblin-core; \
+	fi
+	@echo "installed; start with: systemctl daemon-reload && systemctl enable --now goblin-core"
 
 clean:
 	rm -rf $(BUILD)

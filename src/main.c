@@ -1,8 +1,10 @@
-/* main.c — goblin-core: parse flags, start, serve until told to stop. */
+/* main.c — goblin-core: read the config file and flags, start, serve until
+ * told to stop. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "core/config.h"
+#include "server/daemon.h"
 #include "server/server.h"
 #include "server/settings.h"
 
@@ -10,10 +12,16 @@ int main(int argc, char **argv)
 {
     settings_init();
     bool exit_now;
-    if (!config_parse_args(argc - 1, argv + 1, &exit_now)) return 2;
+    if (!config_parse_args(argc - 1, argv + 1, &exit_now)) return config_parse_failure_status();
     if (exit_now) return 0;
-    if (!server_start()) return 1;
+    if (!daemon_start()) return 1;
+    if (!server_start()) {
+        daemon_stop();
+        return 1;
+    }
+    daemon_ready();
     server_run();
     server_stop();
+    daemon_stop();
     return 0;
 }

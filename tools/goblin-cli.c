@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "protocol/resp_parser.h"
+#include "util/split_args.h"
 #include "util/buf.h"
 
 /* End of the reply being printed (replies are complete and framed). */
@@ -322,7 +323,7 @@ static bool run_line(struct cli *c, const char *line, size_t len)
     buf_init(&args, 256);
     size_t *lens = NULL;
     int cap = 0;
-    int argc = resp_split_args(line, len, &args, &lens, &cap);
+    int argc = split_args(line, len, &args, &lens, &cap);
     if (argc < 0) {
         printf("Invalid argument(s)\n");
     } else if (argc > 0) {

@@ -74,7 +74,7 @@ static void section_server(struct buf *b)
     add(b, "atomicvar_api:c11-builtin");
     add(b, "gcc_version:%d.%d.%d", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
     add(b, "process_id:%d", (int)getpid());
-    add(b, "process_supervised:no");
+    add(b, "process_supervised:%s", server.supervised ? server.supervised : "no");
     add(b, "run_id:%s", server.run_id);
     add(b, "tcp_port:%d", server.tcp_port);
     add(b, "server_time_usec:%lld", (long long)clock_unix_us());
@@ -84,7 +84,7 @@ static void section_server(struct buf *b)
     add(b, "configured_hz:%lld", config.hz);
     add(b, "lru_clock:%u", keyspace.lru_clock);
     add(b, "executable:%s", exe);
-    add(b, "config_file:");
+    add(b, "config_file:%s", config_file_path() ? config_file_path() : "");
     add(b, "io_threads_active:0"); /* one thread (DESIGN: run to completion) */
 }
 

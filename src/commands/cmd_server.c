@@ -267,7 +267,12 @@ static void cmd_config_resetstat(struct cmd_ctx *ctx)
 
 static void cmd_config_rewrite(struct cmd_ctx *ctx)
 {
-    reply_error(ctx->reply, "ERR The server is running without a config file");
+    struct config_error err;
+    const char *why = config_rewrite(&err);
+    if (why)
+        reply_error(ctx->reply, why);
+    else
+        reply_ok(ctx->reply);
 }
 
 static void cmd_config_help(struct cmd_ctx *ctx)

@@ -166,6 +166,7 @@ static const struct config_param conn_output_params[] = {
          "whose next message does not fit is disconnected; applies to clients subscribing later"},
     {.name = "client-output-buffer-limit",
      .kind = CFG_CUSTOM,
+     .flags = CFG_MULTI_ARG,
      .value_name = "'CLASS HARD SOFT SECONDS ...'",
      .help = "limits on a client's pending output by class (normal, replica, pubsub), as Redis "
              "(default 'normal 0 0 0 replica 256mb 64mb 60 pubsub 32mb 8mb 60')",

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "core/version.h"
 #include "util/glob.h"
@@ -67,7 +68,6 @@ void config_init_defaults(void)
     config.enable_protected_configs = xstrdup("no");
     config.enable_module_command = xstrdup("no");
     config.tls_auth_clients = xstrdup("yes");
-    config.daemonize = false;
     config.dir = xstrdup("./");
     config.dbfilename = xstrdup("dump.rdb");
     config.save = xstrdup("3600 1 300 100 60 10000");
@@ -105,9 +105,8 @@ void config_polled_add(const struct polled_spec *ps)
     config.polled[config.polled_count++] = *ps;
 }
 
-/* Visits every row in registration order; stops when fn returns true. */
-static const struct config_param *param_each(bool (*fn)(const struct config_param *p, void *arg),
-                                             void *arg)
+const struct config_param *config_each(bool (*fn)(const struct config_param *p, void *arg),
+                                       void *arg)
 {
     for (size_t t = 0; t < table_count; t++)
         for (size_t i = 0; i < tables[t]->count; i++)
@@ -131,26 +130,26 @@ static bool param_named(const struct config_param *p, void *arg)
     return name_is(p->name, q->name, q->len) || name_is(p->alias, q->name, q->len);
 }
 
-static const struct config_param *param_find(const char *name, size_t len)
+const struct config_param *config_find(const char *name, size_t len)
 {
     struct name_query q = {name, len};
-    return param_each(param_named, &q);
+    return config_each(param_named, &q);
 }
 
 bool config_param_exists(const char *name, size_t name_len)
 {
-    return param_find(name, name_len) != NULL;
+    return config_find(name, name_len) != NULL;
 }
 
 const char *config_canonical_name(const char *name, size_t name_len)
 {
-    const struct config_param *p = param_find(name, name_len);
+    const struct config_param *p = config_find(name, name_len);
     return p ? p->name : NULL;
 }
 
 bool config_param_is_secret(const char *name, size_t name_len)
 {
-    const struct config_param *p = param_find(name, name_len);
+    const struct config_param *p = config_find(name, name_len);
     return p && (p->flags & CFG_SECRET);
 }
 
@@ -254,7 +253,7 @@ static bool param_apply(const struct config_param *p, const char *value, size_t 
     return ok;
 }
 
-static void param_render(const struct config_param *p, struct buf *out)
+void config_render(const struct config_param *p, struct buf *out)
 {
     switch (p->kind) {
     case CFG_INT:
@@ -287,9 +286,9 @@ static void param_render(const struct config_param *p, struct buf *out)
 
 bool config_get_value(const char *name, struct buf *out)
 {
-    const struct config_param *p = param_find(name, strlen(name));
+    const struct config_param *p = config_find(name, strlen(name));
     if (!p) return false;
-    param_render(p, out);
+    config_render(p, out);
     return true;
 }
 
@@ -312,7 +311,7 @@ static bool emit_matching(const struct config_param *p, void *arg)
         if (!glob_match(g->pattern, g->len, n, strlen(n), true)) continue;
         if (g->already && g->already(n, g->arg)) continue;
         buf_reset(&g->value, 64);
-        param_render(p, &g->value);
+        config_render(p, &g->value);
         buf_append_char(&g->value, '\0');
         g->emit(n, buf_head(&g->value), g->arg);
     }
@@ -327,10 +326,10 @@ void config_get_matching(const char *pattern, size_t len,
     buf_init(&g.value, 64);
     if (!memchr(pattern, '*', len) && !memchr(pattern, '?', len) && !memchr(pattern, '[', len)) {
         /* A plain name is looked up directly and echoed as typed, as Redis does. */
-        const struct config_param *p = param_find(pattern, len);
+        const struct config_param *p = config_find(pattern, len);
         char *typed = xmemdup(pattern, len);
         if (p && !(already && already(typed, arg))) {
-            param_render(p, &g.value);
+            config_render(p, &g.value);
             buf_append_char(&g.value, '\0');
             emit(typed, buf_head(&g.value), arg);
         }
@@ -338,7 +337,7 @@ void config_get_matching(const char *pattern, size_t len,
         buf_free(&g.value);
         return;
     }
-    param_each(emit_matching, &g);
+    config_each(emit_matching, &g);
     buf_free(&g.value);
 }
 
@@ -389,7 +388,7 @@ static bool immutable_set_to_current(const struct config_param *p, const char *n
     if ((p->flags & CFG_REDIS_IMMUTABLE) && name_is(p->name, name, name_len)) return false;
     struct buf current;
     buf_init(&current, 64);
-    param_render(p, &current);
+    config_render(p, &current);
     bool same = buf_len(&current) == len && memcmp(buf_head(&current), value, len) == 0;
     buf_free(&current);
     return same;
@@ -398,7 +397,7 @@ static bool immutable_set_to_current(const struct config_param *p, const char *n
 const char *config_set_refusal(const char *name, size_t name_len, const char *value,
                                size_t value_len, bool protected_allowed)
 {
-    const struct config_param *p = param_find(name, name_len);
+    const struct config_param *p = config_find(name, name_len);
     if (!p) return NULL;
     if ((p->flags & CFG_IMMUTABLE) &&
         !immutable_set_to_current(p, name, name_len, value, value_len))
@@ -410,7 +409,7 @@ const char *config_set_refusal(const char *name, size_t name_len, const char *va
 const char *config_set(const char *name, size_t name_len, const char *value, size_t value_len,
                        struct config_error *err)
 {
-    const struct config_param *p = param_find(name, name_len);
+    const struct config_param *p = config_find(name, name_len);
     if (!p) {
         config_fail(err, "Unknown option or number of arguments for CONFIG SET - '%.*s'",
                     (int)name_len, name);
@@ -437,8 +436,8 @@ const char *config_set(const char *name, size_t name_len, const char *value, siz
 
 static bool print_help_line(const struct config_param *p, void *arg)
 {
-    (void)arg;
-    if (p->flags & CFG_NO_CLI) return false;
+    bool inert = arg != NULL;
+    if ((p->flags & CFG_NO_CLI) || inert != ((p->flags & CFG_INERT) != 0)) return false;
     char left[64];
     snprintf(left, sizeof left, "--%s %s", p->name, p->value_name);
     printf("  %-34s %s%s\n", left, p->help, (p->flags & CFG_IMMUTABLE) ? " [startup]" : "");
@@ -454,14 +453,17 @@ static bool print_config_only(const struct config_param *p, void *arg)
 
 void config_print_help(void)
 {
-    printf("Usage: goblin-core [--flag value ...]\n\n"
+    printf("Usage: goblin-core [/path/to/redis.conf] [-] [--flag value ...]\n\n"
            "A Redis-compatible in-memory server built for request latency.\n\n"
            "Flags (each is also a CONFIG GET/SET parameter of the same name):\n");
-    param_each(print_help_line, NULL);
+    config_each(print_help_line, NULL);
     printf("  %-34s %s\n", "--help", "print this help and exit");
     printf("  %-34s %s\n", "--version", "print the version and exit");
+    printf("\nRedis 7.0 settings accepted and kept (CONFIG GET/SET/REWRITE) with no effect here,\n"
+           "and why (docs/configuration.md):\n");
+    config_each(print_help_line, "inert");
     printf("\nRead-only compatibility parameters (CONFIG GET):");
-    param_each(print_config_only, NULL);
+    config_each(print_config_only, NULL);
     printf("\n");
 }
 
@@ -493,21 +495,159 @@ static bool parse_multi_value(const struct config_param *p, int argc, char **arg
     return true;
 }
 
+/* --- defaults, directives, the command line ---------------------------- */
+
+/* Each row's value as rendered before anything was applied (CONFIG
+ * REWRITE writes only what differs from it), parallel to the rows. */
+static const struct config_param **default_rows;
+static char **default_texts;
+static size_t default_count;
+
+static bool snapshot_default(const struct config_param *p, void *arg)
+{
+    (void)arg;
+    struct buf b;
+    buf_init(&b, 32);
+    config_render(p, &b);
+    buf_append_char(&b, '\0');
+    default_rows = xrealloc(default_rows, sizeof *default_rows * (default_count + 1));
+    default_texts = xrealloc(default_texts, sizeof *default_texts * (default_count + 1));
+    default_rows[default_count] = p;
+    default_texts[default_count++] = xstrdup(buf_head(&b));
+    buf_free(&b);
+    return false;
+}
+
+const char *config_default_text(const struct config_param *p)
+{
+    for (size_t i = 0; i < default_count; i++)
+        if (default_rows[i] == p) return default_texts[i];
+    return "";
+}
+
+/* CFG_ACCUMULATES rows given a line in the current load. */
+static const struct config_param **accumulated;
+static size_t accumulated_count;
+
+void config_load_begin(void)
+{
+    accumulated_count = 0;
+}
+
+static bool accumulated_before(const struct config_param *p)
+{
+    for (size_t i = 0; i < accumulated_count; i++)
+        if (accumulated[i] == p) return true;
+    accumulated = xrealloc(accumulated, sizeof *accumulated * (accumulated_count + 1));
+    accumulated[accumulated_count++] = p;
+    return false;
+}
+
+bool config_apply_directive(int argc, char *const *argv, struct config_error *err)
+{
+    const struct config_param *p = argc > 0 ? config_find(argv[0], strlen(argv[0])) : NULL;
+    if (!p) return config_fail(err, "Bad directive or wrong number of arguments");
+    int values = argc - 1;
+    if (p->kind == CFG_CUSTOM && p->nargs > 1) {
+        if (values != p->nargs) return config_fail(err, "wrong number of arguments");
+        if (!p->parse((const char *const *)argv + 1, err)) return false;
+        if (p->apply) p->apply();
+        return true;
+    }
+    if (p->kind == CFG_FLAG && values == 0) { /* `enable-sbe` alone, as the flag */
+        *(bool *)p->value = true;
+        if (p->apply) p->apply();
+        return true;
+    }
+    if (values < 1 || (values > 1 && !(p->flags & CFG_MULTI_ARG)))
+        return config_fail(err, "wrong number of arguments");
+    struct buf joined;
+    buf_init(&joined, 64);
+    if ((p->flags & CFG_ACCUMULATES) && accumulated_before(p) &&
+        !(values == 1 && argv[1][0] == '\0')) {
+        config_render(p, &joined); /* a further `save` line adds its points */
+        if (buf_len(&joined)) buf_append_char(&joined, ' ');
+    }
+    for (int i = 1; i < argc; i++) {
+        if (i > 1) buf_append_char(&joined, ' ');
+        buf_append(&joined, argv[i], strlen(argv[i]));
+    }
+    bool ok = param_apply(p, buf_len(&joined) ? buf_head(&joined) : "", buf_len(&joined), err);
+    if (p->flags & CFG_SECRET) explicit_bzero(buf_head(&joined), buf_len(&joined));
+    buf_free(&joined);
+    return ok;
+}
+
+static char *config_file_abs;
+static bool load_failed;
+
+int config_parse_failure_status(void)
+{
+    return load_failed ? 1 : 2;
+}
+
+const char *config_file_path(void)
+{
+    return config_file_abs;
+}
+
+/* Redis's getAbsolutePath: relative to the working directory at startup. */
+static char *absolute_path(const char *path)
+{
+    char *abs = realpath(path, NULL);
+    if (abs) return abs;
+    if (path[0] == '/') return xstrdup(path);
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd)) return xstrdup(path);
+    size_t n = strlen(cwd) + strlen(path) + 2;
+    char *out = xmalloc(n);
+    snprintf(out, n, "%s/%s", cwd, path);
+    return out;
+}
+
 bool config_parse_args(int argc, char **argv, bool *exit_now)
 {
     *exit_now = false;
-    for (int i = 0; i < argc; i++) {
-        const char *arg = argv[i];
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+    config_each(snapshot_default, NULL);
+    int first = 0;
+    const char *file = NULL;
+    bool from_stdin = false;
+    /* redis-server's shape: an optional config file first, "-" (first or
+     * last) for standard input, then options that override the file. */
+    if (argc > 0 && argv[0][0] != '-') {
+        file = argv[0];
+        first = 1;
+    }
+    if (argc > first && strcmp(argv[first], "-") == 0) {
+        from_stdin = true;
+        first++;
+    }
+    if (argc > first && strcmp(argv[argc - 1], "-") == 0) {
+        from_stdin = true;
+        argc--;
+    }
+    for (int i = first; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             config_print_help();
             *exit_now = true;
             return true;
         }
-        if (strcmp(arg, "--version") == 0 || strcmp(arg, "-v") == 0) {
+        if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-v") == 0) {
             printf("goblin-core %s (redis_version %s)\n", GOBLIN_VERSION, GOBLIN_REDIS_VERSION);
             *exit_now = true;
             return true;
         }
+    }
+    config_load_begin();
+    if (file || from_stdin) {
+        if (file) config_file_abs = absolute_path(file);
+        if (!config_load_file(file, from_stdin)) {
+            load_failed = true;
+            return false;
+        }
+    }
+    for (int i = first; i < argc; i++) {
+        const char *arg = argv[i];
         if (strncmp(arg, "--", 2) != 0) {
             fprintf(stderr,
                     "goblin-core: unexpected argument '%s' (flags start with --; see --help)\n",
@@ -517,7 +657,7 @@ bool config_parse_args(int argc, char **argv, bool *exit_now)
         const char *name = arg + 2;
         const char *eq = strchr(name, '=');
         size_t name_len = eq ? (size_t)(eq - name) : strlen(name);
-        const struct config_param *p = param_find(name, name_len);
+        const struct config_param *p = config_find(name, name_len);
         if (!p || (p->flags & CFG_NO_CLI)) {
             fprintf(stderr, "goblin-core: unknown flag '--%.*s' (see --help)\n", (int)name_len,
                     name);
@@ -530,6 +670,27 @@ bool config_parse_args(int argc, char **argv, bool *exit_now)
         }
         if (p->kind == CFG_CUSTOM && p->nargs > 1) {
             if (!parse_multi_value(p, argc, argv, &i, eq != NULL)) return false;
+            continue;
+        }
+        if ((p->flags & CFG_MULTI_ARG) && !eq) {
+            /* Redis's command line: the values run to the next "--" (`--save
+             * 900 1`; `--save` before another flag or at the end is `save
+             * ""`), applied as a file line is. */
+            int n = 0;
+            while (i + 1 + n < argc && strncmp(argv[i + 1 + n], "--", 2) != 0) n++;
+            char **line = xcalloc((size_t)n + 2, sizeof *line);
+            line[0] = (char *)p->name;
+            for (int k = 0; k < n; k++) line[1 + k] = argv[i + 1 + k];
+            char empty[1] = "";
+            if (n == 0) line[1] = empty;
+            struct config_error err;
+            bool ok = config_apply_directive(n ? n + 1 : 2, line, &err);
+            xfree(line);
+            if (!ok) {
+                fprintf(stderr, "goblin-core: bad value for --%s: %s\n", p->name, err.text);
+                return false;
+            }
+            i += n;
             continue;
         }
         char *value;
@@ -552,10 +713,6 @@ bool config_parse_args(int argc, char **argv, bool *exit_now)
                     p->name, err.text);
             return false;
         }
-    }
-    if (config.daemonize) {
-        fprintf(stderr, "goblin-core: --daemonize yes is not supported (run under a supervisor)\n");
-        return false;
     }
     return true;
 }

@@ -145,7 +145,6 @@ struct config {
     long long hz;
     long long active_expire_effort;
     char *loglevel;
-    bool daemonize; /* accepted for compatibility; must be "no" */
 
     /* persistence (persist/persist.h) */
     char *dir;
@@ -214,6 +213,17 @@ enum config_flag {
      * value). Only under the row's own name: an alias of goblin-core's own
      * is not Redis's parameter. */
     CFG_REDIS_IMMUTABLE = 1u << 4,
+    /* In a config file (and after a flag) the values of one line are
+     * joined by spaces into the one value the row parses (Redis's
+     * MULTI_ARG_CONFIG: bind, save, client-output-buffer-limit). */
+    CFG_MULTI_ARG = 1u << 5,
+    /* Lines of one load add up (Redis's `save`): the first replaces the
+     * default, each further one appends its values, `save ""` clears. */
+    CFG_ACCUMULATES = 1u << 6,
+    /* Accepted with its value kept for CONFIG GET/SET/REWRITE, and no
+     * effect here: the row's help says why (docs/configuration.md lists
+     * every such row; tests/integration/test_config_file.sh checks it). */
+    CFG_INERT = 1u << 7,
 };
 
 struct config_param {
@@ -275,6 +285,52 @@ void config_polled_add(const struct polled_spec *ps);
  * secret flags (--requirepass) are overwritten in argv once applied, so that
  * /proc/<pid>/cmdline does not show them. */
 bool config_parse_args(int argc, char **argv, bool *exit_now);
+
+/* One directive of a config file, or of the command line (argv[0] is the
+ * name as typed, without "--"; argv[1..] its values): the same parse as a
+ * flag and as CONFIG SET. False with the reason in err (Redis's texts:
+ * "Bad directive or wrong number of arguments", a value's own reason). */
+bool config_apply_directive(int argc, char *const *argv, struct config_error *err);
+
+/* Starts a new load for CFG_ACCUMULATES rows (their first line replaces
+ * the value again). */
+void config_load_begin(void);
+
+/* The absolute path of the config file the server started from (CONFIG
+ * REWRITE writes it, INFO shows it), or NULL. Set by config_parse_args. */
+const char *config_file_path(void);
+
+/* Reads a redis.conf-syntax file (path; NULL: none) and then standard input
+ * (when from_stdin) and applies every directive (core/config_file.c):
+ * `include` (glob patterns too), Redis's quoting and escapes. On an error
+ * prints Redis's "*** FATAL CONFIG FILE ERROR ***" block naming the line to
+ * stderr and returns false. */
+bool config_load_file(const char *path, bool from_stdin);
+
+/* CONFIG REWRITE (core/config_rewrite.c): rewrites the config file as
+ * Redis 7.0 does — comments, order and unknown lines kept, each changed
+ * setting's line rewritten in place, new ones appended under "# Generated
+ * by CONFIG REWRITE", leftover lines of a rewritten setting blanked — into
+ * a temporary file, fsynced and renamed over the old one. NULL on success,
+ * else Redis's error text in err. */
+const char *config_rewrite(struct config_error *err);
+
+/* Visits every row in registration order (for CONFIG REWRITE and the
+ * docs check); stops when fn returns true. */
+const struct config_param *config_each(bool (*fn)(const struct config_param *p, void *arg),
+                                       void *arg);
+
+/* The row named name (or an alias of it), or NULL. */
+const struct config_param *config_find(const char *name, size_t len);
+
+/* A row's value as CONFIG GET shows it; its default so, as it was before
+ * any flag or file line was applied. */
+void config_render(const struct config_param *p, struct buf *out);
+const char *config_default_text(const struct config_param *p);
+
+/* The exit status after config_parse_args() failed: 1 for a config file
+ * (redis-server's), 2 for a bad flag. */
+int config_parse_failure_status(void);
 
 /* Prints --help. */
 void config_print_help(void);

@@ -138,6 +138,7 @@ static const struct config_param latency_tracking_params[] = {
     {.name = "latency-tracking-info-percentiles",
      .kind = CFG_STRING,
      .value = &latency_tracking_percentiles_text,
+     .flags = CFG_MULTI_ARG,
      .value_name = "\"P ...\"",
      .help = "percentiles INFO latencystats prints (default \"50 99 99.9\")",
      .apply = latency_tracking_apply_percentiles,

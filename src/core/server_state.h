@@ -19,6 +19,7 @@ struct server {
     int64_t ops_sample_us;      /* when commands_processed was last sampled */
     long long ops_sample_count; /* its value then */
     long long input_sample_bytes, output_sample_bytes; /* net bytes then */
+    const char *supervised; /* "systemd" or "upstart" when supervised (server/daemon.c); NULL: no */
 };
 
 extern struct server server;

@@ -578,6 +578,7 @@ static const struct config_param persist_params[] = {
     {.name = "save",
      .kind = CFG_STRING,
      .value = &config.save,
+     .flags = CFG_MULTI_ARG | CFG_ACCUMULATES,
      .value_name = "\"SEC CHANGES ...\"",
      .help = "snapshot (BGSAVE) after SEC seconds and CHANGES writes, per pair; \"\" = never "
              "(default \"3600 1 300 100 60 10000\", as Redis 7.0)",

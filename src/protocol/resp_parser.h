@@ -124,10 +124,4 @@ static inline bool resp_parser_mid_command(const struct resp_parser *p)
     return p->pos > 0;
 }
 
-/* Splits a line into arguments as Redis's inline protocol does (double quotes
- * with \n \r \t \b \a \xHH escapes, single quotes with \' only). Appends the
- * unquoted bytes to out and their lengths to lens (up to max_args). Returns
- * the argument count, or -1 on unbalanced quotes. */
-int resp_split_args(const char *line, size_t len, struct buf *out, size_t **lens, int *lens_cap);
-
 #endif

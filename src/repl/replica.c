@@ -845,6 +845,10 @@ void repl_replica_back_to_master(void)
     keyspace.replica = false;
     command_hook_set(HOOK_REPLICA, false);
     repl_history_shift();
+    /* CONFIG GET replicaof and CONFIG REWRITE show the current role, as
+     * Redis (Sentinel persists a failover with CONFIG REWRITE). */
+    xfree(repl_replica_settings.replicaof);
+    repl_replica_settings.replicaof = xstrdup("");
 }
 
 static void set_master(const char *host, size_t host_len, long long port);
@@ -887,6 +891,10 @@ static void set_master(const char *host, size_t host_len, long long port)
     memcpy(s.host, host, host_len);
     s.host[host_len] = '\0';
     s.port = (int)port;
+    char *now = xmalloc(host_len + 24);
+    snprintf(now, host_len + 24, "%s %d", s.host, s.port);
+    xfree(repl_replica_settings.replicaof);
+    repl_replica_settings.replicaof = now; /* what CONFIG REWRITE writes */
     if (was_master) cache_myself();
     repl_is_replica = true;
     keyspace.replica = true;
@@ -1003,8 +1011,9 @@ const char *repl_stale_refusal(const struct conn *c)
 
 void repl_start(void)
 {
-    const char *text = repl_replica_settings.replicaof;
-    if (!text || !*text) return;
+    if (!repl_replica_settings.replicaof || !*repl_replica_settings.replicaof) return;
+    char text[300]; /* a copy: becoming a replica rewrites the setting */
+    snprintf(text, sizeof text, "%s", repl_replica_settings.replicaof);
     char host[256];
     long long port;
     if (sscanf(text, "%255s %lld", host, &port) != 2) {

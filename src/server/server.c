@@ -16,6 +16,7 @@
 #include "core/server_state.h"
 #include "core/event_loop.h"
 #include "core/latency.h"
+#include "server/daemon.h"
 #include "server/placement.h"
 #include "core/version.h"
 #include "persist/aof.h"
@@ -33,9 +34,12 @@
 #include "util/log.h"
 #include "util/stats.h"
 
+/* The signal that asked for the shutdown (0: SHUTDOWN). */
+static volatile sig_atomic_t shutdown_signal;
+
 static void on_signal(int sig)
 {
-    (void)sig;
+    shutdown_signal = sig;
     ev_stop();
 }
 
@@ -185,6 +189,7 @@ void server_housekeeping(void)
         dict_rehash_for_us(&db->expires, 100);
     }
     stream_lazy_free_step(1000); /* big streams deleted since: a millisecond's worth */
+    daemon_housekeeping();       /* the log file reopened after SIGHUP */
     conn_close_idle();
     conn_evict_housekeeping();
     persist_housekeeping();
@@ -201,9 +206,11 @@ void server_run(void)
 {
     ev_run(server_housekeeping, housekeeping_hz);
     log_notice("shutting down");
-    /* SIGINT/SIGTERM (SHUTDOWN has done this already): save when save
-     * points are configured, as Redis does. */
-    persist_prepare_shutdown(persist_has_save_points());
+    /* SIGINT/SIGTERM (SHUTDOWN has done this already): save as
+     * shutdown-on-sigint/-sigterm say; by default when save points are
+     * configured, as Redis does. */
+    bool save = persist_has_save_points();
+    persist_prepare_shutdown(shutdown_signal ? daemon_shutdown_saves(shutdown_signal, save) : save);
 }
 
 void server_stop(void)
@@ -250,12 +257,6 @@ static const struct config_param server_params[] = {
      .help = "debug, verbose, notice or warning (default notice)",
      .choices = loglevels,
      .apply = apply_loglevel},
-    {.name = "daemonize",
-     .kind = CFG_BOOL,
-     .value = &config.daemonize,
-     .flags = CFG_IMMUTABLE | CFG_REDIS_IMMUTABLE,
-     .value_name = "no",
-     .help = "accepted for compatibility; the server always runs in the foreground"},
 };
 
 const struct config_table server_config = CONFIG_TABLE(server_params, NULL);

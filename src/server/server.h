@@ -21,7 +21,7 @@ void server_stop(void);
 /* Periodic work: LRU clock, active expiry, incremental rehash, idle clients. */
 void server_housekeeping(void);
 
-/* Settings (core/config.h): hz, active-expire-effort, loglevel, daemonize. */
+/* Settings (core/config.h): hz, active-expire-effort, loglevel. */
 struct config_table;
 extern const struct config_table server_config;
 

@@ -67,6 +67,8 @@ static const struct config_table *const tables[] = {
     &rdb_config,
     &conn_tracking_config,
     &repl_config,
+    &daemon_config,
+    &inert_config,
 };
 
 void settings_init(void)

@@ -358,6 +358,12 @@ static struct listener *listener_new(void)
 static bool listen_tcp(const char *host, int port, socket_accept_fn on_accept)
 {
     const char *h = host[0] == '-' ? host + 1 : host; /* Redis's optional-bind marker */
+    /* Redis 7.0's wildcards (its default `bind * -::*`): every IPv4, every
+     * IPv6 address (IPV6_V6ONLY, so both can be bound on one port). */
+    if (strcmp(h, "*") == 0)
+        h = "0.0.0.0";
+    else if (strcmp(h, "::*") == 0)
+        h = "::";
     int fd = socket_listen_tcp(h, port, (int)config.tcp_backlog);
     if (fd < 0) {
         int err = errno;
@@ -539,7 +545,7 @@ static const struct config_param socket_params[] = {
     {.name = "bind",
      .kind = CFG_STRING,
      .value = &config.bind,
-     .flags = CFG_IMMUTABLE,
+     .flags = CFG_IMMUTABLE | CFG_MULTI_ARG,
      .value_name = "ADDRS",
      .help = "addresses for --port, space-separated (default 127.0.0.1)"},
     {.name = "listen",

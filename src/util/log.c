@@ -1,13 +1,63 @@
-/* log.c — stderr logging in Redis's line format. */
+/* log.c — logging in Redis's line format; see log.h. */
 #include "util/log.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
 enum log_level log_min_level = LOG_NOTICE;
+
+static int current_fd = STDOUT_FILENO;
+static char *current_path; /* NULL: standard output */
+static volatile sig_atomic_t reopen_requested;
+
+bool log_set_file(const char *path)
+{
+    if (!path || !*path) {
+        if (current_fd != STDOUT_FILENO) close(current_fd);
+        current_fd = STDOUT_FILENO;
+        free(current_path);
+        current_path = NULL;
+        return true;
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) return false;
+    if (current_fd != STDOUT_FILENO) close(current_fd);
+    current_fd = fd;
+    char *copy = strdup(path);
+    free(current_path);
+    current_path = copy;
+    return true;
+}
+
+void log_request_reopen(void)
+{
+    reopen_requested = 1;
+}
+
+bool log_reopen_if_requested(void)
+{
+    if (!reopen_requested) return false;
+    reopen_requested = 0;
+    if (!current_path) return false;
+    char *path = strdup(current_path);
+    bool ok = path && log_set_file(path);
+    free(path);
+    return ok;
+}
+
+int log_fd(void)
+{
+    return current_fd;
+}
 
 void log_msg(enum log_level level, const char *fmt, ...)
 {
@@ -26,7 +76,18 @@ void log_msg(enum log_level level, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "%d:M %s %c %s\n", (int)getpid(), when, marks[level], msg);
+    if (reopen_requested) log_reopen_if_requested();
+    char line[1200];
+    int len =
+        snprintf(line, sizeof line, "%d:M %s %c %s\n", (int)getpid(), when, marks[level], msg);
+    if (len > (int)sizeof line - 1) {
+        len = (int)sizeof line - 1;
+        line[len - 1] = '\n'; /* a cut line still ends one */
+    }
+    if (len > 0 && write(current_fd, line, (size_t)len) < 0) {
+        /* nowhere to report a failed log write */
+    }
+    if (log_syslog_on) log_syslog_line((int)level, msg);
 }
 
 void log_warning_limited(struct log_limiter *l, const char *fmt, ...)

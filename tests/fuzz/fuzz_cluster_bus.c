@@ -6,6 +6,7 @@
  *
  * fuzz-sources: src/cluster/cluster_bus.c src/cluster/cluster.c
  * fuzz-sources: src/core/command_hooks.c src/util/log.c src/util/rand.c src/util/xmalloc.c
+ * fuzz-sources: src/util/log_syslog.c
  *
  * Input: messages, each a control byte, a 16-bit little-endian length and
  * that many bytes (fewer at the end of the input). Control bits: 0-1 the

@@ -14,6 +14,7 @@
  * fuzz-sources: src/core/latency.c src/util/cycles.c src/core/config.c src/core/command_hooks.c
  * fuzz-sources: src/persist/rdb_stream.c src/store/stream.c src/store/stream_cgroup.c
  * fuzz-sources: src/store/stream_id.c src/store/idtree.c
+ * fuzz-sources: src/core/config_file.c src/util/split_args.c
  *
  * Input: the bytes of an RDB file (starting "REDIS") or of a DUMP payload
  * (anything else; its footer is not checked, so the decoder itself is

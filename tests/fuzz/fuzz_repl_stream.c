@@ -14,6 +14,7 @@
  *
  * fuzz-sources: src/repl/replica_proto.c src/protocol/resp_parser.c src/util/buf.c
  * fuzz-sources: src/util/numparse.c src/util/strbuf.c src/util/xmalloc.c
+ * fuzz-sources: src/util/split_args.c
  *
  * Input: one control byte (the largest read, 1..256 bytes: reads are
  * split as a socket would deliver them), then the master's bytes.

@@ -4,6 +4,7 @@
  *
  * fuzz-sources: src/protocol/resp_parser.c src/util/buf.c src/util/numparse.c
  * fuzz-sources: src/util/strbuf.c src/util/xmalloc.c
+ * fuzz-sources: src/util/split_args.c
  *
  * Input: 3 control bytes, then the byte stream a client sends.
  *   byte 0  limits: bit 0 auth_required; bits 1-2 the number of commands

@@ -13,6 +13,7 @@
  * fuzz-sources: src/util/numparse.c src/util/strbuf.c src/util/xmalloc.c
  * fuzz-sources: client/sbe_client.c client/ring_client.c client/resp_reader.c client/rx_buffer.c
  * fuzz-sources: client/fabric_client.c src/transport/fabric_ep.c
+ * fuzz-sources: src/util/split_args.c
  *
  * Input: 2 control bytes, then the bytes after the handshake.
  *   byte 0  largest chunk (1..256 bytes) the stream arrives in

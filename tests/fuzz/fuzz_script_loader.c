@@ -8,6 +8,7 @@
  *
  * fuzz-sources: src/commands/script_sandbox.c src/commands/script_cmsgpack.c
  * fuzz-sources: src/commands/script_struct.c src/util/log.c src/util/xmalloc.c
+ * fuzz-sources: src/util/log_syslog.c
  *
  * Input: 1 control byte, then the chunk.
  *   bits 0-1  the path: 0 script_sandbox_load (EVAL's), 1 loadstring, 2

@@ -13,6 +13,7 @@
  * fuzz-sources: src/util/buf.c src/util/numparse.c src/util/strbuf.c src/util/xmalloc.c
  * fuzz-sources: src/util/hash.c src/util/rand.c src/util/glob.c
  * fuzz-sources: src/core/latency.c src/util/cycles.c src/core/config.c src/core/command_hooks.c
+ * fuzz-sources: src/core/config_file.c src/util/split_args.c
  *
  * Input: a control byte, then the body of a stream value (what follows the
  * type byte in an RDB file or a DUMP payload): the first control bit picks

@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "protocol/resp_parser.h"
+#include "util/split_args.h"
 #include "util/buf.h"
 
 static const struct request_limits limits = {.proto_max_bulk_len = 512LL * 1024 * 1024};
@@ -336,8 +337,8 @@ static void test_split_args(void)
     buf_init(&out, 0);
     size_t *lens = NULL;
     int cap = 0;
-    CHECK_EQ_LL(resp_split_args("", 0, &out, &lens, &cap), 0);
-    CHECK_EQ_LL(resp_split_args("a \"b\" 'c d'", 11, &out, &lens, &cap), 3);
+    CHECK_EQ_LL(split_args("", 0, &out, &lens, &cap), 0);
+    CHECK_EQ_LL(split_args("a \"b\" 'c d'", 11, &out, &lens, &cap), 3);
     CHECK_EQ_LL(lens[2], 3);
     CHECK(memcmp(buf_head(&out), "abc d", 5) == 0);
     buf_free(&out);
