@@ -860,7 +860,10 @@ static void cmd_cluster_failover(struct cmd_ctx *ctx)
             return;
         }
     } else if (ctx->argc > 3) {
-        reply_error_syntax(ctx->reply);
+        reply_error_fmt(ctx->reply,
+                        "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try "
+                        "CLUSTER HELP.",
+                        (int)ctx->argv_len[1], ctx->argv[1]);
         return;
     }
     const char *err = cluster_failover_manual(force, takeover);
@@ -889,18 +892,18 @@ static void cmd_cluster_help(struct cmd_ctx *ctx)
         "DELSLOTSRANGE <start slot> <end slot> [<start slot> <end slot> ...]",
         "    Delete slots information which are between <start-slot> and <end-slot> from current "
         "node.",
-        "FLUSHSLOTS",
-        "    Delete current node own slots information.",
+        "FAILOVER [FORCE|TAKEOVER]",
+        "    Promote current replica node to being a master.",
         "FORGET <node-id>",
         "    Remove a node from the cluster.",
         "GETKEYSINSLOT <slot> <count>",
         "    Return key names stored by current node in a slot.",
+        "FLUSHSLOTS",
+        "    Delete current node own slots information.",
         "INFO",
         "    Return information about the cluster.",
         "KEYSLOT <key>",
         "    Return the hash slot for <key>.",
-        "LINKS",
-        "    Return information about all network links between this node and its peers.",
         "MEET <ip> <port> [<bus-port>]",
         "    Connect nodes into a working cluster.",
         "MYID",
@@ -908,21 +911,29 @@ static void cmd_cluster_help(struct cmd_ctx *ctx)
         "NODES",
         "    Return cluster configuration seen by node. Output format:",
         "    <id> <ip:port> <flags> <master> <pings> <pongs> <epoch> <link> <slot> ...",
+        "REPLICATE <node-id>",
+        "    Configure current node as replica to <node-id>.",
         "RESET [HARD|SOFT]",
         "    Reset current node (default: soft).",
         "SET-CONFIG-EPOCH <epoch>",
         "    Set config epoch of current node.",
         "SETSLOT <slot> (IMPORTING <node-id>|MIGRATING <node-id>|STABLE|NODE <node-id>)",
         "    Set slot state.",
+        "REPLICAS <node-id>",
+        "    Return <node-id> replicas.",
         "SAVECONFIG",
         "    Force saving cluster configuration on disk.",
-        "SHARDS",
-        "    Return information about slot range mappings and the nodes associated with them.",
         "SLOTS",
         "    Return information about slots range mappings. Each range is made of:",
         "    start, end, master and replicas IP addresses, ports and ids",
+        "SHARDS",
+        "    Return information about slot range mappings and the nodes associated with them.",
+        "LINKS",
+        "    Return information about all network links between this node and its peers.",
+        "    Output format is an array where each array element is a map containing attributes of "
+        "a link",
         "HELP",
-        "    Print this help.",
+        "    Prints this help.",
         NULL,
     };
     if (!enabled_or_reply(ctx)) return;
