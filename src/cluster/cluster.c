@@ -120,6 +120,7 @@ void cluster_node_delete(struct cluster_node *n)
             cluster.nodes[i] = cluster.nodes[--cluster.node_count];
             break;
         }
+    if (cluster.mf_replica == n) cluster.mf_replica = NULL;
     cluster_bus_node_deleted(n);
     xfree(n->fail_reports);
     xfree(n);
