@@ -17,6 +17,13 @@
  * protocol; a file written by hand with every node's line is a static
  * cluster (see docs/scale-out.md).
  *
+ * Replicas: a node may replicate a master (CLUSTER REPLICATE, a failover
+ * that took its master's slots, nodes.conf): its flags say `slave`, its
+ * `master` field names the master, and replication itself is repl/'s,
+ * reached through the hooks of struct cluster_replication below (repl/ is
+ * the layer above). cluster_failover.c elects a replica in a failed
+ * master's place and runs CLUSTER FAILOVER.
+ *
  * Only database 0 exists in cluster mode, as in Redis.
  */
 #ifndef GOBLIN_CLUSTER_H

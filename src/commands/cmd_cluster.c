@@ -674,6 +674,10 @@ static void cmd_cluster_forget(struct cmd_ctx *ctx)
         reply_error(ctx->reply, "ERR I tried hard but I can't forget myself...");
         return;
     }
+    if ((cluster.myself->flags & NODE_REPLICA) && cluster_node_master(cluster.myself) == n) {
+        reply_error(ctx->reply, "ERR Can't forget my master!");
+        return;
+    }
     cluster_node_delete(n);
     cluster_update_state();
     cluster_config_changed();
@@ -695,10 +699,16 @@ static void cmd_cluster_reset(struct cmd_ctx *ctx)
         reply_error_syntax(ctx->reply);
         return;
     }
-    if (dict_size(&keyspace_db(0)->keys) != 0) {
+    if ((cluster.myself->flags & NODE_MASTER) && dict_size(&keyspace_db(0)->keys) != 0) {
         reply_error(ctx->reply,
                     "ERR CLUSTER RESET can't be called with master nodes containing keys");
         return;
+    }
+    if (cluster.myself->flags & NODE_REPLICA) {
+        /* A replica is turned into an empty master, as Redis. */
+        cluster_set_node_as_master(cluster.myself);
+        if (cluster_replication) cluster_replication->follow(NULL, 0);
+        keyspace_flush_all();
     }
     for (int s = 0; s < CLUSTER_SLOTS; s++) {
         cluster_del_slot(s);
@@ -732,6 +742,10 @@ static void cmd_cluster_saveconfig(struct cmd_ctx *ctx)
 static void cmd_cluster_setslot(struct cmd_ctx *ctx)
 {
     if (!enabled_or_reply(ctx) || static_refused(ctx)) return;
+    if (cluster.myself->flags & NODE_REPLICA) {
+        reply_error(ctx->reply, "ERR Please use SETSLOT only with masters.");
+        return;
+    }
     int slot;
     if (!slot_arg(ctx, 2, &slot)) return;
     struct cluster_node *n = NULL;
