@@ -589,6 +589,11 @@ void cluster_housekeeping(void)
 {
     if (!cluster_enabled) return;
     if (!static_map) {
+        /* cluster-replica-no-failover shows (and travels) as our nofailover flag. */
+        if (cluster_settings.replica_no_failover)
+            cluster.myself->flags |= NODE_NOFAILOVER;
+        else
+            cluster.myself->flags &= ~NODE_NOFAILOVER;
         cluster_bus_cron();
         replication_follow_master();
         cluster_failover_cron();

@@ -694,6 +694,11 @@ static bool process_message(struct cluster_link *l, const uint8_t *m, size_t len
             cluster_config_changed();
         }
         sender->repl_offset = (long long)rd64(m + OFF_OFFSET);
+        /* The sender says whether it may fail over (nofailover), as Redis copies it. */
+        if ((sender->flags ^ sender_flags) & NODE_NOFAILOVER) {
+            sender->flags ^= NODE_NOFAILOVER;
+            cluster_config_changed();
+        }
         /* Our master, in a manual failover, paused its clients at this offset. */
         if (cluster.mf_end_ms && (cluster.myself->flags & NODE_REPLICA) &&
             cluster_node_master(cluster.myself) == sender && (m[OFF_MFLAGS] & MFLAG0_PAUSED))

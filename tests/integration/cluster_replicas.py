@@ -586,6 +586,23 @@ def main():
         del others
         views_compare(g[0], rd[0])
         views_compare(g[1], rd[1])
+        # cluster-replica-no-failover travels as the nofailover flag.
+        reps = [r for r in pairs.values() if r.kind == "goblin"][:1] + \
+               [r for r in pairs.values() if r.kind == "redis"][:1]
+        for rep in reps:
+            rep.r().config_set("cluster-replica-no-failover", "yes")
+        for rep in reps:
+            rid = rep.myid()
+            wait_until("every node to flag %s nofailover" % rep.name, lambda rid=rid: all(
+                n.nodes()[rid][2].endswith("slave,nofailover") for n in NODES))
+        views_compare(g[0], rd[0])
+        for rep in reps:
+            rep.r().config_set("cluster-replica-no-failover", "no")
+        for rep in reps:
+            rid = rep.myid()
+            wait_until("every node to clear %s's nofailover" % rep.name, lambda rid=rid: all(
+                "nofailover" not in n.nodes()[rid][2] for n in NODES))
+        note("cluster-replica-no-failover shown as nofailover by both kinds")
     if MODE == "goblin":
         manual_failovers()
     # kill -9 of masters, each in turn watched from another live node.
@@ -607,6 +624,12 @@ def main():
                       [n for n in NODES if n.kind == "redis"][0])
     for n in NODES:
         n.kill(15)
+    # Under the ASan+UBSan server, any report in a node's log fails the run.
+    for n in NODES:
+        text = open(n.log, errors="replace").read()
+        for mark in ("AddressSanitizer", "LeakSanitizer", "runtime error:"):
+            if mark in text:
+                fail("%s's log has a sanitizer report (%s)" % (n.name, mark))
     note("ok")
 
 
