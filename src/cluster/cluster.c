@@ -22,6 +22,7 @@ bool cluster_enabled;
 struct cluster_settings cluster_settings = {
     .replica_validity_factor = 10,
     .allow_replica_migration = true,
+    .migration_barrier = 1,
 };
 const struct cluster_replication *cluster_replication;
 
@@ -202,6 +203,7 @@ void cluster_set_my_master(struct cluster_node *master)
             cluster.migrating_to[s] = cluster.importing_from[s] = NULL;
     }
     memcpy(me->master, master->name, CLUSTER_NAMELEN);
+    master->flags |= NODE_MIGRATE_TO;
     if (cluster_replication && master->ip[0] && master->port)
         cluster_replication->follow(master->ip, master->port);
     cluster_failover_reset_manual();
@@ -524,6 +526,10 @@ int cluster_load_config(const char *path)
     }
     fclose(f);
     if (!any) return 0;
+    for (int i = 0; i < cluster.node_count; i++) {
+        struct cluster_node *m = cluster_node_master(cluster.nodes[i]);
+        if (m && (m->flags & NODE_MASTER)) m->flags |= NODE_MIGRATE_TO;
+    }
     if (!cluster.myself) {
         /* A static map shared by every node: find our own line. */
         for (int i = 0; i < cluster.node_count && !cluster.myself; i++)
@@ -688,7 +694,16 @@ static const struct config_param cluster_params[] = {
      .kind = CFG_BOOL,
      .value = &cluster_settings.allow_replica_migration,
      .value_name = "yes|no",
-     .help = "a master that lost all its slots to another becomes its replica (default yes)"},
+     .help = "a master that lost all its slots to another becomes its replica, and a replica of "
+             "a master with more than cluster-migration-barrier working replicas moves to a "
+             "master left with none (default yes)"},
+    {.name = "cluster-migration-barrier",
+     .kind = CFG_INT,
+     .value = &cluster_settings.migration_barrier,
+     .max = INT_MAX,
+     .value_name = "N",
+     .help = "working replicas a master keeps before one may move to an orphaned master "
+             "(default 1)"},
 };
 
 const struct config_table cluster_config = CONFIG_TABLE(cluster_params, NULL);

@@ -70,6 +70,7 @@ struct cluster_node {
     int numslots;
     long long repl_offset;     /* the replication offset its last message carried */
     int64_t voted_time_ms;     /* masters: when we last voted for one of its replicas */
+    int64_t orphaned_ms;       /* masters: since when it has no working replica (0: has one) */
     struct cluster_link *link; /* our outbound bus link to it (NULL: none) */
     /* Failure reports: masters that flagged this node PFAIL, with when. */
     struct {
@@ -224,6 +225,7 @@ struct cluster_settings {
     long long replica_validity_factor; /* cluster-replica-validity-factor (0: any age) */
     bool replica_no_failover;          /* cluster-replica-no-failover */
     bool allow_replica_migration;      /* cluster-allow-replica-migration */
+    long long migration_barrier;       /* cluster-migration-barrier */
 };
 extern struct cluster_settings cluster_settings;
 

@@ -662,11 +662,13 @@ static void update_role_of(struct cluster_node *sender, const uint8_t *m)
         cluster_update_state();
         cluster_config_changed();
     }
-    if (memcmp(sender->master, slaveof, CLUSTER_NAMELEN) != 0 &&
-        cluster_lookup_node(slaveof, CLUSTER_NAMELEN)) {
+    struct cluster_node *master = cluster_lookup_node(slaveof, CLUSTER_NAMELEN);
+    if (master && memcmp(sender->master, slaveof, CLUSTER_NAMELEN) != 0) {
         memcpy(sender->master, slaveof, CLUSTER_NAMELEN);
         cluster_config_changed();
     }
+    /* A master that has had a replica may be an orphan later (Redis's MIGRATE_TO). */
+    if (master && (master->flags & NODE_MASTER)) master->flags |= NODE_MIGRATE_TO;
 }
 
 /* Handles one checked message; false when the link was freed. */

@@ -21,6 +21,11 @@
  * FORCEACK, which masters honour though the master is not failing. FORCE
  * skips the master's part; TAKEOVER skips the election too (a new config
  * epoch without agreement). Either times out after 5 s.
+ *
+ * Replica migration: a master serving slots that once had replicas and has
+ * had no working one for 5 s is an orphan; a replica of a master with the
+ * most working replicas, more than cluster-migration-barrier, the one with
+ * the smallest name among those, becomes its replica.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -290,6 +295,68 @@ static void election_step(void)
     }
 }
 
+/* A node is failing or has not answered a ping for a node timeout. */
+static bool node_down(const struct cluster_node *n)
+{
+    return (n->flags & (NODE_FAIL | NODE_PFAIL)) != 0;
+}
+
+static int working_replicas(const struct cluster_node *master)
+{
+    struct cluster_node *replicas[64];
+    int count = cluster_node_replicas(master, replicas, 64), ok = 0;
+    for (int i = 0; i < count && i < 64; i++)
+        if (!node_down(replicas[i])) ok++;
+    return ok;
+}
+
+/* Redis's clusterHandleSlaveMigration: when a master serving slots has
+ * been left without a working replica for 5 s, and ours has more than
+ * cluster-migration-barrier, the replica with the smallest name among
+ * those of the masters with the most replicas moves to it. */
+#define MIGRATION_DELAY_MS 5000
+static void replica_migration_step(void)
+{
+    struct cluster_node *me = cluster.myself;
+    struct cluster_node *mine = cluster_node_master(me);
+    if (!mine || cluster.state != CLUSTER_OK || !cluster_settings.allow_replica_migration) return;
+    int64_t now = clock_unix_ms();
+    int max = 0, orphans = 0;
+    for (int i = 0; i < cluster.node_count; i++) {
+        struct cluster_node *n = cluster.nodes[i];
+        if (!(n->flags & NODE_MASTER) || node_down(n)) continue;
+        int ok = working_replicas(n);
+        if (ok > max) max = ok;
+        bool orphan = ok == 0 && n->numslots > 0 && (n->flags & NODE_MIGRATE_TO);
+        if (!orphan)
+            n->orphaned_ms = 0;
+        else if (!n->orphaned_ms)
+            n->orphaned_ms = now;
+        orphans += orphan;
+    }
+    int ours = working_replicas(mine);
+    if (!orphans || max < 2 || ours != max || ours <= cluster_settings.migration_barrier) return;
+    struct cluster_node *candidate = me, *target = NULL;
+    for (int i = 0; i < cluster.node_count; i++) {
+        struct cluster_node *n = cluster.nodes[i];
+        if (!(n->flags & NODE_MASTER) || node_down(n)) continue;
+        if (!target && n->orphaned_ms) target = n;
+        if (working_replicas(n) != max) continue;
+        struct cluster_node *replicas[64];
+        int count = cluster_node_replicas(n, replicas, 64);
+        for (int k = 0; k < count && k < 64; k++)
+            if (memcmp(replicas[k]->name, candidate->name, CLUSTER_NAMELEN) < 0)
+                candidate = replicas[k];
+    }
+    if (target && candidate == me && now - target->orphaned_ms > MIGRATION_DELAY_MS &&
+        !cluster_settings.replica_no_failover) {
+        log_notice("Migrating to orphaned master %.40s", target->name);
+        cluster_set_my_master(target);
+        cluster_save_config(false);
+        cluster_bus_broadcast_pong();
+    }
+}
+
 void cluster_failover_cron(void)
 {
     if (cluster.mf_end_ms && (cluster.myself->flags & NODE_MASTER) &&
@@ -300,5 +367,6 @@ void cluster_failover_cron(void)
     if (cluster.myself->flags & NODE_REPLICA) {
         manual_failover_step();
         election_step();
+        if (cluster.myself->flags & NODE_REPLICA) replica_migration_step();
     }
 }

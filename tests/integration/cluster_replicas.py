@@ -421,6 +421,42 @@ def manual_failovers():
     note("CLUSTER FAILOVER, FORCE and TAKEOVER swapped roles")
 
 
+def replica_migration():
+    """A seventh node makes one master's second replica; the replica of
+    another master dies: the orphaned master gets the spare replica."""
+    pairs = topology(NODES[0])
+    masters = list(pairs)
+    rich, poor = masters[0], masters[1]
+    extra = Node("goblin", "goblin7")
+    NODES.append(extra)
+    extra.start()
+    extra.r().execute_command("CLUSTER", "MEET", "127.0.0.1", NODES[0].port, NODES[0].cport)
+    rich_id = rich.myid()
+    wait_until("goblin7 to know %s" % rich.name, lambda: rich_id in extra.nodes(), 30)
+    extra.r().execute_command("CLUSTER", "REPLICATE", rich_id)
+    wait_until("%s to have two replicas" % rich.name, lambda: len(
+        rich.r().execute_command("CLUSTER", "REPLICAS", rich_id)) == 2 and replica_synced(extra))
+    dead = pairs[poor]
+    dead.kill()
+    poor_id = poor.myid()
+
+    def adopted():
+        for line in poor.r().execute_command("CLUSTER", "REPLICAS", poor_id):
+            f = line.split()
+            if "fail" not in f[2] and f[0] != dead.myid_cache:
+                n = by_id(f[0])
+                return n is not None and replica_synced(n)
+        return False
+    dead.myid_cache = [f for f in NODES[0].nodes().values() if f[1].startswith(
+        "127.0.0.1:%d@" % dead.port)][0][0]
+    wait_until("a replica of %s to migrate to the orphaned %s" % (rich.name, poor.name),
+               adopted, 60)
+    if len(rich.r().execute_command("CLUSTER", "REPLICAS", rich_id)) != 1:
+        fail("%s did not keep exactly one replica" % rich.name)
+    note("%s's replica died: a spare replica of %s migrated to it" % (poor.name, rich.name))
+    NODES.remove(dead)
+
+
 def errors_compare(g, rd, gm_other, rm_other, g_rep, r_rep):
     """The same refusals on a goblin and a redis node (both masters with
     slots); ids stand for the same roles, masked in the replies."""
@@ -605,6 +641,7 @@ def main():
         note("cluster-replica-no-failover shown as nofailover by both kinds")
     if MODE == "goblin":
         manual_failovers()
+        replica_migration()
     # kill -9 of masters, each in turn watched from another live node.
     pairs = topology(NODES[0])
     victims = list(pairs)
