@@ -272,10 +272,14 @@ def check_replicas_commands():
         mid, rid = m.myid(), rep.myid()
         for view in (m, rep):
             for sub in ("REPLICAS", "SLAVES"):
-                lines = view.r().execute_command("CLUSTER", sub, mid)
-                if len(lines) != 1 or lines[0].split()[0] != rid or \
-                        lines[0].split()[3] != mid or "slave" not in lines[0].split()[2]:
-                    fail("CLUSTER %s %s on %s: %r" % (sub, m.name, view.name, lines))
+                # Each node learns its master/replica pairs from their own
+                # pings: waited for (redis-server too may lag a moment).
+                def listed(view=view, sub=sub):
+                    lines = view.r().execute_command("CLUSTER", sub, mid)
+                    return len(lines) == 1 and lines[0].split()[0] == rid and \
+                        lines[0].split()[3] == mid and "slave" in lines[0].split()[2]
+                wait_until("CLUSTER %s %s on %s to list %s" % (sub, m.name, view.name, rep.name),
+                           listed, 30)
         f = rep.nodes()[rep.myid()]
         if f[2] != "myself,slave" or f[3] != mid or len(f) != 8:
             fail("%s's own CLUSTER NODES line: %r" % (rep.name, f))
@@ -607,6 +611,13 @@ def main():
     check_replicas_commands()
     check_writes_and_reads()
     if MODE in ("goblin", "redis"):
+        # Settled first: every range with its replica, every replica's
+        # offset known to the viewer (else `loading`), in either product.
+        def settled():
+            shape = masked_shape(NODES[0])
+            return all(len(r) == 4 for r in shape["slots"]) and all(
+                dict(nd)["health"] == "online" for sh in shape["shards"] for nd in sh["nodes"])
+        wait_until("the cluster's view to settle", settled, 30)
         with open(os.path.join(DIR, "shape." + MODE), "w") as f:
             json.dump(masked_shape(NODES[0]), f, indent=1, sort_keys=True)
     if MODE == "mixed":
