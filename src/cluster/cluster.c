@@ -19,6 +19,17 @@
 
 struct cluster_state cluster;
 bool cluster_enabled;
+struct cluster_settings cluster_settings = {
+    .replica_validity_factor = 10,
+    .allow_replica_migration = true,
+    .migration_barrier = 1,
+};
+const struct cluster_replication *cluster_replication;
+
+void cluster_set_replication(const struct cluster_replication *r)
+{
+    cluster_replication = r;
+}
 
 /* CRC16-CCITT (XMODEM: polynomial 0x1021, initial value 0), as Redis Cluster
  * hashes keys; the table is built once at start. */
@@ -110,6 +121,7 @@ void cluster_node_delete(struct cluster_node *n)
             cluster.nodes[i] = cluster.nodes[--cluster.node_count];
             break;
         }
+    if (cluster.mf_replica == n) cluster.mf_replica = NULL;
     cluster_bus_node_deleted(n);
     xfree(n->fail_reports);
     xfree(n);
@@ -142,6 +154,71 @@ bool cluster_del_slot(int slot)
     n->numslots--;
     cluster.slots[slot] = NULL;
     return true;
+}
+
+/* ---- replicas ---- */
+
+struct cluster_node *cluster_node_master(const struct cluster_node *n)
+{
+    if (!(n->flags & NODE_REPLICA) || !n->master[0]) return NULL;
+    struct cluster_node *m = cluster_lookup_node(n->master, CLUSTER_NAMELEN);
+    return m == n ? NULL : m;
+}
+
+int cluster_node_replicas(const struct cluster_node *master, struct cluster_node **out, int cap)
+{
+    int count = 0;
+    for (int i = 0; i < cluster.node_count; i++) {
+        struct cluster_node *n = cluster.nodes[i];
+        if (!(n->flags & NODE_REPLICA) || memcmp(n->master, master->name, CLUSTER_NAMELEN) != 0)
+            continue;
+        if (count < cap) {
+            int at = count;
+            while (at > 0 && memcmp(out[at - 1]->name, n->name, CLUSTER_NAMELEN) > 0) {
+                out[at] = out[at - 1];
+                at--;
+            }
+            out[at] = n;
+        }
+        count++;
+    }
+    return count;
+}
+
+void cluster_set_node_as_master(struct cluster_node *n)
+{
+    if ((n->flags & NODE_MASTER) && !n->master[0]) return;
+    n->flags = (n->flags & ~NODE_REPLICA) | NODE_MASTER;
+    memset(n->master, 0, sizeof n->master);
+    cluster_config_changed();
+}
+
+void cluster_set_my_master(struct cluster_node *master)
+{
+    struct cluster_node *me = cluster.myself;
+    if (me->flags & NODE_MASTER) {
+        me->flags &= ~(NODE_MASTER | NODE_MIGRATE_TO);
+        me->flags |= NODE_REPLICA;
+        for (int s = 0; s < CLUSTER_SLOTS; s++)
+            cluster.migrating_to[s] = cluster.importing_from[s] = NULL;
+    }
+    memcpy(me->master, master->name, CLUSTER_NAMELEN);
+    master->flags |= NODE_MIGRATE_TO;
+    if (cluster_replication && master->ip[0] && master->port)
+        cluster_replication->follow(master->ip, master->port);
+    cluster_failover_reset_manual();
+    cluster_update_state();
+    cluster_config_changed();
+}
+
+/* A replica whose replication is not (yet) pointed at its master: started
+ * from nodes.conf, or the master's address changed. Idempotent. */
+static void replication_follow_master(void)
+{
+    if (!cluster_replication || !(cluster.myself->flags & NODE_REPLICA)) return;
+    const struct cluster_node *m = cluster_node_master(cluster.myself);
+    if (m && m->ip[0] && m->port && !(m->flags & (NODE_NOADDR | NODE_HANDSHAKE)))
+        cluster_replication->follow(m->ip, m->port);
 }
 
 void cluster_node_flags_text(const struct cluster_node *n, char *out, size_t len)
@@ -242,11 +319,14 @@ size_t cluster_node_line(const struct cluster_node *n, char *out, size_t cap, bo
     char flags[96];
     cluster_node_flags_text(n, flags, sizeof flags);
     bool connected = (n->flags & NODE_MYSELF) || cluster_bus_node_connected(n);
-    int w = snprintf(out, cap, "%.40s %s:%d@%d %s %.40s %lld %lld %llu %s", n->name,
-                     cluster_node_ip(n), n->port, n->cport, flags, n->master[0] ? n->master : "-",
-                     (long long)n->ping_sent_ms, (long long)n->pong_received_ms,
-                     (unsigned long long)n->config_epoch,
-                     connected || for_file ? "connected" : "disconnected");
+    /* A replica shows its master's config epoch, as Redis. */
+    const struct cluster_node *master = cluster_node_master(n);
+    uint64_t epoch = master ? master->config_epoch : n->config_epoch;
+    int w =
+        snprintf(out, cap, "%.40s %s:%d@%d %s %.40s %lld %lld %llu %s", n->name, cluster_node_ip(n),
+                 n->port, n->cport, flags, n->master[0] ? n->master : "-",
+                 (long long)n->ping_sent_ms, (long long)n->pong_received_ms,
+                 (unsigned long long)epoch, connected || for_file ? "connected" : "disconnected");
     if (w < 0 || (size_t)w >= cap) return 0;
     size_t used = (size_t)w;
     used += append_slot_ranges(n, out + used, cap - used);
@@ -446,6 +526,10 @@ int cluster_load_config(const char *path)
     }
     fclose(f);
     if (!any) return 0;
+    for (int i = 0; i < cluster.node_count; i++) {
+        struct cluster_node *m = cluster_node_master(cluster.nodes[i]);
+        if (m && (m->flags & NODE_MASTER)) m->flags |= NODE_MIGRATE_TO;
+    }
     if (!cluster.myself) {
         /* A static map shared by every node: find our own line. */
         for (int i = 0; i < cluster.node_count && !cluster.myself; i++)
@@ -467,6 +551,7 @@ bool cluster_start(void)
     command_hook_set(HOOK_CLUSTER, cluster_enabled);
     if (!cluster_enabled) return true;
     crc16_init();
+    cluster_failover_reset_manual();
     /* As Redis: only when the bus port is derived from the port. */
     if (!config.cluster_port && (config.port == 0 || config.port > 65535 - CLUSTER_PORT_INCR)) {
         log_warning("Redis port number too high. Cluster communication port is 10,000 port "
@@ -509,7 +594,16 @@ void cluster_stop(void)
 void cluster_housekeeping(void)
 {
     if (!cluster_enabled) return;
-    if (!static_map) cluster_bus_cron();
+    if (!static_map) {
+        /* cluster-replica-no-failover shows (and travels) as our nofailover flag. */
+        if (cluster_settings.replica_no_failover)
+            cluster.myself->flags |= NODE_NOFAILOVER;
+        else
+            cluster.myself->flags &= ~NODE_NOFAILOVER;
+        cluster_bus_cron();
+        replication_follow_master();
+        cluster_failover_cron();
+    }
     cluster_update_state();
     cluster_save_config(false);
 }
@@ -580,6 +674,36 @@ static const struct config_param cluster_params[] = {
      .value = &config.cluster_allow_reads_when_down,
      .value_name = "yes|no",
      .help = "serve reads while the cluster is down (default no)"},
+    {.name = "cluster-replica-validity-factor",
+     .alias = "cluster-slave-validity-factor",
+     .kind = CFG_INT,
+     .value = &cluster_settings.replica_validity_factor,
+     .max = INT_MAX,
+     .value_name = "N",
+     .help = "a replica whose master link has been down longer than repl-ping-replica-period + "
+             "N x cluster-node-timeout does not fail over automatically (default 10; 0: always "
+             "may)"},
+    {.name = "cluster-replica-no-failover",
+     .alias = "cluster-slave-no-failover",
+     .kind = CFG_BOOL,
+     .value = &cluster_settings.replica_no_failover,
+     .value_name = "yes|no",
+     .help = "this replica never fails over its master automatically (CLUSTER FAILOVER still "
+             "works; default no)"},
+    {.name = "cluster-allow-replica-migration",
+     .kind = CFG_BOOL,
+     .value = &cluster_settings.allow_replica_migration,
+     .value_name = "yes|no",
+     .help = "a master that lost all its slots to another becomes its replica, and a replica of "
+             "a master with more than cluster-migration-barrier working replicas moves to a "
+             "master left with none (default yes)"},
+    {.name = "cluster-migration-barrier",
+     .kind = CFG_INT,
+     .value = &cluster_settings.migration_barrier,
+     .max = INT_MAX,
+     .value_name = "N",
+     .help = "working replicas a master keeps before one may move to an orphaned master "
+             "(default 1)"},
 };
 
 const struct config_table cluster_config = CONFIG_TABLE(cluster_params, NULL);

@@ -17,6 +17,13 @@
  * protocol; a file written by hand with every node's line is a static
  * cluster (see docs/scale-out.md).
  *
+ * Replicas: a node may replicate a master (CLUSTER REPLICATE, a failover
+ * that took its master's slots, nodes.conf): its flags say `slave`, its
+ * `master` field names the master, and replication itself is repl/'s,
+ * reached through the hooks of struct cluster_replication below (repl/ is
+ * the layer above). cluster_failover.c elects a replica in a failed
+ * master's place and runs CLUSTER FAILOVER.
+ *
  * Only database 0 exists in cluster mode, as in Redis.
  */
 #ifndef GOBLIN_CLUSTER_H
@@ -61,6 +68,9 @@ struct cluster_node {
     int64_t created_ms;
     unsigned char slots[CLUSTER_SLOTS / 8];
     int numslots;
+    long long repl_offset;     /* the replication offset its last message carried */
+    int64_t voted_time_ms;     /* masters: when we last voted for one of its replicas */
+    int64_t orphaned_ms;       /* masters: since when it has no working replica (0: has one) */
     struct cluster_link *link; /* our outbound bus link to it (NULL: none) */
     /* Failure reports: masters that flagged this node PFAIL, with when. */
     struct {
@@ -84,6 +94,20 @@ struct cluster_state {
     int state; /* cluster_state_kind */
     int size;  /* masters serving at least one slot */
     bool config_dirty;
+    /* Our election as a replica of a failed master (cluster_failover.c). */
+    int64_t failover_auth_time_ms; /* when the election starts, or started */
+    int failover_auth_count;       /* votes received */
+    bool failover_auth_sent;       /* FAILOVER_AUTH_REQUEST sent */
+    int failover_auth_rank;
+    uint64_t failover_auth_epoch;
+    /* Manual failover (CLUSTER FAILOVER): on a master, the replica that
+     * asked and until when clients' writes are paused; on a replica, the
+     * master's offset once it said it paused (-1: not yet), and whether
+     * the election may start. mf_end_ms 0: none in progress. */
+    int64_t mf_end_ms;
+    struct cluster_node *mf_replica;
+    long long mf_master_offset;
+    bool mf_can_start;
     long long messages_sent[16];
     long long messages_received[16];
 };
@@ -141,6 +165,69 @@ bool cluster_is_static(void);
 
 /* The endpoint clients are sent to for n (MOVED, CLUSTER SLOTS). */
 const char *cluster_node_ip(const struct cluster_node *n);
+
+/* ---- replicas ---- */
+
+/* A replica's master (NULL: a master, or a master we do not know). */
+struct cluster_node *cluster_node_master(const struct cluster_node *n);
+/* The replicas of master, sorted by name, into out (at most cap); how many
+ * there are. */
+int cluster_node_replicas(const struct cluster_node *master, struct cluster_node **out, int cap);
+/* This node becomes a replica of master (Redis's clusterSetMaster): flags,
+ * the master's id, open slots closed, replication started. */
+void cluster_set_my_master(struct cluster_node *master);
+/* n (myself or another node) is a master from now on: no master id, no
+ * replica flag (Redis's clusterSetNodeAsMaster). */
+void cluster_set_node_as_master(struct cluster_node *n);
+
+/* Replication as the cluster drives it. repl/ (a layer above) installs
+ * this at startup; cluster never includes repl/. */
+struct cluster_replication {
+    /* Replicate ip:port (idempotent: the same master keeps its link), or,
+     * with ip NULL, stop replicating and be a master (REPLICAOF NO ONE). */
+    void (*follow)(const char *ip, int port);
+    /* This node's replication offset: a master's stream, or what a
+     * replica has applied of its master's. */
+    long long (*offset)(void);
+    /* How long the link to our master has been down, or since the master
+     * last spoke on it when it is up (ms): a replica's data age. */
+    long long (*data_age_ms)(void);
+    /* repl-ping-replica-period in ms (part of the data age a replica may
+     * have and still fail over). */
+    long long (*ping_period_ms)(void);
+};
+void cluster_set_replication(const struct cluster_replication *r);
+extern const struct cluster_replication *cluster_replication;
+
+/* ---- failover (cluster_failover.c) ---- */
+
+/* CLUSTER FAILOVER [FORCE|TAKEOVER] on this replica: NULL or Redis's error. */
+const char *cluster_failover_manual(bool force, bool takeover);
+/* Replaces our master: its slots become ours, we a master, every node is
+ * told (Redis's clusterFailoverReplaceYourMaster). */
+void cluster_failover_replace_master(void);
+/* A FAILOVER_AUTH_REQUEST from node, carrying these epochs, slots and
+ * force-ack flag: votes when Redis's conditions hold. */
+void cluster_failover_vote(struct cluster_node *node, uint64_t current_epoch, uint64_t config_epoch,
+                           const unsigned char *slots, bool force_ack);
+/* A FAILOVER_AUTH_ACK from a master, at its current epoch. */
+void cluster_failover_ack(struct cluster_node *sender, uint64_t current_epoch);
+/* MFSTART from a replica of ours: pause writes, tell it our offset. */
+void cluster_failover_mfstart(struct cluster_node *sender);
+/* Our master's ping said it paused writes, at this offset. */
+void cluster_failover_master_paused(long long offset);
+/* Every cron: the election and the manual failover's steps. */
+void cluster_failover_cron(void);
+void cluster_failover_reset_manual(void);
+
+/* Settings of this layer that config.h does not hold. */
+struct cluster_settings {
+    long long replica_validity_factor; /* cluster-replica-validity-factor (0: any age) */
+    bool replica_no_failover;          /* cluster-replica-no-failover */
+    bool allow_replica_migration;      /* cluster-allow-replica-migration */
+    long long migration_barrier;       /* cluster-migration-barrier */
+};
+extern struct cluster_settings cluster_settings;
 
 /* Settings (core/config.h): cluster-*. */
 struct config_table;

@@ -56,6 +56,8 @@ enum {
     G_FLAGS = 98,
     G_PPORT = 100,
 };
+#define MFLAG0_PAUSED 1   /* a master in a manual failover paused its clients */
+#define MFLAG0_FORCEACK 2 /* an auth request to vote for even though the master is up */
 #define MFLAG0_EXT_DATA 4
 #define UPDATE_BODY_LEN (8 + CLUSTER_NAMELEN + CLUSTER_SLOTS / 8)
 #define PUBLISH_BODY_MIN 8
@@ -278,6 +280,9 @@ static int my_port(void)
 static void build_header(uint8_t *m, uint16_t type, size_t totlen)
 {
     struct cluster_node *me = cluster.myself;
+    /* A replica announces its master's slots and config epoch, as Redis. */
+    struct cluster_node *master = cluster_node_master(me);
+    const struct cluster_node *claim = master ? master : me;
     memset(m, 0, CLUSTERMSG_HEADER_LEN);
     memcpy(m + OFF_SIG, "RCmb", 4);
     wr32(m + OFF_TOTLEN, (uint32_t)totlen);
@@ -285,15 +290,18 @@ static void build_header(uint8_t *m, uint16_t type, size_t totlen)
     wr16(m + OFF_PORT, (uint16_t)my_port());
     wr16(m + OFF_TYPE, type);
     wr64(m + OFF_CURRENT_EPOCH, cluster.current_epoch);
-    wr64(m + OFF_CONFIG_EPOCH, me->config_epoch);
+    wr64(m + OFF_CONFIG_EPOCH, claim->config_epoch);
+    if (cluster_replication) wr64(m + OFF_OFFSET, (uint64_t)cluster_replication->offset());
     memcpy(m + OFF_SENDER, me->name, CLUSTER_NAMELEN);
-    memcpy(m + OFF_MYSLOTS, me->slots, sizeof me->slots);
+    memcpy(m + OFF_MYSLOTS, claim->slots, sizeof claim->slots);
+    if (me->flags & NODE_REPLICA) memcpy(m + OFF_SLAVEOF, me->master, CLUSTER_NAMELEN);
     if (config.cluster_announce_ip && *config.cluster_announce_ip)
         snprintf((char *)m + OFF_MYIP, CLUSTER_IPLEN, "%s", config.cluster_announce_ip);
     wr16(m + OFF_CPORT, (uint16_t)me->cport);
     wr16(m + OFF_FLAGS, (uint16_t)(me->flags & ~NODE_MYSELF));
     m[OFF_STATE] = (uint8_t)cluster.state;
     m[OFF_MFLAGS] = MFLAG0_EXT_DATA; /* we read extensions (and send none) */
+    if ((me->flags & NODE_MASTER) && cluster.mf_end_ms) m[OFF_MFLAGS] |= MFLAG0_PAUSED;
 }
 
 static void set_gossip_entry(uint8_t *g, const struct cluster_node *n)
@@ -359,6 +367,34 @@ static void broadcast(const uint8_t *m, size_t len)
         if (n->link && !n->link->connecting && !(n->flags & (NODE_MYSELF | NODE_HANDSHAKE)))
             link_send(n->link, m, len);
     }
+}
+
+/* A message of a header alone (auth request and ack, MFSTART). */
+static void build_header_only(uint8_t *m, uint16_t type, bool force_ack)
+{
+    build_header(m, type, CLUSTERMSG_HEADER_LEN);
+    if (force_ack) m[OFF_MFLAGS] |= MFLAG0_FORCEACK;
+}
+
+void cluster_bus_broadcast_header(uint16_t type, bool force_ack)
+{
+    uint8_t m[CLUSTERMSG_HEADER_LEN];
+    build_header_only(m, type, force_ack);
+    broadcast(m, sizeof m);
+}
+
+bool cluster_bus_send_header(struct cluster_node *n, uint16_t type)
+{
+    if (!n->link || n->link->connecting) return false;
+    uint8_t m[CLUSTERMSG_HEADER_LEN];
+    build_header_only(m, type, false);
+    return link_send(n->link, m, sizeof m);
+}
+
+bool cluster_bus_send_ping(struct cluster_node *n)
+{
+    if (!n->link || n->link->connecting) return false;
+    return send_ping(n->link, CLUSTERMSG_PING);
 }
 
 void cluster_bus_broadcast_pong(void)
@@ -477,18 +513,33 @@ static void clear_failure_if_needed(struct cluster_node *n)
 static void update_slots_with(struct cluster_node *sender, uint64_t epoch,
                               const unsigned char *slots)
 {
+    if (sender == cluster.myself) return;
     bool changed = false;
-    int lost = 0;
+    int lost = 0, claimed = 0, ours_moved = 0;
+    /* This node's master, or this node: when it loses every slot to the
+     * sender, this node follows the sender (Redis's failover handling). */
+    struct cluster_node *current = (cluster.myself->flags & NODE_MASTER)
+                                       ? cluster.myself
+                                       : cluster_node_master(cluster.myself);
     for (int s = 0; s < CLUSTER_SLOTS; s++) {
         if (!((slots[s >> 3] >> (s & 7)) & 1)) continue;
+        claimed++;
         struct cluster_node *owner = cluster.slots[s];
         if (owner == sender || cluster.importing_from[s]) continue;
         if (owner && owner->config_epoch >= epoch) continue;
         if (owner == cluster.myself) lost++;
+        if (owner && owner == current) ours_moved++;
         cluster_del_slot(s);
         cluster_add_slot(sender, s);
         if (cluster.migrating_to[s] && owner == cluster.myself) cluster.migrating_to[s] = NULL;
         changed = true;
+    }
+    if (ours_moved && current && current->numslots == 0 &&
+        (cluster_settings.allow_replica_migration || claimed == ours_moved)) {
+        log_warning("Configuration change detected. Reconfiguring myself as a replica of %.40s",
+                    sender->name);
+        cluster_set_my_master(sender);
+        lost = 0; /* its keys are replaced by the new master's data set */
     }
     if (lost)
         log_warning("%d of my slots now belong to %.40s (config epoch %llu): keys left in them "
@@ -592,6 +643,34 @@ static void process_gossip(const uint8_t *m, struct cluster_node *sender)
     }
 }
 
+/* The sender says whether it is a master or whose replica it is (the
+ * header's slaveof field, as Redis reads it). */
+static void update_role_of(struct cluster_node *sender, const uint8_t *m)
+{
+    static const char null_name[CLUSTER_NAMELEN];
+    const char *slaveof = (const char *)m + OFF_SLAVEOF;
+    if (memcmp(slaveof, null_name, CLUSTER_NAMELEN) == 0) {
+        cluster_set_node_as_master(sender);
+        return;
+    }
+    if (sender->flags & NODE_MASTER) {
+        /* A master turned replica: its slots are no longer its. */
+        for (int s = 0; s < CLUSTER_SLOTS; s++)
+            if (cluster.slots[s] == sender) cluster_del_slot(s);
+        sender->flags &= ~(NODE_MASTER | NODE_MIGRATE_TO);
+        sender->flags |= NODE_REPLICA;
+        cluster_update_state();
+        cluster_config_changed();
+    }
+    struct cluster_node *master = cluster_lookup_node(slaveof, CLUSTER_NAMELEN);
+    if (master && memcmp(sender->master, slaveof, CLUSTER_NAMELEN) != 0) {
+        memcpy(sender->master, slaveof, CLUSTER_NAMELEN);
+        cluster_config_changed();
+    }
+    /* A master that has had a replica may be an orphan later (Redis's MIGRATE_TO). */
+    if (master && (master->flags & NODE_MASTER)) master->flags |= NODE_MIGRATE_TO;
+}
+
 /* Handles one checked message; false when the link was freed. */
 static bool process_message(struct cluster_link *l, const uint8_t *m, size_t len)
 {
@@ -616,6 +695,16 @@ static bool process_message(struct cluster_link *l, const uint8_t *m, size_t len
             sender->config_epoch = sender_config_epoch;
             cluster_config_changed();
         }
+        sender->repl_offset = (long long)rd64(m + OFF_OFFSET);
+        /* The sender says whether it may fail over (nofailover), as Redis copies it. */
+        if ((sender->flags ^ sender_flags) & NODE_NOFAILOVER) {
+            sender->flags ^= NODE_NOFAILOVER;
+            cluster_config_changed();
+        }
+        /* Our master, in a manual failover, paused its clients at this offset. */
+        if (cluster.mf_end_ms && (cluster.myself->flags & NODE_REPLICA) &&
+            cluster_node_master(cluster.myself) == sender && (m[OFF_MFLAGS] & MFLAG0_PAUSED))
+            cluster_failover_master_paused(sender->repl_offset);
     }
 
     if (type == CLUSTERMSG_PING || type == CLUSTERMSG_MEET) {
@@ -679,18 +768,19 @@ static bool process_message(struct cluster_link *l, const uint8_t *m, size_t len
             }
         }
         if (sender) {
-            if ((sender_flags & NODE_MASTER) && !(sender->flags & NODE_MASTER)) {
-                sender->flags = (sender->flags & ~NODE_REPLICA) | NODE_MASTER;
-                cluster_config_changed();
-            }
-            if ((sender->flags & NODE_MASTER) &&
-                memcmp(sender->slots, m + OFF_MYSLOTS, CLUSTER_SLOTS / 8) != 0)
+            update_role_of(sender, m);
+            /* The sender, or its master when it is a replica, and whether
+             * the slots it claims differ from what we know of them. */
+            struct cluster_node *claimer =
+                (sender->flags & NODE_MASTER) ? sender : cluster_node_master(sender);
+            bool dirty = claimer && memcmp(claimer->slots, m + OFF_MYSLOTS, CLUSTER_SLOTS / 8) != 0;
+            if ((sender->flags & NODE_MASTER) && dirty)
                 update_slots_with(sender, sender_config_epoch, m + OFF_MYSLOTS);
             /* The sender claims slots we know a newer owner of: tell it. */
-            for (int s = 0; s < CLUSTER_SLOTS; s++) {
+            for (int s = 0; s < CLUSTER_SLOTS && dirty; s++) {
                 if (!((m[OFF_MYSLOTS + (s >> 3)] >> (s & 7)) & 1)) continue;
                 struct cluster_node *owner = cluster.slots[s];
-                if (owner == sender || !owner) continue;
+                if (owner == sender || owner == claimer || !owner) continue;
                 if (owner->config_epoch > sender_config_epoch) {
                     if (!send_update(l, owner)) return false;
                     break;
@@ -713,11 +803,19 @@ static bool process_message(struct cluster_link *l, const uint8_t *m, size_t len
             cluster_update_state();
             cluster_config_changed();
         }
+    } else if (type == CLUSTERMSG_FAILOVER_AUTH_REQUEST && sender) {
+        cluster_failover_vote(sender, sender_current_epoch, sender_config_epoch, m + OFF_MYSLOTS,
+                              (m[OFF_MFLAGS] & MFLAG0_FORCEACK) != 0);
+    } else if (type == CLUSTERMSG_FAILOVER_AUTH_ACK && sender) {
+        cluster_failover_ack(sender, sender_current_epoch);
+    } else if (type == CLUSTERMSG_MFSTART && sender) {
+        cluster_failover_mfstart(sender);
     } else if (type == CLUSTERMSG_UPDATE && sender) {
         uint64_t epoch = rd64(m + OFF_DATA);
         struct cluster_node *n =
             cluster_lookup_node((const char *)m + OFF_DATA + 8, CLUSTER_NAMELEN);
         if (n && n != cluster.myself && epoch > n->config_epoch) {
+            if (n->flags & NODE_REPLICA) cluster_set_node_as_master(n);
             n->config_epoch = epoch;
             update_slots_with(n, epoch, m + OFF_DATA + 8 + CLUSTER_NAMELEN);
         }

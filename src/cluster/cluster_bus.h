@@ -15,9 +15,10 @@
  * other), slot ownership by config epoch (and UPDATE to correct stale
  * owners), epoch collision resolution, failure detection (PFAIL by
  * timeout, FAIL by a majority of masters' reports, FAIL broadcast and
- * clearing), cluster-wide PUBLISH. Not implemented (no replication):
- * failover auth requests/acks and manual failover; their messages are
- * read and ignored.
+ * clearing), cluster-wide PUBLISH, replicas (a replica's header carries
+ * its master's id, slots and config epoch and its replication offset),
+ * failover elections (FAILOVER_AUTH_REQUEST / ACK) and manual failover
+ * (MFSTART, the PAUSED flag): cluster_failover.c.
  *
  * Inbound bytes are never trusted: a message is checked whole
  * (cluster_msg_check) before any field is used, and a link whose peer
@@ -78,6 +79,12 @@ void cluster_bus_publish(const char *channel, size_t channel_len, const char *ms
 /* Something every node should learn now (slots assigned, epoch bumped):
  * a PONG to every connected node. */
 void cluster_bus_broadcast_pong(void);
+/* A header-only message (FAILOVER_AUTH_REQUEST with force_ack for a manual
+ * failover) to every connected node; one (AUTH_ACK, MFSTART) to n. */
+void cluster_bus_broadcast_header(uint16_t type, bool force_ack);
+bool cluster_bus_send_header(struct cluster_node *n, uint16_t type);
+/* A PING to n now (a master telling its replica it paused). */
+bool cluster_bus_send_ping(struct cluster_node *n);
 
 /* Checks msg and, when well formed, handles it as if it came on an inbound
  * link (outbound_to NULL) or on our link to outbound_to, with no socket:

@@ -7,11 +7,10 @@
  * for before falling back to a single node. Every CLUSTER subcommand is
  * known either way, so arity and unknown-subcommand errors are Redis's.
  *
- * With it, they answer as Redis 7.0 does, with two limits said plainly:
- * there is no replication (REPLICATE, REPLICAS, SLAVES, FAILOVER answer an
- * error), and no key migration yet (MIGRATE is absent, so SETSLOT
- * MIGRATING/IMPORTING are recorded and shown, but -ASK redirections and
- * resharding of non-empty slots are not available).
+ * With it, they answer as Redis 7.0 does: REPLICATE makes this node a
+ * replica (cluster_set_my_master, which starts replication through the
+ * hooks repl/ installed), FAILOVER runs cluster_failover.c, READONLY lets
+ * a replica serve reads of its master's slots.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +64,7 @@ struct slot_check {
     enum redirect error;
     bool write;
     bool asking;       /* ASKING sent, or the command is RESTORE-ASKING */
+    bool readonly;     /* READONLY sent: reads may be served by a replica */
     int keys, missing; /* in a migrating or importing slot: keys named, absent here */
 };
 
@@ -115,6 +115,9 @@ static void route(struct slot_check *sc)
         sc->error = sc->missing < sc->keys ? REDIRECT_UNSTABLE : REDIRECT_ASK;
     } else if (!mine && cluster.importing_from[slot] && sc->asking) {
         if (sc->keys > 1 && sc->missing) sc->error = REDIRECT_UNSTABLE;
+    } else if (!mine && sc->readonly && !sc->write && (cluster.myself->flags & NODE_REPLICA) &&
+               cluster_node_master(cluster.myself) == cluster.slots[slot]) {
+        /* READONLY: a replica serves reads of its master's slots. */
     } else if (!mine) {
         sc->error = REDIRECT_MOVED;
     }
@@ -124,7 +127,8 @@ const char *cluster_script_check(const struct command *cmd, int argc, const char
                                  const size_t *argv_len, struct conn *caller, int *slot,
                                  bool cross_slot)
 {
-    struct slot_check sc = {.slot = -1, .asking = session_asking(caller)};
+    struct slot_check sc = {
+        .slot = -1, .asking = session_asking(caller), .readonly = session_readonly(caller)};
     check_keys(cmd, argc, argv, argv_len, &sc);
     route(&sc);
     if (sc.error == REDIRECT_DOWN_RO_STATE)
@@ -145,7 +149,10 @@ const char *cluster_script_check(const struct command *cmd, int argc, const char
 
 bool cluster_request_allowed(const struct cmd_request *req, const struct command *cmd)
 {
-    struct slot_check sc = {.slot = -1, .asking = session_asking(req->conn)};
+    /* The master's stream is applied whatever the slots (Redis's mustObeyClient). */
+    if (session_client_type(req->conn) == SESSION_CLIENT_MASTER) return true;
+    struct slot_check sc = {
+        .slot = -1, .asking = session_asking(req->conn), .readonly = session_readonly(req->conn)};
     if (strcmp(cmd->full_name, "exec") == 0) {
         multi_foreach_queued(multi_of_request(req), check_keys, &sc);
     } else {
@@ -265,6 +272,8 @@ static void cmd_cluster_nodes(struct cmd_ctx *ctx)
     buf_free(&b);
 }
 
+#define MAX_REPLICAS_SHOWN 1024
+
 static void reply_node_endpoint(struct reply *r, const struct cluster_node *n)
 {
     reply_array_len(r, 4);
@@ -291,12 +300,46 @@ static void cmd_cluster_slots(struct cmd_ctx *ctx)
         if (!n) continue;
         int e = s;
         while (e + 1 < CLUSTER_SLOTS && cluster.slots[e + 1] == n) e++;
-        reply_array_len(ctx->reply, 3);
+        /* The master, then its replicas that are not failing, as Redis. */
+        struct cluster_node *replicas[MAX_REPLICAS_SHOWN];
+        int count = cluster_node_replicas(n, replicas, MAX_REPLICAS_SHOWN);
+        if (count > MAX_REPLICAS_SHOWN) count = MAX_REPLICAS_SHOWN;
+        int shown = 0;
+        for (int i = 0; i < count; i++)
+            if (!(replicas[i]->flags & NODE_FAIL)) shown++;
+        reply_array_len(ctx->reply, 3 + shown);
         reply_int(ctx->reply, s);
         reply_int(ctx->reply, e);
         reply_node_endpoint(ctx->reply, n);
+        for (int i = 0; i < count; i++)
+            if (!(replicas[i]->flags & NODE_FAIL)) reply_node_endpoint(ctx->reply, replicas[i]);
         s = e;
     }
+}
+
+/* One node of a CLUSTER SHARDS entry (Redis's addNodeDetailsToShardReply). */
+static void reply_shard_node(struct reply *r, const struct cluster_node *n)
+{
+    long long offset = n->repl_offset;
+    if ((n->flags & NODE_MYSELF) && cluster_replication) offset = cluster_replication->offset();
+    bool replica = (n->flags & NODE_REPLICA) != 0;
+    reply_map_len(r, 7);
+    reply_bulk_cstr(r, "id");
+    reply_bulk(r, n->name, CLUSTER_NAMELEN);
+    reply_bulk_cstr(r, "port");
+    reply_int(r, n->port);
+    reply_bulk_cstr(r, "ip");
+    reply_bulk_cstr(r, cluster_node_ip(n));
+    reply_bulk_cstr(r, "endpoint");
+    reply_bulk_cstr(r, cluster_node_ip(n));
+    reply_bulk_cstr(r, "role");
+    reply_bulk_cstr(r, replica ? "replica" : "master");
+    reply_bulk_cstr(r, "replication-offset");
+    reply_int(r, offset);
+    reply_bulk_cstr(r, "health");
+    reply_bulk_cstr(r, (n->flags & NODE_FAIL)   ? "fail"
+                       : replica && offset == 0 ? "loading"
+                                                : "online");
 }
 
 static void cmd_cluster_shards(struct cmd_ctx *ctx)
@@ -330,22 +373,12 @@ static void cmd_cluster_shards(struct cmd_ctx *ctx)
             s = e;
         }
         reply_bulk_cstr(r, "nodes");
-        reply_array_len(r, 1);
-        reply_map_len(r, 7);
-        reply_bulk_cstr(r, "id");
-        reply_bulk(r, n->name, CLUSTER_NAMELEN);
-        reply_bulk_cstr(r, "port");
-        reply_int(r, n->port);
-        reply_bulk_cstr(r, "ip");
-        reply_bulk_cstr(r, cluster_node_ip(n));
-        reply_bulk_cstr(r, "endpoint");
-        reply_bulk_cstr(r, cluster_node_ip(n));
-        reply_bulk_cstr(r, "role");
-        reply_bulk_cstr(r, "master");
-        reply_bulk_cstr(r, "replication-offset");
-        reply_int(r, 0);
-        reply_bulk_cstr(r, "health");
-        reply_bulk_cstr(r, (n->flags & NODE_FAIL) ? "fail" : "online");
+        struct cluster_node *replicas[MAX_REPLICAS_SHOWN];
+        int count = cluster_node_replicas(n, replicas, MAX_REPLICAS_SHOWN);
+        if (count > MAX_REPLICAS_SHOWN) count = MAX_REPLICAS_SHOWN;
+        reply_array_len(r, 1 + count);
+        reply_shard_node(r, n);
+        for (int k = 0; k < count; k++) reply_shard_node(r, replicas[k]);
     }
 }
 
@@ -641,6 +674,10 @@ static void cmd_cluster_forget(struct cmd_ctx *ctx)
         reply_error(ctx->reply, "ERR I tried hard but I can't forget myself...");
         return;
     }
+    if ((cluster.myself->flags & NODE_REPLICA) && cluster_node_master(cluster.myself) == n) {
+        reply_error(ctx->reply, "ERR Can't forget my master!");
+        return;
+    }
     cluster_node_delete(n);
     cluster_update_state();
     cluster_config_changed();
@@ -662,10 +699,16 @@ static void cmd_cluster_reset(struct cmd_ctx *ctx)
         reply_error_syntax(ctx->reply);
         return;
     }
-    if (dict_size(&keyspace_db(0)->keys) != 0) {
+    if ((cluster.myself->flags & NODE_MASTER) && dict_size(&keyspace_db(0)->keys) != 0) {
         reply_error(ctx->reply,
                     "ERR CLUSTER RESET can't be called with master nodes containing keys");
         return;
+    }
+    if (cluster.myself->flags & NODE_REPLICA) {
+        /* A replica is turned into an empty master, as Redis. */
+        cluster_set_node_as_master(cluster.myself);
+        if (cluster_replication) cluster_replication->follow(NULL, 0);
+        keyspace_flush_all();
     }
     for (int s = 0; s < CLUSTER_SLOTS; s++) {
         cluster_del_slot(s);
@@ -699,6 +742,10 @@ static void cmd_cluster_saveconfig(struct cmd_ctx *ctx)
 static void cmd_cluster_setslot(struct cmd_ctx *ctx)
 {
     if (!enabled_or_reply(ctx) || static_refused(ctx)) return;
+    if (cluster.myself->flags & NODE_REPLICA) {
+        reply_error(ctx->reply, "ERR Please use SETSLOT only with masters.");
+        return;
+    }
     int slot;
     if (!slot_arg(ctx, 2, &slot)) return;
     struct cluster_node *n = NULL;
@@ -757,11 +804,87 @@ static void cmd_cluster_setslot(struct cmd_ctx *ctx)
     reply_ok(ctx->reply);
 }
 
-static void cmd_cluster_no_replication(struct cmd_ctx *ctx)
+/* CLUSTER REPLICATE <node-id>: Redis 7.0's checks, in its order. */
+static void cmd_cluster_replicate(struct cmd_ctx *ctx)
+{
+    if (!enabled_or_reply(ctx) || static_refused(ctx)) return;
+    struct cluster_node *n = cluster_lookup_node(ctx->argv[2], ctx->argv_len[2]);
+    if (!n) {
+        reply_error_fmt(ctx->reply, "ERR Unknown node %.*s", (int)ctx->argv_len[2], ctx->argv[2]);
+        return;
+    }
+    if (n == cluster.myself) {
+        reply_error(ctx->reply, "ERR Can't replicate myself");
+        return;
+    }
+    if (n->flags & NODE_REPLICA) {
+        reply_error(ctx->reply, "ERR I can only replicate a master, not a replica.");
+        return;
+    }
+    if ((cluster.myself->flags & NODE_MASTER) &&
+        (cluster.myself->numslots != 0 || dict_size(&keyspace_db(0)->keys) != 0)) {
+        reply_error(ctx->reply,
+                    "ERR To set a master the node must be empty and without assigned slots.");
+        return;
+    }
+    cluster_set_my_master(n);
+    cluster_save_config(false);
+    cluster_bus_broadcast_pong();
+    reply_ok(ctx->reply);
+}
+
+/* CLUSTER REPLICAS / SLAVES <node-id>: each replica's CLUSTER NODES line. */
+static void cmd_cluster_replicas(struct cmd_ctx *ctx)
 {
     if (!enabled_or_reply(ctx)) return;
-    reply_error(ctx->reply, "ERR goblin-core has no replication: replicas and failover are not "
-                            "available in cluster mode");
+    struct cluster_node *n = cluster_lookup_node(ctx->argv[2], ctx->argv_len[2]);
+    if (!n) {
+        reply_error_fmt(ctx->reply, "ERR Unknown node %.*s", (int)ctx->argv_len[2], ctx->argv[2]);
+        return;
+    }
+    if (n->flags & NODE_REPLICA) {
+        reply_error(ctx->reply, "ERR The specified node is not a master");
+        return;
+    }
+    struct cluster_node *replicas[MAX_REPLICAS_SHOWN];
+    int count = cluster_node_replicas(n, replicas, MAX_REPLICAS_SHOWN);
+    if (count > MAX_REPLICAS_SHOWN) count = MAX_REPLICAS_SHOWN;
+    size_t cap = 128 * 1024;
+    char *line = xmalloc(cap);
+    reply_array_len(ctx->reply, count);
+    for (int i = 0; i < count; i++) {
+        size_t len = cluster_node_line(replicas[i], line, cap, false);
+        reply_bulk(ctx->reply, line, len);
+    }
+    xfree(line);
+}
+
+/* CLUSTER FAILOVER [FORCE|TAKEOVER]. */
+static void cmd_cluster_failover(struct cmd_ctx *ctx)
+{
+    if (!enabled_or_reply(ctx) || static_refused(ctx)) return;
+    bool force = false, takeover = false;
+    if (ctx->argc == 3) {
+        if (arg_equals(ctx, 2, "force")) {
+            force = true;
+        } else if (arg_equals(ctx, 2, "takeover")) {
+            force = takeover = true;
+        } else {
+            reply_error_syntax(ctx->reply);
+            return;
+        }
+    } else if (ctx->argc > 3) {
+        reply_error_fmt(ctx->reply,
+                        "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try "
+                        "CLUSTER HELP.",
+                        (int)ctx->argv_len[1], ctx->argv[1]);
+        return;
+    }
+    const char *err = cluster_failover_manual(force, takeover);
+    if (err)
+        reply_error(ctx->reply, err);
+    else
+        reply_ok(ctx->reply);
 }
 
 static void cmd_cluster_help(struct cmd_ctx *ctx)
@@ -783,18 +906,18 @@ static void cmd_cluster_help(struct cmd_ctx *ctx)
         "DELSLOTSRANGE <start slot> <end slot> [<start slot> <end slot> ...]",
         "    Delete slots information which are between <start-slot> and <end-slot> from current "
         "node.",
-        "FLUSHSLOTS",
-        "    Delete current node own slots information.",
+        "FAILOVER [FORCE|TAKEOVER]",
+        "    Promote current replica node to being a master.",
         "FORGET <node-id>",
         "    Remove a node from the cluster.",
         "GETKEYSINSLOT <slot> <count>",
         "    Return key names stored by current node in a slot.",
+        "FLUSHSLOTS",
+        "    Delete current node own slots information.",
         "INFO",
         "    Return information about the cluster.",
         "KEYSLOT <key>",
         "    Return the hash slot for <key>.",
-        "LINKS",
-        "    Return information about all network links between this node and its peers.",
         "MEET <ip> <port> [<bus-port>]",
         "    Connect nodes into a working cluster.",
         "MYID",
@@ -802,30 +925,46 @@ static void cmd_cluster_help(struct cmd_ctx *ctx)
         "NODES",
         "    Return cluster configuration seen by node. Output format:",
         "    <id> <ip:port> <flags> <master> <pings> <pongs> <epoch> <link> <slot> ...",
+        "REPLICATE <node-id>",
+        "    Configure current node as replica to <node-id>.",
         "RESET [HARD|SOFT]",
         "    Reset current node (default: soft).",
         "SET-CONFIG-EPOCH <epoch>",
         "    Set config epoch of current node.",
         "SETSLOT <slot> (IMPORTING <node-id>|MIGRATING <node-id>|STABLE|NODE <node-id>)",
         "    Set slot state.",
+        "REPLICAS <node-id>",
+        "    Return <node-id> replicas.",
         "SAVECONFIG",
         "    Force saving cluster configuration on disk.",
-        "SHARDS",
-        "    Return information about slot range mappings and the nodes associated with them.",
         "SLOTS",
         "    Return information about slots range mappings. Each range is made of:",
         "    start, end, master and replicas IP addresses, ports and ids",
+        "SHARDS",
+        "    Return information about slot range mappings and the nodes associated with them.",
+        "LINKS",
+        "    Return information about all network links between this node and its peers.",
+        "    Output format is an array where each array element is a map containing attributes of "
+        "a link",
         "HELP",
-        "    Print this help.",
+        "    Prints this help.",
         NULL,
     };
     if (!enabled_or_reply(ctx)) return;
     reply_help(ctx->reply, lines);
 }
 
-static void cmd_readonly_readwrite(struct cmd_ctx *ctx)
+static void cmd_readonly(struct cmd_ctx *ctx)
 {
     if (!enabled_or_reply(ctx)) return;
+    session_set_readonly(ctx->conn, true);
+    reply_ok(ctx->reply);
+}
+
+static void cmd_readwrite(struct cmd_ctx *ctx)
+{
+    if (!enabled_or_reply(ctx)) return;
+    session_set_readonly(ctx->conn, false);
     reply_ok(ctx->reply);
 }
 
@@ -851,7 +990,7 @@ static struct command cluster_subcommands[] = {
     CLUSTER_SUB("countkeysinslot", 3, 0, cmd_cluster_countkeysinslot),
     CLUSTER_SUB("delslots", -3, CMD_ADMIN, cmd_cluster_delslots),
     CLUSTER_SUB("delslotsrange", -4, CMD_ADMIN, cmd_cluster_delslotsrange),
-    CLUSTER_SUB("failover", -2, CMD_ADMIN, cmd_cluster_no_replication),
+    CLUSTER_SUB("failover", -2, CMD_ADMIN, cmd_cluster_failover),
     CLUSTER_SUB("flushslots", 2, CMD_ADMIN, cmd_cluster_flushslots),
     CLUSTER_SUB("forget", 3, CMD_ADMIN, cmd_cluster_forget),
     CLUSTER_SUB("getkeysinslot", 4, 0, cmd_cluster_getkeysinslot),
@@ -862,14 +1001,14 @@ static struct command cluster_subcommands[] = {
     CLUSTER_SUB("meet", -4, CMD_ADMIN, cmd_cluster_meet),
     CLUSTER_SUB("myid", 2, 0, cmd_cluster_myid),
     CLUSTER_SUB("nodes", 2, 0, cmd_cluster_nodes),
-    CLUSTER_SUB("replicas", 3, CMD_ADMIN, cmd_cluster_no_replication),
-    CLUSTER_SUB("replicate", 3, CMD_ADMIN, cmd_cluster_no_replication),
+    CLUSTER_SUB("replicas", 3, CMD_ADMIN, cmd_cluster_replicas),
+    CLUSTER_SUB("replicate", 3, CMD_ADMIN, cmd_cluster_replicate),
     CLUSTER_SUB("reset", -2, CMD_ADMIN | CMD_NOSCRIPT, cmd_cluster_reset),
     CLUSTER_SUB("saveconfig", 2, CMD_ADMIN, cmd_cluster_saveconfig),
     CLUSTER_SUB("set-config-epoch", 3, CMD_ADMIN, cmd_cluster_set_config_epoch),
     CLUSTER_SUB("setslot", -4, CMD_ADMIN, cmd_cluster_setslot),
     CLUSTER_SUB("shards", 2, 0, cmd_cluster_shards),
-    CLUSTER_SUB("slaves", 3, CMD_ADMIN, cmd_cluster_no_replication),
+    CLUSTER_SUB("slaves", 3, CMD_ADMIN, cmd_cluster_replicas),
     CLUSTER_SUB("slots", 2, 0, cmd_cluster_slots),
     COMMAND_END,
 };
@@ -885,7 +1024,7 @@ struct command cluster_commands[] = {
     {.name = "readonly",
      .arity = 1,
      .flags = CMD_FAST | CMD_LOADING | CMD_STALE,
-     .fn = cmd_readonly_readwrite,
+     .fn = cmd_readonly,
      .summary = "Enables read queries for a connection to a cluster replica node",
      .since = "3.0.0",
      .group = "cluster",
@@ -893,7 +1032,7 @@ struct command cluster_commands[] = {
     {.name = "readwrite",
      .arity = 1,
      .flags = CMD_FAST | CMD_LOADING | CMD_STALE,
-     .fn = cmd_readonly_readwrite,
+     .fn = cmd_readwrite,
      .summary = "Disables read queries for a connection to a cluster replica node",
      .since = "3.0.0",
      .group = "cluster",

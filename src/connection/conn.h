@@ -162,8 +162,9 @@ enum conn_flag {
     CONN_REPLY_SKIP_NEXT = 1u << 8,
     CONN_REPLY_SKIP = 1u << 9,
     CONN_REPLY_PUSHED = 1u << 13, /* the command answered with pushes: kept under OFF/SKIP */
-    CONN_ASKING = 1u << 20,  /* cluster: ASKING sent; the next command may use an importing slot */
-    CONN_MONITOR = 1u << 10, /* MONITOR: gets every command as a line in push_fifo */
+    CONN_ASKING = 1u << 20,   /* cluster: ASKING sent; the next command may use an importing slot */
+    CONN_READONLY = 1u << 19, /* cluster: READONLY; reads served on a replica */
+    CONN_MONITOR = 1u << 10,  /* MONITOR: gets every command as a line in push_fifo */
     /* Its command runs long and serves other clients meanwhile (a busy
      * script: ev_process_nested): no read, write or parse for it until the
      * command ends, as Redis's protectClient. Its input waits in the

@@ -83,6 +83,19 @@ bool session_asking(const struct conn *c)
     return c->flags & CONN_ASKING;
 }
 
+void session_set_readonly(struct conn *c, bool on)
+{
+    if (on)
+        c->flags |= CONN_READONLY;
+    else
+        c->flags &= ~CONN_READONLY;
+}
+
+bool session_readonly(const struct conn *c)
+{
+    return c->flags & CONN_READONLY;
+}
+
 void session_set_protocol(struct conn *c, enum proto proto)
 {
     reply_set_protocol(&c->reply, proto);
@@ -311,6 +324,7 @@ void session_describe(const struct conn *c, struct buf *out)
     if (session_client_type(c) == SESSION_CLIENT_PUBSUB) *f++ = 'P';
     if (c->flags & (CONN_BLOCKED_ON_KEYS | CONN_PAUSED)) *f++ = 'b';
     session_tracking_flags(c, &f);
+    if (c->flags & CONN_READONLY) *f++ = 'r';
     if (c->flags & CONN_NO_EVICT) *f++ = 'e';
     if (f == flags) *f++ = 'N';
     *f = '\0';

@@ -230,6 +230,11 @@ int session_db_index(const struct conn *c);
 void session_set_asking(struct conn *c, bool on);
 bool session_asking(const struct conn *c);
 
+/* Cluster READONLY / READWRITE: a replica serves this conn's reads of its
+ * master's slots (Redis's CLIENT_READONLY, CLIENT LIST flag r). */
+void session_set_readonly(struct conn *c, bool on);
+bool session_readonly(const struct conn *c);
+
 /* A command of c that serves other clients while it runs (a busy script,
  * core/event_loop.h ev_process_nested) protects c first: none of c's
  * I/O runs until it unprotects c (CONN_PROTECTED, conn.h). */

@@ -236,4 +236,5 @@ void repl_init(void)
     command_add_family(repl_commands);
     command_set_role_checks(&role_checks);
     info_section_add("replication", repl_info);
+    repl_cluster_init();
 }

@@ -51,6 +51,12 @@ void repl_replicaof_for_failover(const char *host, int port);
 /* An aborted switch: a master again (REPLICAOF NO ONE's effects). */
 void repl_replica_back_to_master(void);
 
+/* Cluster mode (repl_cluster.c): replicate host:port unless already
+ * following it; how old our copy of the master's data is (ms). */
+void repl_replica_follow(const char *host, int port);
+long long repl_replica_data_age_ms(void);
+void repl_cluster_init(void);
+
 /* replica.c's parts of the public calls. */
 int repl_replica_stream_db(void);
 bool repl_replica_connected(void);

@@ -906,6 +906,19 @@ static void set_master(const char *host, size_t host_len, long long port)
     link_connect();
 }
 
+void repl_replica_follow(const char *host, int port)
+{
+    if (repl_is_replica && strcasecmp(host, s.host) == 0 && s.port == port) return;
+    set_master(host, strlen(host), port);
+}
+
+long long repl_replica_data_age_ms(void)
+{
+    int64_t now = clock_unix_ms();
+    if (s.state == LINK_CONNECTED && s.master) return now - s.last_io_ms;
+    return s.down_since_ms ? now - s.down_since_ms : 0;
+}
+
 /* --- once a second ------------------------------------------------------- */
 
 void repl_replica_housekeeping(void)

@@ -4,7 +4,7 @@
  * it, driven with messages a peer node chose, against a node table of four
  * (this node and three known peers).
  *
- * fuzz-sources: src/cluster/cluster_bus.c src/cluster/cluster.c
+ * fuzz-sources: src/cluster/cluster_bus.c src/cluster/cluster.c src/cluster/cluster_failover.c
  * fuzz-sources: src/core/command_hooks.c src/util/log.c src/util/rand.c src/util/xmalloc.c
  * fuzz-sources: src/util/log_syslog.c
  *
@@ -34,6 +34,7 @@
 #include "cluster/cluster.h"
 #include "cluster/cluster_bus.h"
 #include "core/config.h"
+#include "connection/session.h"
 #include "core/event_loop.h"
 #include "store/pubsub.h"
 #include "transport/socket.h"
@@ -70,6 +71,28 @@ long long pubsub_publish(enum pubsub_kind kind, const char *channel, size_t chan
     for (size_t i = 0; i < channel_len; i++) sum += (unsigned char)channel[i];
     for (size_t i = 0; i < payload_len; i++) sum += (unsigned char)payload[i];
     return sum & 1;
+}
+
+/* A manual failover's pause of clients' writes (connection/session.h). */
+enum session_pause session_pause_type;
+void session_pause(enum session_pause type, int64_t end_ms)
+{
+    (void)end_ms;
+    session_pause_type = type;
+}
+void session_unpause(void)
+{
+    session_pause_type = SESSION_PAUSE_OFF;
+}
+
+/* A vote is saved to nodes.conf before it is sent: in a directory of ours. */
+static char conf_dir[] = "/tmp/fuzz_cluster_dir.XXXXXX";
+static void remove_conf_dir(void)
+{
+    char path[sizeof conf_dir + 32];
+    snprintf(path, sizeof path, "%s/nodes.conf", conf_dir);
+    unlink(path);
+    rmdir(conf_dir);
 }
 
 static const char *const names[4] = {
@@ -135,6 +158,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         config.bind = "127.0.0.1";
         config.port = 7001;
         cluster_enabled = true;
+        FUZZ_CHECK(mkdtemp(conf_dir), "mkdtemp");
+        atexit(remove_conf_dir);
+        config.dir = conf_dir;
+        config.cluster_config_file = "nodes.conf";
     }
     if (size && data[0] == 0xff) {
         while (cluster.node_count) cluster_node_delete(cluster.nodes[cluster.node_count - 1]);

@@ -13,16 +13,19 @@ import sys
 HEADER = 2256
 
 
-def header(mtype, count=0, sender=b"1" * 40, slots=(), epoch=1):
+def header(mtype, count=0, sender=b"1" * 40, slots=(), epoch=1, slaveof=None, flags=1,
+           mflags=4, current=5):
     h = bytearray(HEADER)
     h[0:4] = b"RCmb"
     struct.pack_into(">HHHH", h, 8, 1, 7001, mtype, count)
-    struct.pack_into(">QQQ", h, 16, 5, epoch, 0)
+    struct.pack_into(">QQQ", h, 16, current, epoch, 0)
     h[40:80] = sender
     for s in slots:
         h[80 + s // 8] |= 1 << (s % 8)
-    struct.pack_into(">HHH", h, 2246, 0, 17001, 1)
-    h[2253] = 4  # extensions supported
+    struct.pack_into(">HHH", h, 2246, 0, 17001, flags)
+    if slaveof:
+        h[2128:2168] = slaveof  # a replica: its master's name
+    h[2253] = mflags  # 4: extensions supported; 1: paused; 2: force ack
     return h
 
 
@@ -57,6 +60,22 @@ def main():
     m = bytearray(seeds["ping_ext"])
     struct.pack_into(">H", m, 3 + 2214, 1)
     seeds["ping_ext"] = bytes(m)
+    # Replicas and failover: peer 2 a replica of peer 1, peer 1 failing, an
+    # election (auth request, ack); peer 2 a replica of this node asking
+    # for a manual failover (MFSTART); a paused master's ping.
+    replica_of_1 = record(4 | 16, header(0, slaveof=b"1" * 40, flags=2,
+                                         slots=range(4096, 8192)))
+    seeds["replica_ping"] = replica_of_1
+    seeds["failover_election"] = (
+        record(4 | 24, header(3) + b"1" * 40) + replica_of_1
+        + record(4 | 16, header(5, flags=2, slaveof=b"1" * 40, slots=range(4096, 8192),
+                                current=9))
+        + record(4 | 24, header(6, current=9)))
+    seeds["manual_failover"] = (
+        record(4 | 16, header(0, slaveof=b"0" * 40, flags=2, slots=range(0, 4096)))
+        + record(4 | 16, header(8, flags=2, slaveof=b"0" * 40))
+        + record(4 | 16, header(5, flags=2, slaveof=b"0" * 40, mflags=4 | 2, current=9)))
+    seeds["paused_master_ping"] = record(4 | 8, header(0, mflags=4 | 1, slots=range(4096, 8192)))
     seeds["sequence"] = seeds["meet_unknown"] + seeds["pong_gossip_outbound"] + seeds["fail"]
     for name, data in seeds.items():
         with open(os.path.join(out, name), "wb") as f:
