@@ -658,6 +658,13 @@ admit:
         cmd->rejected_calls++;
         return NULL;
     }
+    /* Redis's order: right after authentication, before the ACL check;
+     * dispatch then flags the transaction (EXECABORT). */
+    if ((cmd->flags & CMD_NO_MULTI) && multi_is_queuing(multi_of_request(req))) {
+        reply_error(r, "ERR Command not allowed inside a transaction");
+        cmd->rejected_calls++;
+        return NULL;
+    }
     /* The checks of features that are rarely on (command_hooks.h). */
     if (__builtin_expect(command_hooks != 0, 0)) return command_check_hooked(req, cmd);
     if (refused_in_subscribed(req, cmd)) return NULL;

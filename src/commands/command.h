@@ -62,6 +62,10 @@ enum command_flag {
     /* Redis's may-replicate (EVAL, EVALSHA, FCALL, PUBLISH, SPUBLISH, PFCOUNT):
      * not shown by COMMAND; held by CLIENT PAUSE WRITE like a write. */
     CMD_MAY_REPLICATE = 1u << 17,
+    /* Redis's no_multi (SAVE, SHUTDOWN, SYNC, PSYNC): refused while a
+     * transaction queues. Set at init from the command's Redis 7.0
+     * metadata (command_keys_init), never written in a table row. */
+    CMD_NO_MULTI = 1u << 18,
 };
 
 struct cmd_ctx {
@@ -215,7 +219,8 @@ struct key_ref {
     uint32_t flags;
 };
 
-/* Attaches cmd's metadata and key rule (command_keys.c; at table init). */
+/* Attaches cmd's metadata and key rule (command_keys.c; at table init),
+ * and the flags the metadata carries that dispatch enforces (CMD_NO_MULTI). */
 void command_keys_init(struct command *cmd);
 
 /* The keys a call of cmd names, at most cap of them, as Redis 7.0's
