@@ -788,6 +788,23 @@ bool command_arg_redacted(const struct cmd_ctx *ctx, int i)
     return false;
 }
 
+/* Redis's addReplySubcommandSyntaxError: argv[1] as typed (up to its first
+ * NUL, 128 bytes at most), the container upper-cased. */
+void reply_subcommand_syntax_error(struct cmd_ctx *ctx)
+{
+    char upper[16];
+    size_t n = ctx->argv_len[0] < sizeof upper - 1 ? ctx->argv_len[0] : sizeof upper - 1;
+    for (size_t i = 0; i < n; i++) {
+        char c = ctx->argv[0][i];
+        upper[i] = c >= 'a' && c <= 'z' ? (char)(c - 32) : c;
+    }
+    upper[n] = '\0';
+    int arg_len = (int)strnlen(ctx->argv[1], ctx->argv_len[1]);
+    reply_error_fmt(ctx->reply,
+                    "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try %s HELP.",
+                    arg_len < 128 ? arg_len : 128, ctx->argv[1], upper);
+}
+
 void reply_help(struct reply *r, const char *const *lines)
 {
     long long n = 0;

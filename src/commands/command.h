@@ -280,6 +280,11 @@ bool command_arg_redacted(const struct cmd_ctx *ctx, int i);
  * libfabric peers), "no" none. */
 bool command_protected_action_allowed(const char *setting, const struct conn *conn);
 
+/* Redis's answer to a known subcommand with arguments it does not take:
+ * "ERR unknown subcommand or wrong number of arguments for '<sub>'. Try
+ * <CONTAINER> HELP." (XGROUP, XINFO, PUBSUB, FUNCTION ...). */
+void reply_subcommand_syntax_error(struct cmd_ctx *ctx);
+
 /* A HELP reply: the NULL-terminated lines as an array of status strings. */
 void reply_help(struct reply *r, const char *const *lines);
 

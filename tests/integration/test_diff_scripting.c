@@ -285,6 +285,29 @@ static const char *const function_cases[][CASE_ARGS] = {
     {"function", "delete", "x", NULL},
     {"function", "dump", NULL},
     {"function", "restore", "x", "bogus", NULL},
+    /* Arguments past a subcommand's own: Redis's subcommand syntax error. */
+    {"function", "restore", "a", "b", "c", NULL},
+    {"function", "flush", "sync", "x", NULL},
+    {"function", "FLUSH", "async", "x", "y", NULL},
+    /* The shebang line is split as Redis's sdssplitargs: quotes. */
+    {"function", "load",
+     "#!lua name=\"q1\"\nredis.register_function('fq1', function() return 1 end)", NULL},
+    {"function", "load", "#!lua 'name=q2'\nredis.register_function('fq2', function() return 2 end)",
+     NULL},
+    {"function", "load", "#!\"lua\" name=q3\nreturn 1", NULL},
+    {"function", "load", "#!lua name=\"\\x41b\"\nreturn 1", NULL},
+    {"fcall", "fq1", "0", NULL},
+    {"fcall", "fq2", "0", NULL},
+    {"function", "list", "libraryname", "q1", NULL},
+    {"function", "load", "#!lua name=\"q4\nreturn 1", NULL},
+    {"function", "load", "#!lua name=\"q5\"x\nreturn 1", NULL},
+    {"function", "load", "#!lua name=\nreturn 1", NULL},
+    {"function", "load", "#!\nreturn 1", NULL},
+    {"function", "load", "#!foo bogus\nreturn 1", NULL},
+    {"function", "delete", "q1", NULL},
+    {"function", "delete", "q2", NULL},
+    {"function", "delete", "q3", NULL},
+    {"function", "delete", "Ab", NULL},
 };
 
 static void run_cases(const char *const (*cases)[CASE_ARGS], size_t n)
