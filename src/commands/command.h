@@ -82,7 +82,8 @@ struct cmd_ctx {
     /* Inside EXEC (later: a script): a blocking command must not block but
      * act as its non-blocking form (BLPOP answers nil at once). */
     bool deny_blocking;
-    bool rerun; /* cmd_request.rerun: not counted in calls again */
+    bool rerun;       /* cmd_request.rerun: not counted in calls again */
+    bool from_script; /* redis.call (Redis's CLIENT_SCRIPT): SORT of a set sorts */
 };
 
 typedef void command_fn(struct cmd_ctx *ctx);

@@ -15,7 +15,8 @@
  * a script leaves the caller's database alone, and a FUNCTION DUMP payload
  * from redis-server restores in goblin-core (and the other way round).
  * Cases whose replies depend on hash order (KEYS, multi-function LIST) or
- * on the PRNG stream (math.random) are left out.
+ * on the PRNG stream's values (math.random) are left out; its behaviour (a
+ * new number at every EVAL, the same after the same seed) is compared.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,7 +25,7 @@
 
 #include "diff.h"
 
-#define CASE_ARGS 8
+#define CASE_ARGS 10
 
 static struct diff_pair d;
 static struct rconn bg, br; /* client B */
@@ -172,6 +173,32 @@ static const char *const script_cases[][CASE_ARGS] = {
     {"eval", "return redis.log()", "0", NULL},
     {"eval", "return redis.log('a','b')", "0", NULL},
     {"eval", "return redis.log(99,'b')", "0\n", NULL},
+    /* A read-only script refuses may-replicate commands too (PUBLISH,
+     * PFCOUNT), as Redis's scriptVerifyWriteCommandAllow. */
+    {"eval_ro", "return redis.call('publish','c','m')", "0", NULL},
+    {"eval", "#!lua flags=no-writes\nreturn redis.call('publish','c','m')", "0", NULL},
+    {"eval_ro", "return redis.pcall('pfcount','hll')", "1", "hll", NULL},
+    {"eval", "#!lua flags=no-writes\nreturn redis.call('pfcount','hll')", "1", "hll", NULL},
+    {"eval", "return redis.call('publish','c','m')", "0", NULL},
+    /* SORT of a set by a constant from a script sorts ALPHA (Redis forces
+     * a deterministic order), as SORT ... STORE does; a list keeps its order. */
+    {"del", "ss", "sl", NULL},
+    {"sadd", "ss", "3", "1", "2", "10", "b", "a", NULL},
+    {"rpush", "sl", "3", "1", "2", "10", NULL},
+    {"eval", "return redis.call('sort','ss','by','nokey')", "1", "ss", NULL},
+    {"eval", "return redis.call('sort_ro','ss','by','nokey','desc')", "1", "ss", NULL},
+    {"eval", "return redis.call('sort','ss','by','nokey','limit','1','3')", "1", "ss", NULL},
+    {"eval", "return redis.call('sort','sl','by','nokey')", "1", "sl", NULL},
+    {"eval", "return redis.call('sort','ss','by','nokey','get','#')", "1", "ss", NULL},
+    /* math.random: one state for the server's life (a new number at every
+     * EVAL), and math.randomseed makes what follows reproducible. */
+    {"eval", "return redis.call('set','rnd',tostring(math.random()))", "0", NULL},
+    {"eval", "return tostring(math.random()) ~= redis.call('get','rnd')", "0", NULL},
+    {"eval",
+     "math.randomseed(7) local a = math.random(1000000) math.randomseed(7) return a == "
+     "math.random(1000000)",
+     "0", NULL},
+    {"eval", "local a = math.random(5, 9) return a >= 5 and a <= 9", "0", NULL},
 };
 
 static const char *const function_cases[][CASE_ARGS] = {
