@@ -314,6 +314,9 @@ static int redis_call_generic(lua_State *L, bool raise)
         }
     }
     if (err) {
+        /* A known command refused (arity, noscript, read-only, OOM, ...)
+         * counts as rejected, as Redis's scriptCall (ERROR_COMMAND_REJECTED). */
+        if (cmd) cmd->rejected_calls++;
         if (argc > 16) {
             free(argv);
             free(argv_len);

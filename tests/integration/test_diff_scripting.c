@@ -444,12 +444,63 @@ static void dump_restore(void)
     A("FUNCTION", "FLUSH");
 }
 
+/* "calls=N,...,rejected_calls=N,failed_calls=N" of cmdstat_<name> in an
+ * INFO commandstats reply, the timings dropped ("absent" when none). */
+static void cmdstat_counts(const char *info, const char *name, char *out, size_t cap)
+{
+    char key[64];
+    snprintf(key, sizeof key, "cmdstat_%s:", name);
+    const char *line = strstr(info, key);
+    if (!line) {
+        snprintf(out, cap, "absent");
+        return;
+    }
+    long long calls = -1, rejected = -1, failed = -1;
+    const char *p;
+    if ((p = strstr(line, "calls="))) calls = atoll(p + 6);
+    if ((p = strstr(line, "rejected_calls="))) rejected = atoll(p + 15);
+    if ((p = strstr(line, "failed_calls="))) failed = atoll(p + 13);
+    snprintf(out, cap, "calls=%lld rejected=%lld failed=%lld", calls, rejected, failed);
+}
+
+/* A command refused inside a script (arity, noscript, read-only, OOM) is
+ * counted in its cmdstat's rejected_calls, as Redis's scriptCall does. */
+static void script_rejected_calls(void)
+{
+    A("CONFIG", "RESETSTAT");
+    A("EVAL", "return redis.pcall('get')", "0");
+    A("EVAL_RO", "return redis.pcall('set','k','v')", "1", "k");
+    A("EVAL", "return redis.pcall('blpop','k',0)", "1", "k");
+    A("CONFIG", "SET", "maxmemory", "1");
+    A("EVAL", "return redis.pcall('set','k','v')", "1", "k");
+    A("CONFIG", "SET", "maxmemory", "0");
+    A("EVAL", "return redis.pcall('incr','s')", "1", "s");
+    const char *argv[] = {"INFO", "commandstats"};
+    char *g, *r;
+    size_t gl, rl;
+    diff_exchange(&d, 2, argv, NULL, &g, &gl, &r, &rl);
+    const char *names[] = {"get", "set", "blpop", "incr", "eval", "eval_ro"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char want[128], got[128];
+        cmdstat_counts(r, names[i], want, sizeof want);
+        cmdstat_counts(g, names[i], got, sizeof got);
+        if (strcmp(want, got) != 0) {
+            fprintf(stderr, "diff_scripting: cmdstat_%s: redis-server %s, goblin-core %s\n",
+                    names[i], want, got);
+            exit(1);
+        }
+    }
+    free(g);
+    free(r);
+}
+
 static void run_all(void)
 {
     run_cases(script_cases, sizeof script_cases / sizeof script_cases[0]);
     run_cases(function_cases, sizeof function_cases / sizeof function_cases[0]);
     interplay();
     dump_restore();
+    script_rejected_calls();
 }
 
 int main(void)
