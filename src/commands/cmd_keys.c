@@ -15,6 +15,7 @@
 #include "cluster/cluster.h"
 #include "commands/command.h"
 #include "commands/typed_args.h"
+#include "util/clock.h"
 #include "util/glob.h"
 #include "util/xmalloc.h"
 
@@ -166,7 +167,10 @@ static void ttl_generic(struct cmd_ctx *ctx, bool in_ms, bool absolute)
         reply_int(ctx->reply, kv ? -1 : -2);
         return;
     }
-    long long t = absolute ? kv->expire_ms : kv->expire_ms - keyspace_now_ms();
+    /* The real clock, not the command's instant: Redis 7.0's TTL reads
+     * mstime(), so inside EXEC or a script time moves on between calls
+     * (the key's expiry itself is judged at the command's instant). */
+    long long t = absolute ? kv->expire_ms : kv->expire_ms - clock_unix_ms();
     if (t < 0) t = 0;
     /* Unsigned so that a time near LLONG_MAX rounds up as Redis's does. */
     reply_int(ctx->reply, in_ms ? t : (long long)(((unsigned long long)t + 500) / 1000));
