@@ -671,18 +671,37 @@ admit:
     return cmd;
 }
 
+/* CLIENT PAUSE WRITE holds a write, and a may-replicate command unless it
+ * is a script that declared no-writes (Redis's scriptFlagsToCmdFlags). */
+static bool held_by_write_pause(const struct command *cmd, const char *const *argv,
+                                const size_t *argv_len)
+{
+    if (!(cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE))) return false;
+    return !(cmd->flags & CMD_MAY_REPLICATE) || script_call_writes(cmd, argv, argv_len);
+}
+
+static void or_queued_held(const struct command *cmd, int argc, const char **argv,
+                           const size_t *argv_len, void *arg)
+{
+    (void)argc;
+    *(bool *)arg = *(bool *)arg || held_by_write_pause(cmd, argv, argv_len);
+}
+
 /* Whether the pause in force holds this request (Redis 7.0's processCommand:
  * ALL holds every command that passed the checks; WRITE holds writes and
- * may-replicate commands, EXEC of a transaction holding any, and a script
- * unless it declared no-writes). */
+ * may-replicate commands, a script unless it declared no-writes, and EXEC
+ * of a transaction holding any of them, each queued command judged by its
+ * own flags as Redis's queueMultiCommand gathers them: a transaction of
+ * no-writes scripts runs at once). */
 static bool command_paused(const struct cmd_request *req, const struct command *cmd)
 {
     if (session_pause_type == SESSION_PAUSE_ALL) return true;
-    uint32_t flags = cmd->flags;
-    if (strcmp(cmd->full_name, "exec") == 0 && multi_is_queuing(multi_of_request(req)))
-        multi_foreach_queued(multi_of_request(req), or_queued_flags, &flags);
-    if (!(flags & (CMD_WRITE | CMD_MAY_REPLICATE))) return false;
-    return !(cmd->flags & CMD_MAY_REPLICATE) || script_request_writes(req, cmd);
+    if (strcmp(cmd->full_name, "exec") == 0 && multi_is_queuing(multi_of_request(req))) {
+        bool held = false;
+        multi_foreach_queued(multi_of_request(req), or_queued_held, &held);
+        return held;
+    }
+    return held_by_write_pause(cmd, req->argv, req->argv_len);
 }
 
 #ifdef __SANITIZE_ADDRESS__

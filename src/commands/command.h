@@ -254,11 +254,12 @@ const char *cluster_script_check(const struct command *cmd, int argc, const char
 /* Cluster mode, after a command ran: ASKING lasts one command. */
 void cluster_after_command(const struct cmd_request *req, const struct command *cmd);
 
-/* CLIENT PAUSE WRITE: whether a may-replicate request counts as a write —
+/* CLIENT PAUSE WRITE: whether a may-replicate call (a request, or a command
+ * queued in MULTI) counts as a write —
  * EVAL, EVALSHA and FCALL unless their script (cached, or EVAL's shebang)
  * declared flags without `no-writes`; PUBLISH, SPUBLISH, PFCOUNT always
  * (Redis's evalGetCommandFlags / fcallGetCommandFlags). cmd_script.c. */
-bool script_request_writes(const struct cmd_request *req, const struct command *cmd);
+bool script_call_writes(const struct command *cmd, const char *const *argv, const size_t *argv_len);
 
 /* Redis's MISCONF error (writes refused after a failed snapshot). */
 extern const char command_misconf_error[];
