@@ -367,19 +367,22 @@ static inline __attribute__((always_inline)) void command_run(struct cmd_ctx *ct
     else
         cmd->fn(ctx);
     uint64_t elapsed = cycles_now() - start;
-    cmd->cycles += elapsed;
-    if (ctx->conn) { /* not the append-only file's replay, which Redis runs uncounted */
+    /* The append-only file's replay (no conn) runs uncounted, as Redis's
+     * loader calls cmd->proc directly: no commandstats, no
+     * total_commands_processed, no SLOWLOG or latency. */
+    if (ctx->conn) {
+        cmd->cycles += elapsed;
         slowlog_consider(ctx, typed, elapsed);
         latency_consider_command(cmd->flags & CMD_FAST, elapsed);
         latency_track_command(&cmd->latency_histogram, elapsed);
         /* The word as the command left it (it may have started MONITOR or
          * tracking). */
         if (__builtin_expect(command_hooks != 0, 0)) command_run_hooks(ctx);
+        cmd->calls += !ctx->rerun;
+        if (reply_error_count != errors_before) cmd->failed_calls++;
+        stats.commands_processed++;
     }
     if (frame.active) propagate_end(&frame, ctx);
-    cmd->calls += !ctx->rerun;
-    if (reply_error_count != errors_before) cmd->failed_calls++;
-    stats.commands_processed++;
 }
 
 /* A command run from inside another (EXEC, a script) keeps the key space's
