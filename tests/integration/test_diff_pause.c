@@ -3,11 +3,10 @@
  * RESP2 then RESP3, byte for byte, with several clients: the errors; WRITE
  * holding writes, may-replicate commands (EVAL, PUBLISH, PFCOUNT), a
  * transaction's write (queued or at EXEC) but not reads, EVAL_RO or a
- * no-writes script (alone or queued in a transaction); held commands answered after UNPAUSE, in the order
- * they were held, a held client's pipelined command after its held one;
- * the held write not applied meanwhile (read by another client); expiry
- * stopped while paused (the expired key reads as missing but DBSIZE still
- * counts it); ALL holding every command, the pauser's own included, until
+ * no-writes script (alone or queued in a transaction); held commands answered after UNPAUSE, in the
+ * order they were held, a held client's pipelined command after its held one; the held write not
+ * applied meanwhile (read by another client); expiry stopped while paused (the expired key reads as
+ * missing but DBSIZE still counts it); ALL holding every command, the pauser's own included, until
  * its timeout. No timing is asserted: "held" is checked by state (the write not
  * applied, INFO blocked_clients), never by how long a reply took.
  */
