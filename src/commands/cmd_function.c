@@ -23,6 +23,7 @@
 #include <strings.h>
 
 #include "commands/command.h"
+#include "commands/monitor.h"
 #include "commands/script_lua.h"
 #include "commands/script_sandbox.h"
 #include "persist/rdb.h"
@@ -821,6 +822,7 @@ bool function_flags(const char *name, size_t len, uint32_t *flags)
 
 static void fcall_generic(struct cmd_ctx *ctx, bool ro)
 {
+    monitor_feed_script_call(ctx);
     struct fn_function *f = function_in(libraries, ctx->argv[1], ctx->argv_len[1]);
     if (!f) {
         reply_error(ctx->reply, "ERR Function not found");

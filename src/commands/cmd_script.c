@@ -15,6 +15,7 @@
 
 #include "cluster/cluster.h"
 #include "commands/command.h"
+#include "commands/monitor.h"
 #include "commands/script_lua.h"
 #include "connection/session.h"
 #include "persist/persist.h"
@@ -216,6 +217,7 @@ long long script_numkeys(struct cmd_ctx *ctx)
 
 static void eval_generic(struct cmd_ctx *ctx, bool by_sha, bool ro)
 {
+    monitor_feed_script_call(ctx);
     long long numkeys = script_numkeys(ctx);
     if (numkeys < 0) return;
     char sha[41];
@@ -269,8 +271,7 @@ bool script_call_writes(const struct command *cmd, const char *const *argv, cons
         if (!script_cached_flags(sha, &flags)) {
             char err[128];
             size_t skip;
-            if (by_sha ||
-                !parse_shebang(argv[1], argv_len[1], &flags, &skip, err, sizeof err))
+            if (by_sha || !parse_shebang(argv[1], argv_len[1], &flags, &skip, err, sizeof err))
                 return true;
         }
     } else {

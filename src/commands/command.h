@@ -66,6 +66,10 @@ enum command_flag {
      * transaction queues. Set at init from the command's Redis 7.0
      * metadata (command_keys_init), never written in a table row. */
     CMD_NO_MULTI = 1u << 18,
+    /* Redis's skip_monitor (EVAL, EVALSHA, FCALL and their _RO forms): not
+     * fed to MONITOR after it ran; its handler feeds its line first, so the
+     * script's own commands follow it (from metadata, as CMD_NO_MULTI). */
+    CMD_SKIP_MONITOR = 1u << 19,
 };
 
 struct cmd_ctx {
@@ -83,7 +87,8 @@ struct cmd_ctx {
      * act as its non-blocking form (BLPOP answers nil at once). */
     bool deny_blocking;
     bool rerun;       /* cmd_request.rerun: not counted in calls again */
-    bool from_script; /* redis.call (Redis's CLIENT_SCRIPT): SORT of a set sorts */
+    bool from_script; /* redis.call (Redis's CLIENT_SCRIPT): SORT of a set
+                       * sorts; MONITOR shows it from "lua" */
 };
 
 typedef void command_fn(struct cmd_ctx *ctx);
@@ -221,7 +226,8 @@ struct key_ref {
 };
 
 /* Attaches cmd's metadata and key rule (command_keys.c; at table init),
- * and the flags the metadata carries that dispatch enforces (CMD_NO_MULTI). */
+ * and the flags the metadata carries that we enforce (CMD_NO_MULTI,
+ * CMD_SKIP_MONITOR). */
 void command_keys_init(struct command *cmd);
 
 /* The keys a call of cmd names, at most cap of them, as Redis 7.0's

@@ -239,6 +239,8 @@ void command_keys_init(struct command *cmd)
 {
     cmd->meta = command_meta_find(cmd->full_name);
     if (cmd->meta && command_meta_has_flag(cmd->meta, "no_multi")) cmd->flags |= CMD_NO_MULTI;
+    if (cmd->meta && command_meta_has_flag(cmd->meta, "skip_monitor"))
+        cmd->flags |= CMD_SKIP_MONITOR;
 
     cmd->keys_rule = -1;
     for (size_t r = 0; r < sizeof key_rules / sizeof key_rules[0]; r++)
