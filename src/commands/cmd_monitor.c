@@ -77,7 +77,7 @@ static void monitor_feed_line(const struct cmd_ctx *ctx)
     char head[160];
     int n = snprintf(head, sizeof head, "+%ld.%06ld [%d %s] ", (long)tv.tv_sec, (long)tv.tv_usec,
                      session_db_index(ctx->conn), /* after SELECT: its new db, as Redis */
-                     ctx->from_script ? "lua" : session_addr(ctx->conn));
+                     ctx->script_caller ? "lua" : session_addr(ctx->conn));
     line.start = line.end = 0;
     put(head, (size_t)n);
     for (int i = 0; i < ctx->argc; i++) {

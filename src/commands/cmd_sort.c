@@ -220,7 +220,7 @@ static void sort_generic(struct cmd_ctx *ctx, bool readonly)
                  : kv->type == OBJ_LIST ? list_len(kv->v.ptr)
                                         : zset_len(kv->v.ptr);
     if (kv && kv->type == OBJ_ZSET) zset_convert_to_index(kv->v.ptr);
-    if (dontsort && (store_i || ctx->from_script) && kv && kv->type == OBJ_SET) {
+    if (dontsort && (store_i || ctx->script_caller) && kv && kv->type == OBJ_SET) {
         /* A set's own order is not deterministic: STORE, and a script (its
          * effects are replicated), sort it ALPHA, as Redis. */
         dontsort = false;

@@ -325,7 +325,7 @@ void command_block_on_keys(struct cmd_ctx *ctx, enum obj_type type, int first, i
 
 /* CLIENT TRACKING: hands the keys a read-only command read to the
  * connection layer's table. */
-static void command_track_keys(struct cmd_ctx *ctx)
+static void command_track_keys(const struct cmd_ctx *ctx)
 {
     int stack[16];
     int *pos = ctx->argc <= 16 ? stack : xmalloc((size_t)ctx->argc * sizeof *pos);
@@ -339,12 +339,13 @@ static void command_run_hooks(struct cmd_ctx *ctx)
 {
     const struct command *cmd = ctx->cmd;
     monitor_consider(ctx);
-    /* CLIENT TRACKING: the keys a read-only command read (a read-only
-     * script's own commands, not the script). */
+    /* CLIENT TRACKING: the keys a read-only command read; inside a script,
+     * a read remembers the script's declared keys (Redis 7.0 remembers the
+     * caller's command's keys), and EVAL_RO/FCALL_RO themselves nothing. */
     if (session_tracking_clients && (cmd->flags & CMD_READONLY) && !(cmd->flags & CMD_PUBSUB) &&
         !cmd->subcommands && strncmp(cmd->full_name, "eval", 4) != 0 &&
         strcmp(cmd->full_name, "fcall_ro") != 0 && session_tracking_reads(ctx->conn))
-        command_track_keys(ctx);
+        command_track_keys(ctx->script_caller ? ctx->script_caller : ctx);
 }
 
 /* Runs a command that passed every check, with its accounting (INFO commandstats, SLOWLOG, MONITOR,

@@ -86,9 +86,12 @@ struct cmd_ctx {
     /* Inside EXEC (later: a script): a blocking command must not block but
      * act as its non-blocking form (BLPOP answers nil at once). */
     bool deny_blocking;
-    bool rerun;       /* cmd_request.rerun: not counted in calls again */
-    bool from_script; /* redis.call (Redis's CLIENT_SCRIPT): SORT of a set
-                       * sorts; MONITOR shows it from "lua" */
+    bool rerun; /* cmd_request.rerun: not counted in calls again */
+    /* A script's redis.call (Redis's CLIENT_SCRIPT): the EVAL or FCALL that
+     * runs it, NULL otherwise. SORT of a set then sorts; MONITOR shows the
+     * command from "lua"; CLIENT TRACKING remembers the script's declared
+     * keys when it reads (Redis's trackingRememberKeys of the caller). */
+    const struct cmd_ctx *script_caller;
 };
 
 typedef void command_fn(struct cmd_ctx *ctx);

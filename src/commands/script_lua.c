@@ -345,7 +345,7 @@ static int redis_call_generic(lua_State *L, bool raise)
         .argv_len = argv_len,
         .cmd = cmd,
         .deny_blocking = true,
-        .from_script = true,
+        .script_caller = st->caller,
     };
     command_call(&ctx);
     st->db_index = session_db_index(conn);

@@ -183,6 +183,21 @@ static void default_mode(void)
     A("PING");
     B("XDEL", "x1", "1-1");
     PUSH_A(INV("2\r\nx1"));
+    /* Scripts: a read inside remembers the script's declared keys, not
+     * the key it read (Redis remembers the caller's command's keys); a
+     * script that only writes remembers nothing. */
+    A("EVAL", "return redis.call('get','sread')", "2", "sk1", "sk2");
+    A("EVAL_RO", "return redis.call('get','sread')", "1", "sk3");
+    A("EVAL", "return redis.call('set','sw','1')", "1", "sk4");
+    B("SET", "sread", "1");
+    B("SET", "sk4", "1");
+    B("SET", "sk1", "1");
+    PUSH_A(INV("3\r\nsk1"));
+    B("SET", "sk2", "1");
+    PUSH_A(INV("3\r\nsk2"));
+    B("SET", "sk3", "1");
+    PUSH_A(INV("3\r\nsk3"));
+    A("PING");
     A("CLIENT", "TRACKING", "off");
 }
 
