@@ -23,11 +23,14 @@
 #include <strings.h>
 
 #include "commands/command.h"
+#include "commands/monitor.h"
 #include "commands/script_lua.h"
 #include "commands/script_sandbox.h"
 #include "persist/rdb.h"
+#include "protocol/resp_parser.h"
 #include "persist/rdb_io.h"
 #include "core/config.h"
+#include "util/buf.h"
 #include "util/clock.h"
 #include "util/glob.h"
 #include "util/numparse.h"
@@ -284,7 +287,9 @@ void function_stats(size_t *functions, size_t *libraries_out, size_t *bytes, siz
 /* --- creating a library (Redis's functionsCreateWithLibraryCtx) ---------- */
 
 /* Parses the `#!<engine> name=<lib>` line; *body is the code from its
- * line feed on (line numbers stay the user's). */
+ * line feed on (line numbers stay the user's). The line is split into
+ * words as Redis's sdssplitargs does (the inline protocol's splitter), so
+ * `name="foo"` names foo and an unbalanced quote is invalid metadata. */
 static bool parse_metadata(const char *code, size_t len, char **name, size_t *body, char *err,
                            size_t cap)
 {
@@ -299,45 +304,53 @@ static bool parse_metadata(const char *code, size_t len, char **name, size_t *bo
         return false;
     }
     *body = (size_t)(nl - code);
-    const char *p = code, *end = nl;
-    bool first = true;
-    while (p < end) {
-        while (p < end && (*p == ' ' || *p == '\t' || *p == '\r')) p++;
-        if (p == end) break;
-        const char *word = p;
-        while (p < end && !(*p == ' ' || *p == '\t' || *p == '\r')) p++;
-        size_t wlen = (size_t)(p - word);
-        if (first) {
-            first = false;
-            if (wlen != 5 || strncasecmp(word + 2, "lua", 3) != 0) {
-                snprintf(err, cap, "Engine '%.*s' not found", (int)(wlen - 2), word + 2);
-                free(*name);
-                *name = NULL;
-                return false;
-            }
-            continue;
-        }
+    struct buf words;
+    buf_init(&words, 64);
+    size_t *lens = NULL;
+    int lens_cap = 0;
+    int n = resp_split_args(code, *body, &words, &lens, &lens_cap);
+    bool ok = false;
+    if (n <= 0) {
+        snprintf(err, cap, "Invalid library metadata");
+        goto done;
+    }
+    const char *word = buf_head(&words);
+    /* The engine: the first word past "#!" (Redis's sdsrange(engine, 2, -1)),
+     * looked up after the name is found, as Redis. */
+    const char *engine = lens[0] >= 2 ? word + 2 : "";
+    size_t engine_len = lens[0] >= 2 ? lens[0] - 2 : 0;
+    word += lens[0];
+    for (int i = 1; i < n; word += lens[i], i++) {
+        size_t wlen = lens[i];
         if (wlen >= 5 && strncasecmp(word, "name=", 5) == 0) {
             if (*name) {
                 snprintf(err, cap,
                          "Invalid metadata value, name argument was given multiple times");
-                free(*name);
-                *name = NULL;
-                return false;
+                goto done;
             }
             *name = dup_text(word + 5, wlen - 5);
             continue;
         }
         snprintf(err, cap, "Invalid metadata value given: %.*s", (int)wlen, word);
-        free(*name);
-        *name = NULL;
-        return false;
+        goto done;
     }
     if (!*name) {
         snprintf(err, cap, "Library name was not given");
-        return false;
+        goto done;
     }
-    return true;
+    if (engine_len != 3 || strncasecmp(engine, "lua", 3) != 0) {
+        snprintf(err, cap, "Engine '%.*s' not found", (int)engine_len, engine);
+        goto done;
+    }
+    ok = true;
+done:
+    if (!ok) {
+        free(*name);
+        *name = NULL;
+    }
+    free(lens);
+    buf_free(&words);
+    return ok;
 }
 
 /* Redis's LOAD_TIMEOUT_MS: a library's top-level code that runs longer is
@@ -594,7 +607,7 @@ static void cmd_function_flush(struct cmd_ctx *ctx)
         return;
     }
     if (ctx->argc > 3) {
-        reply_error_arity(ctx->reply, "function|flush");
+        reply_subcommand_syntax_error(ctx);
         return;
     }
     libraries_flush();
@@ -692,7 +705,7 @@ static void cmd_function_restore(struct cmd_ctx *ctx)
             return;
         }
     } else if (ctx->argc != 3) {
-        reply_error_arity(ctx->reply, "function|restore");
+        reply_subcommand_syntax_error(ctx);
         return;
     }
     if (!rdb_payload_verify(ctx->argv[2], ctx->argv_len[2])) {
@@ -809,6 +822,7 @@ bool function_flags(const char *name, size_t len, uint32_t *flags)
 
 static void fcall_generic(struct cmd_ctx *ctx, bool ro)
 {
+    monitor_feed_script_call(ctx);
     struct fn_function *f = function_in(libraries, ctx->argv[1], ctx->argv_len[1]);
     if (!f) {
         reply_error(ctx->reply, "ERR Function not found");

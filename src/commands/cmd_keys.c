@@ -15,6 +15,7 @@
 #include "cluster/cluster.h"
 #include "commands/command.h"
 #include "commands/typed_args.h"
+#include "util/clock.h"
 #include "util/glob.h"
 #include "util/xmalloc.h"
 
@@ -36,6 +37,16 @@ static void cmd_exists(struct cmd_ctx *ctx)
     long long found = 0;
     for (int i = 1; i < ctx->argc; i++)
         if (db_lookup_read_notouch(ctx->db, ctx->argv[i], ctx->argv_len[i])) found++;
+    reply_int(ctx->reply, found);
+}
+
+/* TOUCH: EXISTS's count, but each found key is accessed (Redis's
+ * lookupKeyRead): OBJECT IDLETIME restarts, the LFU counter is bumped. */
+static void cmd_touch(struct cmd_ctx *ctx)
+{
+    long long found = 0;
+    for (int i = 1; i < ctx->argc; i++)
+        if (db_lookup_read(ctx->db, ctx->argv[i], ctx->argv_len[i])) found++;
     reply_int(ctx->reply, found);
 }
 
@@ -156,7 +167,10 @@ static void ttl_generic(struct cmd_ctx *ctx, bool in_ms, bool absolute)
         reply_int(ctx->reply, kv ? -1 : -2);
         return;
     }
-    long long t = absolute ? kv->expire_ms : kv->expire_ms - keyspace_now_ms();
+    /* The real clock, not the command's instant: Redis 7.0's TTL reads
+     * mstime(), so inside EXEC or a script time moves on between calls
+     * (the key's expiry itself is judged at the command's instant). */
+    long long t = absolute ? kv->expire_ms : kv->expire_ms - clock_unix_ms();
     if (t < 0) t = 0;
     /* Unsigned so that a time near LLONG_MAX rounds up as Redis's does. */
     reply_int(ctx->reply, in_ms ? t : (long long)(((unsigned long long)t + 500) / 1000));
@@ -487,7 +501,7 @@ struct command key_commands[] = {
     {.name = "touch",
      .arity = -2,
      .flags = CMD_READONLY | CMD_FAST,
-     .fn = cmd_exists,
+     .fn = cmd_touch,
      .first_key = 1,
      .last_key = -1,
      .key_step = 1,

@@ -3,7 +3,9 @@
  * Redis 7.0's `+<sec>.<usec> [<db> <addr>] "arg" "arg"...`, arguments quoted
  * as Redis's sdscatrepr does, AUTH's (and HELLO's AUTH pair) replaced by
  * "(redacted)". Fed by command_call() after the command ran, except for
- * admin commands, as Redis does; delivery and its bound are the connection
+ * admin commands, as Redis does; EVAL and FCALL (skip_monitor) feed their
+ * line as they start, and a script's own commands follow it as from
+ * "lua" (Redis's script client); delivery and its bound are the connection
  * layer's (conn_monitor_feed).
  */
 #include "commands/monitor.h"
@@ -68,15 +70,14 @@ static void put_quoted(const char *p, size_t n)
     put("\"", 1);
 }
 
-void monitor_feed_command(const struct cmd_ctx *ctx)
+static void monitor_feed_line(const struct cmd_ctx *ctx)
 {
-    if (ctx->cmd->flags & CMD_ADMIN) return;
     struct timeval tv;
     gettimeofday(&tv, NULL);
     char head[160];
     int n = snprintf(head, sizeof head, "+%ld.%06ld [%d %s] ", (long)tv.tv_sec, (long)tv.tv_usec,
                      session_db_index(ctx->conn), /* after SELECT: its new db, as Redis */
-                     session_addr(ctx->conn));
+                     ctx->script_caller ? "lua" : session_addr(ctx->conn));
     line.start = line.end = 0;
     put(head, (size_t)n);
     for (int i = 0; i < ctx->argc; i++) {
@@ -88,6 +89,17 @@ void monitor_feed_command(const struct cmd_ctx *ctx)
     }
     put("\r\n", 2);
     session_monitor_feed(buf_head(&line), buf_len(&line));
+}
+
+void monitor_feed_command(const struct cmd_ctx *ctx)
+{
+    if (ctx->cmd->flags & (CMD_ADMIN | CMD_SKIP_MONITOR)) return;
+    monitor_feed_line(ctx);
+}
+
+void monitor_feed_script_call(const struct cmd_ctx *ctx)
+{
+    if (__builtin_expect(conn_monitor_count != 0, 0)) monitor_feed_line(ctx);
 }
 
 static void cmd_monitor(struct cmd_ctx *ctx)

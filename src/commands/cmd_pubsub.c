@@ -129,18 +129,6 @@ static void cmd_spublish(struct cmd_ctx *ctx)
 
 /* --- PUBSUB ----------------------------------------------------------- */
 
-/* Redis's answer to a known subcommand with arguments it does not take. */
-static void reply_subcommand_syntax_error(struct cmd_ctx *ctx)
-{
-    char upper[16];
-    size_t n = ctx->argv_len[0] < sizeof upper - 1 ? ctx->argv_len[0] : sizeof upper - 1;
-    for (size_t i = 0; i < n; i++) upper[i] = (char)toupper((unsigned char)ctx->argv[0][i]);
-    upper[n] = '\0';
-    reply_error_fmt(ctx->reply,
-                    "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try %s HELP.",
-                    (int)(ctx->argv_len[1] < 128 ? ctx->argv_len[1] : 128), ctx->argv[1], upper);
-}
-
 struct channels_state {
     struct reply *reply;
     long long count;

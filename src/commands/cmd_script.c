@@ -15,6 +15,7 @@
 
 #include "cluster/cluster.h"
 #include "commands/command.h"
+#include "commands/monitor.h"
 #include "commands/script_lua.h"
 #include "connection/session.h"
 #include "persist/persist.h"
@@ -216,6 +217,7 @@ long long script_numkeys(struct cmd_ctx *ctx)
 
 static void eval_generic(struct cmd_ctx *ctx, bool by_sha, bool ro)
 {
+    monitor_feed_script_call(ctx);
     long long numkeys = script_numkeys(ctx);
     if (numkeys < 0) return;
     char sha[41];
@@ -251,26 +253,25 @@ static void eval_generic(struct cmd_ctx *ctx, bool by_sha, bool ro)
     script_lua_run(L, ctx, &run, 3, numkeys, true);
 }
 
-bool script_request_writes(const struct cmd_request *req, const struct command *cmd)
+bool script_call_writes(const struct command *cmd, const char *const *argv, const size_t *argv_len)
 {
     uint32_t flags;
     bool by_sha = strcmp(cmd->full_name, "evalsha") == 0;
     if (strcmp(cmd->full_name, "fcall") == 0) {
-        if (!function_flags(req->argv[1], req->argv_len[1], &flags)) return true;
+        if (!function_flags(argv[1], argv_len[1], &flags)) return true;
     } else if (by_sha || strcmp(cmd->full_name, "eval") == 0) {
         char sha[41];
         if (by_sha) {
-            if (req->argv_len[1] != 40) return true;
-            for (int i = 0; i < 40; i++) sha[i] = (char)tolower((unsigned char)req->argv[1][i]);
+            if (argv_len[1] != 40) return true;
+            for (int i = 0; i < 40; i++) sha[i] = (char)tolower((unsigned char)argv[1][i]);
             sha[40] = '\0';
         } else {
-            script_sha1hex(req->argv[1], req->argv_len[1], sha);
+            script_sha1hex(argv[1], argv_len[1], sha);
         }
         if (!script_cached_flags(sha, &flags)) {
             char err[128];
             size_t skip;
-            if (by_sha ||
-                !parse_shebang(req->argv[1], req->argv_len[1], &flags, &skip, err, sizeof err))
+            if (by_sha || !parse_shebang(argv[1], argv_len[1], &flags, &skip, err, sizeof err))
                 return true;
         }
     } else {

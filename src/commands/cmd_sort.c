@@ -2,7 +2,7 @@
  * Redis 7.0's options (BY, LIMIT, GET, ASC/DESC, ALPHA), "*" and "->"
  * patterns, ordering rules and errors; SORT ... STORE stores the result
  * as a list (a set sorted without BY is then sorted ALPHA, as Redis does so
- * that the stored order is deterministic). */
+ * that the stored order is deterministic; so is a set sorted from a script). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -220,8 +220,9 @@ static void sort_generic(struct cmd_ctx *ctx, bool readonly)
                  : kv->type == OBJ_LIST ? list_len(kv->v.ptr)
                                         : zset_len(kv->v.ptr);
     if (kv && kv->type == OBJ_ZSET) zset_convert_to_index(kv->v.ptr);
-    if (dontsort && store_i && kv && kv->type == OBJ_SET) {
-        /* A set's own order is not deterministic: STORE sorts it ALPHA. */
+    if (dontsort && (store_i || ctx->script_caller) && kv && kv->type == OBJ_SET) {
+        /* A set's own order is not deterministic: STORE, and a script (its
+         * effects are replicated), sort it ALPHA, as Redis. */
         dontsort = false;
         spec.alpha = true;
         by = NULL;

@@ -25,21 +25,6 @@ struct kv *stream_lookup_write(struct cmd_ctx *ctx, int i, bool *replied)
     return lookup_write_typed(ctx, i, OBJ_STREAM, replied);
 }
 
-void reply_subcommand_syntax_error(struct cmd_ctx *ctx)
-{
-    char upper[16];
-    size_t n = ctx->argv_len[0] < sizeof upper - 1 ? ctx->argv_len[0] : sizeof upper - 1;
-    for (size_t i = 0; i < n; i++) {
-        char c = ctx->argv[0][i];
-        upper[i] = c >= 'a' && c <= 'z' ? (char)(c - 32) : c;
-    }
-    upper[n] = '\0';
-    int arg_len = (int)strnlen(ctx->argv[1], ctx->argv_len[1]);
-    reply_error_fmt(ctx->reply,
-                    "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try %s HELP.",
-                    arg_len < 128 ? arg_len : 128, ctx->argv[1], upper);
-}
-
 static void reply_invalid_id(struct cmd_ctx *ctx)
 {
     reply_error(ctx->reply, "ERR Invalid stream ID specified as stream command argument");

@@ -51,9 +51,6 @@ void reply_stream_id(struct reply *r, const struct stream_id *id);
  * a "%.*s" conversion. */
 #define STREAM_CSTR_ARG(ctx, i) (int)strnlen((ctx)->argv[i], (ctx)->argv_len[i]), (ctx)->argv[i]
 
-/* Redis's addReplySubcommandSyntaxError for XGROUP and XINFO. */
-void reply_subcommand_syntax_error(struct cmd_ctx *ctx);
-
 /* One entry of the iterator (just returned by stream_iter_next) as Redis
  * replies it: [id, [field, value, ...]]. */
 void reply_stream_entry(struct reply *r, struct stream_iter *it, const struct stream_id *id,

@@ -283,16 +283,13 @@ static void cmd_zcard(struct cmd_ctx *ctx)
 }
 
 /* ZRANK/ZREVRANK key member [WITHSCORE]. WITHSCORE comes from Redis 7.2;
- * Redis 7.0 has no fourth argument (and answers it with an arity error). */
+ * Redis 7.0 has no fourth argument and answers any with an arity error, so
+ * every fourth argument but WITHSCORE (and any fifth) gets that error. */
 static void zrank_generic(struct cmd_ctx *ctx, bool reverse)
 {
-    if (ctx->argc > 4) {
+    bool with_score = ctx->argc == 4 && arg_equals(ctx, 3, "withscore");
+    if (ctx->argc > 3 && !with_score) {
         reply_error_arity(ctx->reply, ctx->cmd->full_name);
-        return;
-    }
-    bool with_score = ctx->argc == 4;
-    if (with_score && !arg_equals(ctx, 3, "withscore")) {
-        reply_error_syntax(ctx->reply);
         return;
     }
     bool replied;

@@ -325,7 +325,7 @@ void command_block_on_keys(struct cmd_ctx *ctx, enum obj_type type, int first, i
 
 /* CLIENT TRACKING: hands the keys a read-only command read to the
  * connection layer's table. */
-static void command_track_keys(struct cmd_ctx *ctx)
+static void command_track_keys(const struct cmd_ctx *ctx)
 {
     int stack[16];
     int *pos = ctx->argc <= 16 ? stack : xmalloc((size_t)ctx->argc * sizeof *pos);
@@ -339,12 +339,13 @@ static void command_run_hooks(struct cmd_ctx *ctx)
 {
     const struct command *cmd = ctx->cmd;
     monitor_consider(ctx);
-    /* CLIENT TRACKING: the keys a read-only command read (a read-only
-     * script's own commands, not the script). */
+    /* CLIENT TRACKING: the keys a read-only command read; inside a script,
+     * a read remembers the script's declared keys (Redis 7.0 remembers the
+     * caller's command's keys), and EVAL_RO/FCALL_RO themselves nothing. */
     if (session_tracking_clients && (cmd->flags & CMD_READONLY) && !(cmd->flags & CMD_PUBSUB) &&
         !cmd->subcommands && strncmp(cmd->full_name, "eval", 4) != 0 &&
         strcmp(cmd->full_name, "fcall_ro") != 0 && session_tracking_reads(ctx->conn))
-        command_track_keys(ctx);
+        command_track_keys(ctx->script_caller ? ctx->script_caller : ctx);
 }
 
 /* Runs a command that passed every check, with its accounting (INFO commandstats, SLOWLOG, MONITOR,
@@ -367,19 +368,22 @@ static inline __attribute__((always_inline)) void command_run(struct cmd_ctx *ct
     else
         cmd->fn(ctx);
     uint64_t elapsed = cycles_now() - start;
-    cmd->cycles += elapsed;
-    if (ctx->conn) { /* not the append-only file's replay, which Redis runs uncounted */
+    /* The append-only file's replay (no conn) runs uncounted, as Redis's
+     * loader calls cmd->proc directly: no commandstats, no
+     * total_commands_processed, no SLOWLOG or latency. */
+    if (ctx->conn) {
+        cmd->cycles += elapsed;
         slowlog_consider(ctx, typed, elapsed);
         latency_consider_command(cmd->flags & CMD_FAST, elapsed);
         latency_track_command(&cmd->latency_histogram, elapsed);
         /* The word as the command left it (it may have started MONITOR or
          * tracking). */
         if (__builtin_expect(command_hooks != 0, 0)) command_run_hooks(ctx);
+        cmd->calls += !ctx->rerun;
+        if (reply_error_count != errors_before) cmd->failed_calls++;
+        stats.commands_processed++;
     }
     if (frame.active) propagate_end(&frame, ctx);
-    cmd->calls += !ctx->rerun;
-    if (reply_error_count != errors_before) cmd->failed_calls++;
-    stats.commands_processed++;
 }
 
 /* A command run from inside another (EXEC, a script) keeps the key space's
@@ -658,24 +662,50 @@ admit:
         cmd->rejected_calls++;
         return NULL;
     }
+    /* Redis's order: right after authentication, before the ACL check;
+     * dispatch then flags the transaction (EXECABORT). */
+    if ((cmd->flags & CMD_NO_MULTI) && multi_is_queuing(multi_of_request(req))) {
+        reply_error(r, "ERR Command not allowed inside a transaction");
+        cmd->rejected_calls++;
+        return NULL;
+    }
     /* The checks of features that are rarely on (command_hooks.h). */
     if (__builtin_expect(command_hooks != 0, 0)) return command_check_hooked(req, cmd);
     if (refused_in_subscribed(req, cmd)) return NULL;
     return cmd;
 }
 
+/* CLIENT PAUSE WRITE holds a write, and a may-replicate command unless it
+ * is a script that declared no-writes (Redis's scriptFlagsToCmdFlags). */
+static bool held_by_write_pause(const struct command *cmd, const char *const *argv,
+                                const size_t *argv_len)
+{
+    if (!(cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE))) return false;
+    return !(cmd->flags & CMD_MAY_REPLICATE) || script_call_writes(cmd, argv, argv_len);
+}
+
+static void or_queued_held(const struct command *cmd, int argc, const char **argv,
+                           const size_t *argv_len, void *arg)
+{
+    (void)argc;
+    *(bool *)arg = *(bool *)arg || held_by_write_pause(cmd, argv, argv_len);
+}
+
 /* Whether the pause in force holds this request (Redis 7.0's processCommand:
  * ALL holds every command that passed the checks; WRITE holds writes and
- * may-replicate commands, EXEC of a transaction holding any, and a script
- * unless it declared no-writes). */
+ * may-replicate commands, a script unless it declared no-writes, and EXEC
+ * of a transaction holding any of them, each queued command judged by its
+ * own flags as Redis's queueMultiCommand gathers them: a transaction of
+ * no-writes scripts runs at once). */
 static bool command_paused(const struct cmd_request *req, const struct command *cmd)
 {
     if (session_pause_type == SESSION_PAUSE_ALL) return true;
-    uint32_t flags = cmd->flags;
-    if (strcmp(cmd->full_name, "exec") == 0 && multi_is_queuing(multi_of_request(req)))
-        multi_foreach_queued(multi_of_request(req), or_queued_flags, &flags);
-    if (!(flags & (CMD_WRITE | CMD_MAY_REPLICATE))) return false;
-    return !(cmd->flags & CMD_MAY_REPLICATE) || script_request_writes(req, cmd);
+    if (strcmp(cmd->full_name, "exec") == 0 && multi_is_queuing(multi_of_request(req))) {
+        bool held = false;
+        multi_foreach_queued(multi_of_request(req), or_queued_held, &held);
+        return held;
+    }
+    return held_by_write_pause(cmd, req->argv, req->argv_len);
 }
 
 #ifdef __SANITIZE_ADDRESS__
@@ -779,6 +809,23 @@ bool command_arg_redacted(const struct cmd_ctx *ctx, int i)
             if (ctx->argv_len[j] == 4 && strncasecmp(ctx->argv[j], "auth", 4) == 0 && i <= j + 2)
                 return true;
     return false;
+}
+
+/* Redis's addReplySubcommandSyntaxError: argv[1] as typed (up to its first
+ * NUL, 128 bytes at most), the container upper-cased. */
+void reply_subcommand_syntax_error(struct cmd_ctx *ctx)
+{
+    char upper[16];
+    size_t n = ctx->argv_len[0] < sizeof upper - 1 ? ctx->argv_len[0] : sizeof upper - 1;
+    for (size_t i = 0; i < n; i++) {
+        char c = ctx->argv[0][i];
+        upper[i] = c >= 'a' && c <= 'z' ? (char)(c - 32) : c;
+    }
+    upper[n] = '\0';
+    int arg_len = (int)strnlen(ctx->argv[1], ctx->argv_len[1]);
+    reply_error_fmt(ctx->reply,
+                    "ERR unknown subcommand or wrong number of arguments for '%.*s'. Try %s HELP.",
+                    arg_len < 128 ? arg_len : 128, ctx->argv[1], upper);
 }
 
 void reply_help(struct reply *r, const char *const *lines)

@@ -62,6 +62,14 @@ enum command_flag {
     /* Redis's may-replicate (EVAL, EVALSHA, FCALL, PUBLISH, SPUBLISH, PFCOUNT):
      * not shown by COMMAND; held by CLIENT PAUSE WRITE like a write. */
     CMD_MAY_REPLICATE = 1u << 17,
+    /* Redis's no_multi (SAVE, SHUTDOWN, SYNC, PSYNC): refused while a
+     * transaction queues. Set at init from the command's Redis 7.0
+     * metadata (command_keys_init), never written in a table row. */
+    CMD_NO_MULTI = 1u << 18,
+    /* Redis's skip_monitor (EVAL, EVALSHA, FCALL and their _RO forms): not
+     * fed to MONITOR after it ran; its handler feeds its line first, so the
+     * script's own commands follow it (from metadata, as CMD_NO_MULTI). */
+    CMD_SKIP_MONITOR = 1u << 19,
 };
 
 struct cmd_ctx {
@@ -79,6 +87,11 @@ struct cmd_ctx {
      * act as its non-blocking form (BLPOP answers nil at once). */
     bool deny_blocking;
     bool rerun; /* cmd_request.rerun: not counted in calls again */
+    /* A script's redis.call (Redis's CLIENT_SCRIPT): the EVAL or FCALL that
+     * runs it, NULL otherwise. SORT of a set then sorts; MONITOR shows the
+     * command from "lua"; CLIENT TRACKING remembers the script's declared
+     * keys when it reads (Redis's trackingRememberKeys of the caller). */
+    const struct cmd_ctx *script_caller;
 };
 
 typedef void command_fn(struct cmd_ctx *ctx);
@@ -215,7 +228,9 @@ struct key_ref {
     uint32_t flags;
 };
 
-/* Attaches cmd's metadata and key rule (command_keys.c; at table init). */
+/* Attaches cmd's metadata and key rule (command_keys.c; at table init),
+ * and the flags the metadata carries that we enforce (CMD_NO_MULTI,
+ * CMD_SKIP_MONITOR). */
 void command_keys_init(struct command *cmd);
 
 /* The keys a call of cmd names, at most cap of them, as Redis 7.0's
@@ -248,11 +263,12 @@ const char *cluster_script_check(const struct command *cmd, int argc, const char
 /* Cluster mode, after a command ran: ASKING lasts one command. */
 void cluster_after_command(const struct cmd_request *req, const struct command *cmd);
 
-/* CLIENT PAUSE WRITE: whether a may-replicate request counts as a write —
+/* CLIENT PAUSE WRITE: whether a may-replicate call (a request, or a command
+ * queued in MULTI) counts as a write —
  * EVAL, EVALSHA and FCALL unless their script (cached, or EVAL's shebang)
  * declared flags without `no-writes`; PUBLISH, SPUBLISH, PFCOUNT always
  * (Redis's evalGetCommandFlags / fcallGetCommandFlags). cmd_script.c. */
-bool script_request_writes(const struct cmd_request *req, const struct command *cmd);
+bool script_call_writes(const struct command *cmd, const char *const *argv, const size_t *argv_len);
 
 /* Redis's MISCONF error (writes refused after a failed snapshot). */
 extern const char command_misconf_error[];
@@ -274,6 +290,11 @@ bool command_arg_redacted(const struct cmd_ctx *ctx, int i);
  * local ones (session_is_local: Unix socket, loopback TCP, ring, local
  * libfabric peers), "no" none. */
 bool command_protected_action_allowed(const char *setting, const struct conn *conn);
+
+/* Redis's answer to a known subcommand with arguments it does not take:
+ * "ERR unknown subcommand or wrong number of arguments for '<sub>'. Try
+ * <CONTAINER> HELP." (XGROUP, XINFO, PUBSUB, FUNCTION ...). */
+void reply_subcommand_syntax_error(struct cmd_ctx *ctx);
 
 /* A HELP reply: the NULL-terminated lines as an array of status strings. */
 void reply_help(struct reply *r, const char *const *lines);

@@ -27,6 +27,15 @@ const struct command_meta *command_meta_find(const char *full_name)
                    meta_compare);
 }
 
+/* info: name, arity, then the flags as a set of statuses. */
+bool command_meta_has_flag(const struct command_meta *m, const char *flag)
+{
+    const struct meta_node *set = &m->info[2];
+    for (int i = 1; i <= set->n; i++)
+        if (strcmp(set[i].s, flag) == 0) return true;
+    return false;
+}
+
 static bool arg_is(const char *arg, size_t len, const char *word)
 {
     return len == strlen(word) && strncasecmp(arg, word, len) == 0;
@@ -229,6 +238,9 @@ static const struct {
 void command_keys_init(struct command *cmd)
 {
     cmd->meta = command_meta_find(cmd->full_name);
+    if (cmd->meta && command_meta_has_flag(cmd->meta, "no_multi")) cmd->flags |= CMD_NO_MULTI;
+    if (cmd->meta && command_meta_has_flag(cmd->meta, "skip_monitor"))
+        cmd->flags |= CMD_SKIP_MONITOR;
 
     cmd->keys_rule = -1;
     for (size_t r = 0; r < sizeof key_rules / sizeof key_rules[0]; r++)

@@ -84,6 +84,9 @@ extern const size_t command_meta_count;
 /* The row of a full name; NULL when Redis 7.0 lacks the command. */
 const struct command_meta *command_meta_find(const char *full_name);
 
+/* Whether Redis 7.0's COMMAND INFO lists `flag` ("no_multi") for m. */
+bool command_meta_has_flag(const struct command_meta *m, const char *flag);
+
 /* The name of each key spec flag bit, in Redis's reply order. */
 extern const char *const key_spec_flag_names[KEY_SPEC_FLAG_COUNT];
 

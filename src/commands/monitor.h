@@ -17,4 +17,8 @@ static inline void monitor_consider(const struct cmd_ctx *ctx)
     if (__builtin_expect(conn_monitor_count != 0, 0)) monitor_feed_command(ctx);
 }
 
+/* EVAL/FCALL (CMD_SKIP_MONITOR) at their start, as Redis's evalCommand
+ * ("so that lua commands appear after their script command"). */
+void monitor_feed_script_call(const struct cmd_ctx *ctx);
+
 #endif

@@ -186,17 +186,14 @@ void script_sha1hex(const char *data, size_t len, char out[41])
     out[40] = '\0';
 }
 
-/* --- math.random: Redis's deterministic PRNG (rand.c: the 48-bit LCG of
- * drand48, seeded with 0 before every script) ----------------------------- */
+/* --- math.random: Redis's PRNG (rand.c: the 48-bit LCG of drand48) -------
+ * One state for the server's life, shared by EVAL and functions, as Redis
+ * 7.0: it starts at rand.c's initial X (0x1234ABCD330E) and is never
+ * reseeded before a script (Redis 6 reseeded it with 0 at every EVAL; 7.0
+ * replicates effects, so each call may draw new numbers); only
+ * math.randomseed() sets it. */
 
-static unsigned short rand48_state[3];
-
-static void rand48_seed(void)
-{
-    rand48_state[0] = 0x330E;
-    rand48_state[1] = 0;
-    rand48_state[2] = 0;
-}
+static unsigned short rand48_state[3] = {0x330E, 0xABCD, 0x1234};
 
 static int redis_math_random(lua_State *L)
 {
@@ -298,7 +295,9 @@ static int redis_call_generic(lua_State *L, bool raise)
             err = "Wrong number of args calling Redis command from script";
         else if (cmd->flags & CMD_NOSCRIPT)
             err = "This Redis command is not allowed from script";
-        else if ((cmd->flags & CMD_WRITE) && st->run->read_only)
+        /* Redis's scriptVerifyWriteCommandAllow: may-replicate (PUBLISH,
+         * PFCOUNT, a nested EVAL) counts as a write for a read-only script. */
+        else if ((cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) && st->run->read_only)
             err = "Write commands are not allowed from read-only scripts.";
         else if ((cmd->flags & CMD_WRITE) && command_readonly_refusal(st->caller->conn))
             err = "-READONLY You can't write against a read only replica.";
@@ -315,6 +314,9 @@ static int redis_call_generic(lua_State *L, bool raise)
         }
     }
     if (err) {
+        /* A known command refused (arity, noscript, read-only, OOM, ...)
+         * counts as rejected, as Redis's scriptCall (ERROR_COMMAND_REJECTED). */
+        if (cmd) cmd->rejected_calls++;
         if (argc > 16) {
             free(argv);
             free(argv_len);
@@ -343,6 +345,7 @@ static int redis_call_generic(lua_State *L, bool raise)
         .argv_len = argv_len,
         .cmd = cmd,
         .deny_blocking = true,
+        .script_caller = st->caller,
     };
     command_call(&ctx);
     st->db_index = session_db_index(conn);
@@ -748,7 +751,6 @@ void script_lua_run(lua_State *L, struct cmd_ctx *ctx, const struct script_run *
                             : -1,
         .cross_slot = run->flags & (SCRIPT_FLAG_ALLOW_CROSS_SLOT | SCRIPT_FLAG_EVAL_COMPAT_MODE),
     };
-    rand48_seed();
     current = &st;
     lua_sethook(L, run_hook, LUA_MASKCOUNT, BUSY_HOOK_INSTRUCTIONS);
     script_sandbox_enforce(L, true);

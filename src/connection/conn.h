@@ -462,6 +462,10 @@ void conn_push_before_reply(struct conn *c, const char *p, size_t n);
  * batch that ended; drops c's tracking (closing, RESET); c's CLIENT LIST
  * flags (t, R, B) appended at *f. */
 void conn_tracking_broadcast(void);
+/* Housekeeping: keeps the table within tracking-table-max-keys while idle
+ * too (Redis's serverCron calls trackingLimitUsedSlots), so a shrunk limit
+ * or a full table sends its invalidations without waiting for a command. */
+void conn_tracking_limit_table(void);
 void conn_tracking_forget(struct conn *c);
 void session_tracking_flags(const struct conn *c, char **f);
 

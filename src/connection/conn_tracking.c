@@ -298,6 +298,13 @@ void session_tracking_remember(struct conn *c, const char *const *argv, const si
     if (n) update_hook();
 }
 
+void conn_tracking_limit_table(void)
+{
+    if (session_tracking_table_max_keys &&
+        dict_size(&table) > (size_t)session_tracking_table_max_keys)
+        limit_table();
+}
+
 void session_tracking_before_command(void)
 {
     if (!session_tracking_table_max_keys ||

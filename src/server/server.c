@@ -180,6 +180,7 @@ void server_housekeeping(void)
     stats.expire_cycle_cpu_ms = stats.expire_cycle_cpu_ms_us / 1000;
     if (latency_enabled())
         latency_consider("expire-cycle", clock_mono_us() - (deadline - budget_us));
+    conn_tracking_limit_table(); /* tracking-table-max-keys, idle or not */
     conn_tracking_broadcast();   /* BCAST invalidations of expired keys */
     conn_write_pending_pushes(); /* "expired" events the cycle published */
     /* Finish pending resizes in idle time, one millisecond per run at most. */

@@ -378,6 +378,36 @@ static void short_timeouts(void)
     C("BLPOP", "nothing", "-1.5");
 }
 
+/* PTTL/TTL read the real clock, as Redis 7.0's mstime(): inside EXEC (and a
+ * script) the remaining time moves on across a DEBUG SLEEP, while the key
+ * is still judged at the transaction's instant. Checked as a lower bound
+ * (the sleep guarantees at least 200 ms passed), on both servers. */
+static void ttl_moves_in_exec(void)
+{
+    C("SET", "ttlk", "v", "PX", "100000");
+    C("MULTI");
+    C("PTTL", "ttlk");
+    C("DEBUG", "SLEEP", "0.2");
+    C("PTTL", "ttlk");
+    const char *argv[] = {"EXEC"};
+    char *g, *r;
+    size_t gl, rl;
+    diff_exchange(&d, 1, argv, NULL, &g, &gl, &r, &rl);
+    const char *replies[] = {g, r}, *who[] = {"goblin-core", "redis-server"};
+    for (int i = 0; i < 2; i++) {
+        long long before, after;
+        if (sscanf(replies[i], "*3\r\n:%lld\r\n+OK\r\n:%lld\r\n", &before, &after) != 2 ||
+            before - after < 200) {
+            fprintf(stderr, "diff_debug: %s: PTTL inside EXEC did not move: %s\n", who[i],
+                    replies[i]);
+            exit(1);
+        }
+    }
+    free(g);
+    free(r);
+    C("DEL", "ttlk");
+}
+
 static void run_all(bool resp3)
 {
     short_timeouts();
@@ -387,6 +417,7 @@ static void run_all(bool resp3)
     dirty();
     sort_limits();
     randomness();
+    ttl_moves_in_exec();
 }
 
 int main(void)

@@ -67,6 +67,9 @@ static void lfu_counters(void)
     diff_check(&d, "OBJECT", "ENCODING", "k", NULL);
     diff_check(&d, "OBJECT", "FREQ", "k", NULL);
     diff_check(&d, "STRLEN", "k", NULL);
+    diff_check(&d, "OBJECT", "FREQ", "k", NULL);
+    diff_check(&d, "TOUCH", "k", "nokey", "k", NULL); /* TOUCH accesses each key */
+    diff_check(&d, "OBJECT", "FREQ", "k", NULL);
     diff_check(&d, "APPEND", "k", "w", NULL);
     diff_check(&d, "OBJECT", "FREQ", "k", NULL);
     diff_check(&d, "SET", "k", "a value longer than forty-four bytes, so a new allocation", NULL);

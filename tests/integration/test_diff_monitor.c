@@ -4,7 +4,8 @@
  * the time and the client's address are normalised — argument quoting
  * (quotes, backslashes, control and binary bytes), the database index,
  * AUTH and HELLO AUTH redacted, admin commands and rejected commands not
- * shown, MULTI/EXEC with its commands, blocked commands, RESET leaving
+ * shown, MULTI/EXEC with its commands, blocked commands, scripts (EVAL or
+ * FCALL first, then its commands from "lua"), RESET leaving
  * monitor mode; in RESP2 and with RESP3 monitors.
  *
  * Then goblin-core alone: a monitor that never reads is closed once its
@@ -49,7 +50,9 @@ static void normalise(struct text *t, const char *line, size_t len)
     CHECK(line[0] == '+' && close != NULL);
     text_put(t, "+T ", 3);
     text_put(t, db, (size_t)(space - db));
-    text_put(t, " A", 2);
+    /* The address is masked, but a script's commands come from "lua". */
+    bool lua = close - space == 4 && memcmp(space + 1, "lua", 3) == 0;
+    text_put(t, lua ? " lua" : " A", lua ? 4 : 2);
     text_put(t, close, len - (size_t)(close - line));
 }
 
@@ -125,6 +128,20 @@ static void run(bool resp3)
     C("BLPOP", "l", "0.01");
     C("CLIENT", "SETNAME", "m");
     C("PING");
+    /* Scripts: the EVAL/FCALL line first (also when the script fails to
+     * start), then its commands from "lua" in the script's database. */
+    C("EVAL", "redis.call('set','a','1') return redis.call('get','a')", "0");
+    C("EVAL", "redis.call('select','3') return redis.call('set','x','1')", "0");
+    C("EVALSHA", "0000000000000000000000000000000000000000", "0");
+    C("EVAL", "return (", "0");
+    C("EVAL_RO", "return redis.call('get','a')", "0");
+    C("FUNCTION", "LOAD", "REPLACE",
+      "#!lua name=ml\nredis.register_function('mf', function() return redis.call('ping') end)");
+    C("FCALL", "mf", "0");
+    C("FCALL_RO", "nofunc", "0");
+    C("MULTI");
+    C("EVAL", "return redis.call('echo','in')", "0");
+    C("EXEC");
     compare_monitors(resp3 ? "marker-resp3" : "marker-resp2");
     /* A second MONITOR answers nothing; RESET ends monitoring. */
     rconn_send(&mon_g, "MONITOR", NULL);

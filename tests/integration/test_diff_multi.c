@@ -9,7 +9,8 @@
  * (no-op writes, another database, a key absent on FLUSHDB). A third client
  * shows every watcher of a key is invalidated and a watcher that disconnects
  * leaves nothing behind (the ASan variant of this test checks the latter);
- * transactions past maxmemory.
+ * transactions past maxmemory; the no_multi commands (SAVE, SHUTDOWN, SYNC,
+ * PSYNC) refused while queuing.
  * Goblin-only: the queued transaction is bounded by
  * client-query-buffer-limit.
  */
@@ -62,6 +63,31 @@ static void queue_errors(void)
     A("MULTI", "x");
     A("EXEC", "x");
     A("DISCARD", "x");
+}
+
+/* Redis's no_multi commands (SAVE, SHUTDOWN, SYNC, PSYNC) are refused at
+ * queue time and abort the transaction: EXEC must neither save nor stop
+ * the server (the PING after it answers). */
+static void no_multi_commands(void)
+{
+    A("FLUSHALL");
+    A("MULTI");
+    A("SET", "nm", "1");
+    A("SAVE");
+    A("SHUTDOWN");
+    A("SHUTDOWN", "NOSAVE");
+    A("SYNC");
+    A("PSYNC", "?", "-1");
+    A("EXEC");
+    A("PING");
+    A("GET", "nm");
+    A("MULTI");
+    A("SAVE", "extra"); /* arity first, as Redis */
+    A("DISCARD");
+    A("MULTI");
+    A("SHUTDOWN", "ABORT");
+    A("EXEC");
+    A("PING");
 }
 
 static void runtime_errors(void)
@@ -446,6 +472,7 @@ static void oom_in_transaction(void)
 static void run_all(void)
 {
     queue_errors();
+    no_multi_commands();
     runtime_errors();
     watch_invalidation();
     watch_lifecycle();

@@ -3,11 +3,10 @@
  * RESP2 then RESP3, byte for byte, with several clients: the errors; WRITE
  * holding writes, may-replicate commands (EVAL, PUBLISH, PFCOUNT), a
  * transaction's write (queued or at EXEC) but not reads, EVAL_RO or a
- * no-writes script; held commands answered after UNPAUSE, in the order
- * they were held, a held client's pipelined command after its held one;
- * the held write not applied meanwhile (read by another client); expiry
- * stopped while paused (the expired key reads as missing but DBSIZE still
- * counts it); ALL holding every command, the pauser's own included, until
+ * no-writes script (alone or queued in a transaction); held commands answered after UNPAUSE, in the
+ * order they were held, a held client's pipelined command after its held one; the held write not
+ * applied meanwhile (read by another client); expiry stopped while paused (the expired key reads as
+ * missing but DBSIZE still counts it); ALL holding every command, the pauser's own included, until
  * its timeout. No timing is asserted: "held" is checked by state (the write not
  * applied, INFO blocked_clients), never by how long a reply took.
  */
@@ -104,6 +103,13 @@ static void write_pause_classes(void)
     A("EXEC");
     A("EVAL_RO", "return redis.call('get', KEYS[1])", "1", "k");
     A("EVAL", "#!lua flags=no-writes\nreturn redis.call('get', KEYS[1])", "1", "k");
+    /* EXEC of no-writes scripts and reads runs at once (each queued
+     * command judged by its script's flags, as Redis's queueMultiCommand). */
+    A("MULTI");
+    A("EVAL", "#!lua flags=no-writes\nreturn redis.call('get', KEYS[1])", "1", "k");
+    A("EVAL_RO", "return redis.call('get', KEYS[1])", "1", "k");
+    A("GET", "k");
+    A("EXEC");
     A("SET", "k");
     A("NOSUCHCOMMAND");
     A("SCRIPT", "FLUSH");

@@ -15,7 +15,8 @@
  * a script leaves the caller's database alone, and a FUNCTION DUMP payload
  * from redis-server restores in goblin-core (and the other way round).
  * Cases whose replies depend on hash order (KEYS, multi-function LIST) or
- * on the PRNG stream (math.random) are left out.
+ * on the PRNG stream's values (math.random) are left out; its behaviour (a
+ * new number at every EVAL, the same after the same seed) is compared.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,7 +25,7 @@
 
 #include "diff.h"
 
-#define CASE_ARGS 8
+#define CASE_ARGS 10
 
 static struct diff_pair d;
 static struct rconn bg, br; /* client B */
@@ -172,6 +173,32 @@ static const char *const script_cases[][CASE_ARGS] = {
     {"eval", "return redis.log()", "0", NULL},
     {"eval", "return redis.log('a','b')", "0", NULL},
     {"eval", "return redis.log(99,'b')", "0\n", NULL},
+    /* A read-only script refuses may-replicate commands too (PUBLISH,
+     * PFCOUNT), as Redis's scriptVerifyWriteCommandAllow. */
+    {"eval_ro", "return redis.call('publish','c','m')", "0", NULL},
+    {"eval", "#!lua flags=no-writes\nreturn redis.call('publish','c','m')", "0", NULL},
+    {"eval_ro", "return redis.pcall('pfcount','hll')", "1", "hll", NULL},
+    {"eval", "#!lua flags=no-writes\nreturn redis.call('pfcount','hll')", "1", "hll", NULL},
+    {"eval", "return redis.call('publish','c','m')", "0", NULL},
+    /* SORT of a set by a constant from a script sorts ALPHA (Redis forces
+     * a deterministic order), as SORT ... STORE does; a list keeps its order. */
+    {"del", "ss", "sl", NULL},
+    {"sadd", "ss", "3", "1", "2", "10", "b", "a", NULL},
+    {"rpush", "sl", "3", "1", "2", "10", NULL},
+    {"eval", "return redis.call('sort','ss','by','nokey')", "1", "ss", NULL},
+    {"eval", "return redis.call('sort_ro','ss','by','nokey','desc')", "1", "ss", NULL},
+    {"eval", "return redis.call('sort','ss','by','nokey','limit','1','3')", "1", "ss", NULL},
+    {"eval", "return redis.call('sort','sl','by','nokey')", "1", "sl", NULL},
+    {"eval", "return redis.call('sort','ss','by','nokey','get','#')", "1", "ss", NULL},
+    /* math.random: one state for the server's life (a new number at every
+     * EVAL), and math.randomseed makes what follows reproducible. */
+    {"eval", "return redis.call('set','rnd',tostring(math.random()))", "0", NULL},
+    {"eval", "return tostring(math.random()) ~= redis.call('get','rnd')", "0", NULL},
+    {"eval",
+     "math.randomseed(7) local a = math.random(1000000) math.randomseed(7) return a == "
+     "math.random(1000000)",
+     "0", NULL},
+    {"eval", "local a = math.random(5, 9) return a >= 5 and a <= 9", "0", NULL},
 };
 
 static const char *const function_cases[][CASE_ARGS] = {
@@ -285,6 +312,29 @@ static const char *const function_cases[][CASE_ARGS] = {
     {"function", "delete", "x", NULL},
     {"function", "dump", NULL},
     {"function", "restore", "x", "bogus", NULL},
+    /* Arguments past a subcommand's own: Redis's subcommand syntax error. */
+    {"function", "restore", "a", "b", "c", NULL},
+    {"function", "flush", "sync", "x", NULL},
+    {"function", "FLUSH", "async", "x", "y", NULL},
+    /* The shebang line is split as Redis's sdssplitargs: quotes. */
+    {"function", "load",
+     "#!lua name=\"q1\"\nredis.register_function('fq1', function() return 1 end)", NULL},
+    {"function", "load", "#!lua 'name=q2'\nredis.register_function('fq2', function() return 2 end)",
+     NULL},
+    {"function", "load", "#!\"lua\" name=q3\nreturn 1", NULL},
+    {"function", "load", "#!lua name=\"\\x41b\"\nreturn 1", NULL},
+    {"fcall", "fq1", "0", NULL},
+    {"fcall", "fq2", "0", NULL},
+    {"function", "list", "libraryname", "q1", NULL},
+    {"function", "load", "#!lua name=\"q4\nreturn 1", NULL},
+    {"function", "load", "#!lua name=\"q5\"x\nreturn 1", NULL},
+    {"function", "load", "#!lua name=\nreturn 1", NULL},
+    {"function", "load", "#!\nreturn 1", NULL},
+    {"function", "load", "#!foo bogus\nreturn 1", NULL},
+    {"function", "delete", "q1", NULL},
+    {"function", "delete", "q2", NULL},
+    {"function", "delete", "q3", NULL},
+    {"function", "delete", "Ab", NULL},
 };
 
 static void run_cases(const char *const (*cases)[CASE_ARGS], size_t n)
@@ -394,12 +444,63 @@ static void dump_restore(void)
     A("FUNCTION", "FLUSH");
 }
 
+/* "calls=N,...,rejected_calls=N,failed_calls=N" of cmdstat_<name> in an
+ * INFO commandstats reply, the timings dropped ("absent" when none). */
+static void cmdstat_counts(const char *info, const char *name, char *out, size_t cap)
+{
+    char key[64];
+    snprintf(key, sizeof key, "cmdstat_%s:", name);
+    const char *line = strstr(info, key);
+    if (!line) {
+        snprintf(out, cap, "absent");
+        return;
+    }
+    long long calls = -1, rejected = -1, failed = -1;
+    const char *p;
+    if ((p = strstr(line, "calls="))) calls = atoll(p + 6);
+    if ((p = strstr(line, "rejected_calls="))) rejected = atoll(p + 15);
+    if ((p = strstr(line, "failed_calls="))) failed = atoll(p + 13);
+    snprintf(out, cap, "calls=%lld rejected=%lld failed=%lld", calls, rejected, failed);
+}
+
+/* A command refused inside a script (arity, noscript, read-only, OOM) is
+ * counted in its cmdstat's rejected_calls, as Redis's scriptCall does. */
+static void script_rejected_calls(void)
+{
+    A("CONFIG", "RESETSTAT");
+    A("EVAL", "return redis.pcall('get')", "0");
+    A("EVAL_RO", "return redis.pcall('set','k','v')", "1", "k");
+    A("EVAL", "return redis.pcall('blpop','k',0)", "1", "k");
+    A("CONFIG", "SET", "maxmemory", "1");
+    A("EVAL", "return redis.pcall('set','k','v')", "1", "k");
+    A("CONFIG", "SET", "maxmemory", "0");
+    A("EVAL", "return redis.pcall('incr','s')", "1", "s");
+    const char *argv[] = {"INFO", "commandstats"};
+    char *g, *r;
+    size_t gl, rl;
+    diff_exchange(&d, 2, argv, NULL, &g, &gl, &r, &rl);
+    const char *names[] = {"get", "set", "blpop", "incr", "eval", "eval_ro"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char want[128], got[128];
+        cmdstat_counts(r, names[i], want, sizeof want);
+        cmdstat_counts(g, names[i], got, sizeof got);
+        if (strcmp(want, got) != 0) {
+            fprintf(stderr, "diff_scripting: cmdstat_%s: redis-server %s, goblin-core %s\n",
+                    names[i], want, got);
+            exit(1);
+        }
+    }
+    free(g);
+    free(r);
+}
+
 static void run_all(void)
 {
     run_cases(script_cases, sizeof script_cases / sizeof script_cases[0]);
     run_cases(function_cases, sizeof function_cases / sizeof function_cases[0]);
     interplay();
     dump_restore();
+    script_rejected_calls();
 }
 
 int main(void)

@@ -183,6 +183,21 @@ static void default_mode(void)
     A("PING");
     B("XDEL", "x1", "1-1");
     PUSH_A(INV("2\r\nx1"));
+    /* Scripts: a read inside remembers the script's declared keys, not
+     * the key it read (Redis remembers the caller's command's keys); a
+     * script that only writes remembers nothing. */
+    A("EVAL", "return redis.call('get','sread')", "2", "sk1", "sk2");
+    A("EVAL_RO", "return redis.call('get','sread')", "1", "sk3");
+    A("EVAL", "return redis.call('set','sw','1')", "1", "sk4");
+    B("SET", "sread", "1");
+    B("SET", "sk4", "1");
+    B("SET", "sk1", "1");
+    PUSH_A(INV("3\r\nsk1"));
+    B("SET", "sk2", "1");
+    PUSH_A(INV("3\r\nsk2"));
+    B("SET", "sk3", "1");
+    PUSH_A(INV("3\r\nsk3"));
+    A("PING");
     A("CLIENT", "TRACKING", "off");
 }
 
@@ -209,6 +224,29 @@ static void redirect_mode(void)
     A("SET", "x", "2");
     B("PING");
     R("PING");
+    /* A shrunk tracking-table-max-keys evicts keys while the server is
+     * idle (Redis's serverCron), and a REDIRECT ... NOLOOP client's target
+     * is told even when that client set the limit: three of five keys,
+     * which three is random, so only the count and shape are compared. */
+    B("CLIENT", "TRACKING", "off");
+    b_redirect_to_r("NOLOOP");
+    B("MGET", "e1", "e2", "e3", "e4", "e5");
+    B("CONFIG", "SET", "tracking-table-max-keys", "2");
+    struct rconn *targets[] = {&rg, &rr};
+    for (int side = 0; side < 2; side++)
+        for (int i = 0; i < 3; i++) {
+            char *m = rconn_read_reply(targets[side], NULL);
+            static const char want[] =
+                "*3\r\n$7\r\nmessage\r\n$20\r\n__redis__:invalidate\r\n*1\r\n$2\r\ne";
+            CHECKF(m && strncmp(m, want, strlen(want)) == 0,
+                   "%s: no idle eviction message %d: '%s'", side ? "redis" : "goblin", i,
+                   m ? m : "");
+            free(m);
+        }
+    R("PING");
+    B("CONFIG", "SET", "tracking-table-max-keys", "1000000");
+    B("CLIENT", "TRACKING", "off");
+    B("CLIENT", "TRACKING", "on");
     /* The redirect target leaves: broken_redirect, and RESP3 is told. */
     B("CLIENT", "TRACKING", "off");
     rconn_close(&rg);
