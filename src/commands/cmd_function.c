@@ -27,7 +27,7 @@
 #include "commands/script_lua.h"
 #include "commands/script_sandbox.h"
 #include "persist/rdb.h"
-#include "protocol/resp_parser.h"
+#include "util/split_args.h"
 #include "persist/rdb_io.h"
 #include "core/config.h"
 #include "util/buf.h"
@@ -308,7 +308,7 @@ static bool parse_metadata(const char *code, size_t len, char **name, size_t *bo
     buf_init(&words, 64);
     size_t *lens = NULL;
     int lens_cap = 0;
-    int n = resp_split_args(code, *body, &words, &lens, &lens_cap);
+    int n = split_args(code, *body, &words, &lens, &lens_cap);
     bool ok = false;
     if (n <= 0) {
         snprintf(err, cap, "Invalid library metadata");
