@@ -444,14 +444,20 @@ static void cmd_cluster_getkeysinslot(struct cmd_ctx *ctx)
     db_foreach_key(keyspace_db(0), collect_slot_key, &sk);
 }
 
+/* The node argv[2] names, or NULL after Redis's "Unknown node" error. */
+static struct cluster_node *node_arg_or_reply(struct cmd_ctx *ctx)
+{
+    struct cluster_node *n = cluster_lookup_node(ctx->argv[2], ctx->argv_len[2]);
+    if (!n)
+        reply_error_fmt(ctx->reply, "ERR Unknown node %.*s", (int)ctx->argv_len[2], ctx->argv[2]);
+    return n;
+}
+
 static void cmd_cluster_count_failure_reports(struct cmd_ctx *ctx)
 {
     if (!enabled_or_reply(ctx)) return;
-    struct cluster_node *n = cluster_lookup_node(ctx->argv[2], ctx->argv_len[2]);
-    if (!n) {
-        reply_error_fmt(ctx->reply, "ERR Unknown node %.*s", (int)ctx->argv_len[2], ctx->argv[2]);
-        return;
-    }
+    struct cluster_node *n = node_arg_or_reply(ctx);
+    if (!n) return;
     reply_int(ctx->reply, n->fail_report_count);
 }
 
@@ -665,11 +671,8 @@ static void cmd_cluster_bumpepoch(struct cmd_ctx *ctx)
 static void cmd_cluster_forget(struct cmd_ctx *ctx)
 {
     if (!enabled_or_reply(ctx) || static_refused(ctx)) return;
-    struct cluster_node *n = cluster_lookup_node(ctx->argv[2], ctx->argv_len[2]);
-    if (!n) {
-        reply_error_fmt(ctx->reply, "ERR Unknown node %.*s", (int)ctx->argv_len[2], ctx->argv[2]);
-        return;
-    }
+    struct cluster_node *n = node_arg_or_reply(ctx);
+    if (!n) return;
     if (n == cluster.myself) {
         reply_error(ctx->reply, "ERR I tried hard but I can't forget myself...");
         return;
@@ -808,11 +811,8 @@ static void cmd_cluster_setslot(struct cmd_ctx *ctx)
 static void cmd_cluster_replicate(struct cmd_ctx *ctx)
 {
     if (!enabled_or_reply(ctx) || static_refused(ctx)) return;
-    struct cluster_node *n = cluster_lookup_node(ctx->argv[2], ctx->argv_len[2]);
-    if (!n) {
-        reply_error_fmt(ctx->reply, "ERR Unknown node %.*s", (int)ctx->argv_len[2], ctx->argv[2]);
-        return;
-    }
+    struct cluster_node *n = node_arg_or_reply(ctx);
+    if (!n) return;
     if (n == cluster.myself) {
         reply_error(ctx->reply, "ERR Can't replicate myself");
         return;
@@ -837,11 +837,8 @@ static void cmd_cluster_replicate(struct cmd_ctx *ctx)
 static void cmd_cluster_replicas(struct cmd_ctx *ctx)
 {
     if (!enabled_or_reply(ctx)) return;
-    struct cluster_node *n = cluster_lookup_node(ctx->argv[2], ctx->argv_len[2]);
-    if (!n) {
-        reply_error_fmt(ctx->reply, "ERR Unknown node %.*s", (int)ctx->argv_len[2], ctx->argv[2]);
-        return;
-    }
+    struct cluster_node *n = node_arg_or_reply(ctx);
+    if (!n) return;
     if (n->flags & NODE_REPLICA) {
         reply_error(ctx->reply, "ERR The specified node is not a master");
         return;
