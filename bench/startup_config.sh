@@ -8,7 +8,9 @@
 # default locks memory), so the difference is the reading of the file.
 # Runs interleave the four configurations so that load drift on a shared
 # machine hits all of them alike. Prints the machine, every run, and per
-# configuration min / median / max in milliseconds.
+# configuration min / median / max in milliseconds; bench/report_startup.py
+# writes report.md from that output (startup_config.txt in the run's
+# directory).
 # Usage: bench/startup_config.sh [GOBLIN_BIN] [REDIS_BIN] [RUNS]
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,6 +20,7 @@ runs=${3:-21}
 [ -x "$goblin" ] || { echo "startup_config.sh: $goblin not found; build first" >&2; exit 2; }
 [ -x "$redis" ] || { echo "startup_config.sh: $redis not found" >&2; exit 2; }
 echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+echo "command: bench/startup_config.sh $*"
 echo "nproc: $(nproc)"
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
 echo "kernel: $(uname -r)"
