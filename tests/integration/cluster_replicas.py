@@ -441,8 +441,14 @@ def replica_migration():
     wait_until("%s to have two replicas" % rich.name, lambda: len(
         rich.r().execute_command("CLUSTER", "REPLICAS", rich_id)) == 2 and replica_synced(extra))
     dead = pairs[poor]
-    dead.kill()
     poor_id = poor.myid()
+    dead_id = dead.myid()
+    # Every node must know the poor master had a replica (Redis migrates
+    # only to a master that had one): the roles just changed by the
+    # failovers before, and gossip takes a moment to carry them.
+    wait_until("every node to see %s as %s's replica" % (dead.name, poor.name), lambda: all(
+        n.nodes().get(dead_id, [None] * 4)[3] == poor_id for n in NODES if n is not dead), 30)
+    dead.kill()
 
     def adopted():
         for line in poor.r().execute_command("CLUSTER", "REPLICAS", poor_id):
