@@ -471,7 +471,7 @@ static bool conn_end_big_arg(struct conn *c)
 static bool conn_detect_wire(struct conn *c)
 {
     size_t handshake;
-    const struct wire *w = wire_detect(buf_head(&c->in), buf_len(&c->in), &sbe_wire, &handshake);
+    const struct wire *w = wire_detect(buf_head(&c->in), buf_len(&c->in), true, &handshake);
     if (!w) return false;
     if (w == &sbe_wire && !config.sbe_allow_remote &&
         !(c->io.transport->flags & CONN_TRANSPORT_SBE_ANY_PEER) && !conn_is_local(c)) {
@@ -485,12 +485,10 @@ static bool conn_detect_wire(struct conn *c)
     }
     conn_set_wire(c, w);
     buf_consume(&c->in, handshake);
-    if (w == &sbe_wire) {
-        reply_set_protocol(&c->reply, PROTO_SBE);
-        /* SBE authenticates with its Auth template as RESP does with AUTH,
-         * unless its transport is trusted for SBE (docs/sbe.md). */
-        c->authenticated = conn_starts_authenticated(c);
-    }
+    reply_set_encoder(&c->reply, wire_encoder(w, PROTO_RESP2));
+    /* SBE authenticates with its Auth template as RESP does with AUTH,
+     * unless its transport is trusted for SBE (docs/sbe.md). */
+    c->authenticated = conn_starts_authenticated(c);
     return true;
 }
 

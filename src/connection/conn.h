@@ -238,13 +238,13 @@ struct conn {
     struct strbuf *big_arg; /* a big bulk being received, see "Big arguments" */
     size_t big_arg_need;    /* its declared length plus the CRLF */
     struct buf out;
-    const struct wire *wire;     /* protocol/wire.h; RESP unless SBE is possible and chosen */
-    bool framed;                 /* output kept as units: a framed wire on a framed transport */
-    uint64_t requests;           /* requests parsed: the correlation of the next reply unit */
-    size_t adopted_bytes;        /* big arguments handed to the wire for the current request */
-    size_t unit_open;            /* framed: offset in `out` (from start) of the open unit */
-    union wire_state wire_state; /* the wire's parser */
-    struct reply reply;          /* sink writing to `out` in the conn's protocol */
+    const struct wire *wire;      /* protocol/wire.h; RESP unless SBE is possible and chosen */
+    bool framed;                  /* output kept as units: a framed wire on a framed transport */
+    uint64_t requests;            /* requests parsed: the correlation of the next reply unit */
+    size_t adopted_bytes;         /* big arguments handed to the wire for the current request */
+    size_t unit_open;             /* framed: offset in `out` (from start) of the open unit */
+    struct wire_state wire_state; /* the wire's parser */
+    struct reply reply;           /* sink writing to `out` in the conn's protocol */
 
     int db_index;
     bool authenticated; /* only through session_mark_authenticated() / session_reset() */

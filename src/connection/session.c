@@ -98,7 +98,8 @@ bool session_readonly(const struct conn *c)
 
 void session_set_protocol(struct conn *c, enum proto proto)
 {
-    reply_set_protocol(&c->reply, proto);
+    /* The wire decides: HELLO/RESET switch RESP2/RESP3, SBE keeps its own. */
+    reply_set_encoder(&c->reply, wire_encoder(c->wire ? c->wire : &resp_wire, proto));
 }
 
 enum proto session_protocol(const struct conn *c)

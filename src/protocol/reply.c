@@ -15,24 +15,31 @@
 
 long long reply_error_count;
 
+/* Every encoding, one row each, by its enum proto value. */
+static const struct reply_encoder *const reply_encoders[] = {
+    [PROTO_RESP2] = &reply_resp2,
+    [PROTO_RESP3] = &reply_resp3,
+    [PROTO_SBE] = &reply_sbe,
+};
+
+const struct reply_encoder *reply_encoder_for(enum proto p)
+{
+    return (size_t)p < sizeof reply_encoders / sizeof reply_encoders[0] ? reply_encoders[p] : NULL;
+}
+
 void reply_init(struct reply *r, struct buf *out, enum proto p)
 {
     r->out = out;
-    r->enc = NULL;
+    r->enc = reply_encoder_for(p);
     r->frame_at = SIZE_MAX;
     r->correlation = 0;
-    reply_set_protocol(r, p);
 }
 
-void reply_set_protocol(struct reply *r, enum proto p)
+void reply_set_encoder(struct reply *r, const struct reply_encoder *enc)
 {
-    if (p == PROTO_SBE) {
-        r->enc = &reply_sbe;
-        r->frame_at = SIZE_MAX;
-        return;
-    }
-    if (r->enc == &reply_sbe) return;
-    r->enc = p == PROTO_RESP3 ? &reply_resp3 : &reply_resp2;
+    if (enc == r->enc) return;
+    r->enc = enc;
+    r->frame_at = SIZE_MAX; /* no frame is open across a switch */
 }
 
 struct error_code_stat {

@@ -134,11 +134,16 @@ extern long long reply_error_count;
 void reply_error_stats_foreach(void (*fn)(const char *code, long long count, void *arg), void *arg);
 void reply_error_stats_reset(void);
 
+/* The encoder table of each encoding, by its enum proto value (one row per
+ * encoding in reply.c; NULL for a value that names none). */
+const struct reply_encoder *reply_encoder_for(enum proto p);
+
 /* The sink writes to `out` in protocol p. */
 void reply_init(struct reply *r, struct buf *out, enum proto p);
-/* Switches the sink's wire (HELLO, RESET); takes effect with the next call.
- * A sink speaking SBE keeps it (HELLO 2/3 change nothing on the binary wire). */
-void reply_set_protocol(struct reply *r, enum proto p);
+/* Switches the sink's encoding (wire detection, HELLO, RESET: the wire
+ * decides which, protocol/wire.h wire_encoder()); takes effect with the next
+ * call. */
+void reply_set_encoder(struct reply *r, const struct reply_encoder *enc);
 
 static inline enum proto reply_protocol(const struct reply *r)
 {

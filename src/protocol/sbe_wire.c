@@ -20,17 +20,20 @@
 #include "protocol/wire.h"
 #include "util/xmalloc.h"
 
-static void sbe_init(union wire_state *st)
+WIRE_STATE_FITS(struct sbe_parser);
+
+static void sbe_init(void *st)
 {
-    memset(&st->sbe, 0, sizeof st->sbe);
+    memset(st, 0, sizeof(struct sbe_parser));
 }
 
-static void sbe_free(union wire_state *st)
+static void sbe_free(void *st)
 {
-    xfree(st->sbe.argv);
-    xfree(st->sbe.argv_len);
-    st->sbe.argv = NULL;
-    st->sbe.argv_len = NULL;
+    struct sbe_parser *p = st;
+    xfree(p->argv);
+    xfree(p->argv_len);
+    p->argv = NULL;
+    p->argv_len = NULL;
 }
 
 /* Room for n arguments (n <= 65535 + a few: a group count bounds it). */
@@ -224,10 +227,10 @@ static enum wire_status sbe_reject(struct request *req, size_t consumed, const c
     return WIRE_REJECTED;
 }
 
-static enum wire_status sbe_parse(union wire_state *st, const char *data, size_t len,
+static enum wire_status sbe_parse(void *st, const char *data, size_t len,
                                   const struct request_limits *lim, struct request *req)
 {
-    struct sbe_parser *p = &st->sbe;
+    struct sbe_parser *p = st;
     if (p->argv_cap < 16) sbe_argv_reserve(p, 16);
     const uint8_t *in = (const uint8_t *)data;
     req->owned = NULL;
@@ -326,23 +329,25 @@ static enum wire_status sbe_parse(union wire_state *st, const char *data, size_t
     return WIRE_REQUEST;
 }
 
-static void sbe_request_done(union wire_state *st)
+static void sbe_request_done(void *st)
 {
     (void)st; /* nothing is lent beyond the input buffer */
 }
 
 /* The frame at the head still needs this many bytes beyond len. */
-static size_t sbe_read_hint(const union wire_state *st, size_t len)
+static size_t sbe_read_hint(const void *st, size_t len)
 {
-    return st->sbe.pending_frame > len ? st->sbe.pending_frame - len : 0;
+    const struct sbe_parser *p = st;
+    return p->pending_frame > len ? p->pending_frame - len : 0;
 }
 
-static bool sbe_mid_request(const union wire_state *st)
+static bool sbe_mid_request(const void *st)
 {
-    return st->sbe.pending_frame != 0;
+    const struct sbe_parser *p = st;
+    return p->pending_frame != 0;
 }
 
-static size_t sbe_held_bytes(const union wire_state *st)
+static size_t sbe_held_bytes(const void *st)
 {
     (void)st;
     return 0;
@@ -351,6 +356,10 @@ static size_t sbe_held_bytes(const union wire_state *st)
 const struct wire sbe_wire = {
     .name = "sbe",
     .framed = true,
+    .handshake = WIRE_SBE_HANDSHAKE,
+    .handshake_len = WIRE_SBE_HANDSHAKE_LEN,
+    .protocol = PROTO_SBE,
+    .hello_switches = false,
     .init = sbe_init,
     .free = sbe_free,
     .parse = sbe_parse,

@@ -1,36 +1,48 @@
-/* wire.c — wire detection and the RESP wire's table; see wire.h. */
+/* wire.c — wire detection among candidates and the RESP wire's table; see
+ * wire.h (the registry is wire_registry.c). */
 #include "protocol/wire.h"
 
 #include <string.h>
 
-const struct wire *wire_detect(const char *data, size_t len, const struct wire *sbe,
-                               size_t *handshake_len)
+const struct wire *wire_detect_among(const char *data, size_t len,
+                                     const struct wire *const *candidates, size_t n,
+                                     size_t *handshake_len)
 {
     *handshake_len = 0;
-    if (!sbe) return &resp_wire;
-    size_t n = len < WIRE_SBE_HANDSHAKE_LEN ? len : WIRE_SBE_HANDSHAKE_LEN;
-    if (memcmp(data, WIRE_SBE_HANDSHAKE, n) != 0) return &resp_wire; /* diverged: RESP */
-    if (n < WIRE_SBE_HANDSHAKE_LEN) return NULL;                     /* a prefix so far */
-    *handshake_len = WIRE_SBE_HANDSHAKE_LEN;
-    return sbe;
+    bool waiting = false;
+    for (size_t i = 0; i < n; i++) {
+        const struct wire *w = candidates[i];
+        if (!w->handshake) continue;
+        size_t common = len < w->handshake_len ? len : w->handshake_len;
+        if (memcmp(data, w->handshake, common) != 0) continue; /* diverged from this one */
+        if (common < w->handshake_len) {
+            waiting = true; /* a prefix so far */
+            continue;
+        }
+        *handshake_len = w->handshake_len;
+        return w;
+    }
+    return waiting ? NULL : &resp_wire;
 }
 
 /* --- RESP (protocol/resp_parser.h) -------------------------------------- */
 
-static void resp_wire_init(union wire_state *st)
+WIRE_STATE_FITS(struct resp_parser);
+
+static void resp_wire_init(void *st)
 {
-    resp_parser_init(&st->resp);
+    resp_parser_init(st);
 }
 
-static void resp_wire_free(union wire_state *st)
+static void resp_wire_free(void *st)
 {
-    resp_parser_free(&st->resp);
+    resp_parser_free(st);
 }
 
-static enum wire_status resp_wire_parse(union wire_state *st, const char *data, size_t len,
+static enum wire_status resp_wire_parse(void *st, const char *data, size_t len,
                                         const struct request_limits *lim, struct request *req)
 {
-    struct resp_parser *p = &st->resp;
+    struct resp_parser *p = st;
     switch (resp_parse(p, data, len, lim)) {
     case RESP_INCOMPLETE:
         return WIRE_INCOMPLETE;
@@ -53,39 +65,44 @@ static enum wire_status resp_wire_parse(union wire_state *st, const char *data, 
     return WIRE_REQUEST;
 }
 
-static void resp_wire_request_done(union wire_state *st)
+static void resp_wire_request_done(void *st)
 {
-    if (st->resp.external.count) resp_parser_release_external(&st->resp);
+    struct resp_parser *p = st;
+    if (p->external.count) resp_parser_release_external(p);
 }
 
-static size_t resp_wire_read_hint(const union wire_state *st, size_t len)
+static size_t resp_wire_read_hint(const void *st, size_t len)
 {
-    return resp_parser_pending_bulk(&st->resp, len);
+    return resp_parser_pending_bulk(st, len);
 }
 
-static bool resp_wire_mid_request(const union wire_state *st)
+static bool resp_wire_mid_request(const void *st)
 {
-    return resp_parser_mid_command(&st->resp);
+    return resp_parser_mid_command(st);
 }
 
-static long long resp_wire_big_argument(const union wire_state *st, size_t len, size_t *at)
+static long long resp_wire_big_argument(const void *st, size_t len, size_t *at)
 {
-    return resp_parser_big_bulk(&st->resp, len, at);
+    return resp_parser_big_bulk(st, len, at);
 }
 
-static void resp_wire_adopt_argument(union wire_state *st, struct strbuf *sb)
+static void resp_wire_adopt_argument(void *st, struct strbuf *sb)
 {
-    resp_parser_bulk_external(&st->resp, sb);
+    resp_parser_bulk_external(st, sb);
 }
 
-static size_t resp_wire_held_bytes(const union wire_state *st)
+static size_t resp_wire_held_bytes(const void *st)
 {
-    return st->resp.external.bytes;
+    const struct resp_parser *p = st;
+    return p->external.bytes;
 }
 
 const struct wire resp_wire = {
     .name = "resp",
     .framed = false,
+    .handshake = NULL,
+    .protocol = PROTO_RESP2,
+    .hello_switches = true,
     .init = resp_wire_init,
     .free = resp_wire_free,
     .parse = resp_wire_parse,

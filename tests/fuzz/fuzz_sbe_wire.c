@@ -43,6 +43,7 @@
 #include "fuzz_common.h"
 #include "goblin/sbe_client.h"
 #include "protocol/reply.h"
+#include "protocol/sbe_wire.h"
 #include "protocol/wire.h"
 #include "util/buf.h"
 
@@ -87,7 +88,7 @@ static void fuzz_decoder(struct fuzz_input *in)
                                  .auth_required = (lim_byte & 2) != 0};
     size_t n;
     const uint8_t *stream = fuzz_bytes(in, in->size, &n);
-    union wire_state st;
+    struct wire_state st;
     sbe_wire.init(&st);
     struct buf b;
     buf_init(&b, 64);

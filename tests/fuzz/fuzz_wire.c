@@ -1,6 +1,6 @@
 /*
  * fuzz_wire.c — libFuzzer harness for the request side of the wire layer
- * (src/protocol/wire.c): wire_detect() and the RESP wire table `resp_wire`,
+ * (src/protocol/wire.c): wire_detect_among() and the RESP wire table `resp_wire`,
  * driven the way src/connection/conn.c drives it, big-argument hand-over
  * included.
  *
@@ -23,7 +23,7 @@
  *           prefixed by m - n copies of its first byte. Small inputs thus
  *           reach the big-argument path (at most EXPAND_MAX bytes added).
  *
- * wire_detect(): every prefix (up to 12 bytes) of the stream, with and
+ * wire_detect_among(): every prefix (up to 12 bytes) of the stream, with and
  * without a binary wire on offer, must give NULL exactly for the proper
  * prefixes of the handshake when one is offered, the binary wire with 8
  * handshake bytes to skip for the whole handshake, RESP with 0 otherwise.
@@ -93,7 +93,9 @@ static void transcript_error(struct buf *t, const char *error)
 
 /* --- wire_detect ---------------------------------------------------------- */
 
-static const struct wire binary_wire = {.name = "binary"};
+static const struct wire binary_wire = {
+    .name = "binary", .handshake = WIRE_SBE_HANDSHAKE, .handshake_len = WIRE_SBE_HANDSHAKE_LEN};
+static const struct wire *const binary_candidates[] = {&binary_wire};
 
 static void check_detect(const char *stream, size_t len)
 {
@@ -101,13 +103,13 @@ static void check_detect(const char *stream, size_t len)
     for (size_t n = 0; n <= max; n++) {
         char *copy = fuzz_exact_copy(stream, n);
         size_t skip = 99;
-        const struct wire *w = wire_detect(copy, n, NULL, &skip);
+        const struct wire *w = wire_detect_among(copy, n, binary_candidates, 0, &skip);
         FUZZ_CHECK(w == &resp_wire && skip == 0, "no binary wire offered: %s, skip %zu",
                    w ? w->name : "NULL", skip);
         size_t common = n < WIRE_SBE_HANDSHAKE_LEN ? n : WIRE_SBE_HANDSHAKE_LEN;
         bool matches = memcmp(copy, WIRE_SBE_HANDSHAKE, common) == 0;
         skip = 99;
-        w = wire_detect(copy, n, &binary_wire, &skip);
+        w = wire_detect_among(copy, n, binary_candidates, 1, &skip);
         if (matches && n < WIRE_SBE_HANDSHAKE_LEN)
             FUZZ_CHECK(w == NULL, "proper handshake prefix of %zu bytes decided %s", n, w->name);
         else if (matches)
@@ -191,7 +193,7 @@ static void parse_whole(const char *stream, size_t len, const struct run_config 
 
 struct conn_model {
     const struct wire *wire;
-    union wire_state state;
+    struct wire_state state;
     struct buf in;      /* unconsumed input, from the current request's first byte */
     struct strbuf *big; /* a big argument being received (conn.c big_arg) */
     size_t big_need;    /* its payload plus CRLF */

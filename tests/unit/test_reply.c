@@ -159,18 +159,18 @@ int main(void)
     check_zset_reply(r);
 
     /* HELLO 3 switches a live sink; RESET switches it back. */
-    reply_set_protocol(r, PROTO_RESP3);
+    reply_set_encoder(r, &reply_resp3);
     CHECK(reply_protocol(r) == PROTO_RESP3 && r->enc == &reply_resp3);
     check_rows(r);
     check_zset_reply(r);
-    reply_set_protocol(r, PROTO_RESP2);
+    reply_set_encoder(r, &reply_resp2);
     ROW(reply_nil(r), "$-1\r\n", "_\r\n");
     CHECK(reply_protocol(r) == PROTO_RESP2);
 
     /* Every error reply counts once, whichever the wire. */
     long long before = reply_error_count;
     reply_error(r, "ERR one");
-    reply_set_protocol(r, PROTO_RESP3);
+    reply_set_encoder(r, &reply_resp3);
     reply_error_syntax(r);
     reply_error_fmt(r, "ERR %d", 3);
     CHECK_EQ_LL(reply_error_count - before, 3);
