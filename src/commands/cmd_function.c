@@ -24,8 +24,8 @@
 
 #include "commands/command.h"
 #include "commands/monitor.h"
-#include "commands/script_lua.h"
-#include "commands/script_sandbox.h"
+#include "scripting/script_lua.h"
+#include "scripting/script_sandbox.h"
 #include "persist/rdb.h"
 #include "util/split_args.h"
 #include "persist/rdb_io.h"

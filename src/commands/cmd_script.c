@@ -16,7 +16,7 @@
 #include "cluster/cluster.h"
 #include "commands/command.h"
 #include "commands/monitor.h"
-#include "commands/script_lua.h"
+#include "scripting/script_lua.h"
 #include "connection/session.h"
 #include "persist/persist.h"
 #include "core/config.h"

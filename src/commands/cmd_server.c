@@ -11,7 +11,7 @@
 #include "cluster/cluster.h"
 #include "commands/command.h"
 #include "commands/debug.h"
-#include "commands/script_lua.h"
+#include "scripting/script_lua.h"
 #include "connection/session.h"
 #include "persist/persist.h"
 #include "core/config.h"

@@ -18,7 +18,7 @@
 
 #include "commands/cmd_stream.h"
 #include "commands/propagate.h"
-#include "commands/script_lua.h"
+#include "scripting/script_lua.h"
 #include "connection/session.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"

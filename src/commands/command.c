@@ -1,6 +1,6 @@
 /* command.c — command index, dispatch and argument helpers; see command.h. */
 #include "commands/command.h"
-#include "commands/script_lua.h"
+#include "scripting/script_lua.h"
 
 #include "cluster/cluster.h"
 #include "persist/persist.h"

@@ -58,7 +58,7 @@ enum command_flag {
     /* Refused like a write while snapshots or the AOF fail (MISCONF), though
      * it writes nothing: PING, as Redis (a health check must see it). */
     CMD_MISCONF_REFUSED = 1u << 15,
-    CMD_ALLOW_BUSY = 1u << 16, /* runs while a script is busy (commands/script_lua.h) */
+    CMD_ALLOW_BUSY = 1u << 16, /* runs while a script is busy (scripting/script_lua.h) */
     /* Redis's may-replicate (EVAL, EVALSHA, FCALL, PUBLISH, SPUBLISH, PFCOUNT):
      * not shown by COMMAND; held by CLIENT PAUSE WRITE like a write. */
     CMD_MAY_REPLICATE = 1u << 17,

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "cluster/cluster_bus.h"
-#include "commands/script_lua.h"
+#include "scripting/script_lua.h"
 #include "connection/session.h"
 #include "persist/aof.h"
 #include "core/config.h"

@@ -5,8 +5,8 @@
 
 #include "cluster/cluster.h"
 #include "commands/command.h"
-#include "commands/script_lua.h"
-#include "commands/script_sandbox.h"
+#include "scripting/script_lua.h"
+#include "scripting/script_sandbox.h"
 #include "commands/slowlog.h"
 #include "connection/conn.h"
 #include "core/auth.h"

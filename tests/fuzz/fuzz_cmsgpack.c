@@ -1,11 +1,11 @@
 /*
  * fuzz_cmsgpack.c — libFuzzer harness for the MessagePack decoder of the
- * cmsgpack Lua library (src/commands/script_cmsgpack.c): a script's
+ * cmsgpack Lua library (src/scripting/script_cmsgpack.c): a script's
  * cmsgpack.unpack reads bytes a client chose (a key's value, ARGV).
- * Also the struct library's unpack (src/commands/script_struct.c), whose
+ * Also the struct library's unpack (src/scripting/script_struct.c), whose
  * format and data a script may take from a client as well.
  *
- * fuzz-sources: src/commands/script_cmsgpack.c src/commands/script_struct.c
+ * fuzz-sources: src/scripting/script_cmsgpack.c src/scripting/script_struct.c
  *
  * Input: 1 control byte, then the bytes.
  *   byte 0  bits 0-2: with struct: the length of the format taken from the
@@ -22,7 +22,7 @@
 #include <lua.h>
 #include <lualib.h>
 
-#include "commands/script_libs.h"
+#include "scripting/script_libs.h"
 #include "fuzz_common.h"
 
 /* Calls lib.fn with the n values on top of the stack; true on success,

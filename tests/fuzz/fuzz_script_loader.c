@@ -1,13 +1,13 @@
 /*
  * fuzz_script_loader.c — libFuzzer harness for the script loader of the
- * Lua sandbox (src/commands/script_sandbox.c): the compile path of EVAL,
+ * Lua sandbox (src/scripting/script_sandbox.c): the compile path of EVAL,
  * SCRIPT LOAD and FUNCTION LOAD, and loadstring/load as a script calls
  * them, in a state built as the engines build theirs (Debian's liblua5.1,
  * lua-bitop, lua-cjson, the cmsgpack and struct libraries, the sandbox
  * installed). Every byte of a script body comes from a client.
  *
- * fuzz-sources: src/commands/script_sandbox.c src/commands/script_cmsgpack.c
- * fuzz-sources: src/commands/script_struct.c src/util/log.c src/util/xmalloc.c
+ * fuzz-sources: src/scripting/script_sandbox.c src/scripting/script_cmsgpack.c
+ * fuzz-sources: src/scripting/script_struct.c src/util/log.c src/util/xmalloc.c
  * fuzz-sources: src/util/log_syslog.c
  *
  * Input: 1 control byte, then the chunk.
@@ -32,8 +32,8 @@
 #include <lua.h>
 #include <lualib.h>
 
-#include "commands/script_libs.h"
-#include "commands/script_sandbox.h"
+#include "scripting/script_libs.h"
+#include "scripting/script_sandbox.h"
 #include "fuzz_common.h"
 #include "core/config.h"
 

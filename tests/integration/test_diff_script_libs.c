@@ -1,6 +1,6 @@
 /*
  * Differential test of the cmsgpack and struct Lua libraries
- * (src/commands/script_cmsgpack.c, script_struct.c) against redis-server,
+ * (src/scripting/script_cmsgpack.c, script_struct.c) against redis-server,
  * RESP2 and RESP3, byte for byte: each script below runs by EVAL on both.
  * cmsgpack: every integer width at its boundaries, floats vs doubles,
  * NaN/inf, 2^53 and 2^63, strings at 31/32/65536+ bytes, arrays vs maps

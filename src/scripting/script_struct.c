@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "commands/script_libs.h"
+#include "scripting/script_libs.h"
 
 #define STRUCT_MAX_INT_SIZE 32
 

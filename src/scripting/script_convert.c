@@ -1,5 +1,5 @@
 /* script_convert.c — replies <-> Lua values; see script_convert.h. */
-#include "commands/script_convert.h"
+#include "scripting/script_convert.h"
 
 #include <lauxlib.h>
 #include <lua.h>

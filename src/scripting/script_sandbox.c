@@ -3,7 +3,7 @@
  * the bounded heap; see script_sandbox.h. Each replaced function keeps the
  * original's argument checks and error texts (Lua 5.1.5's, lua-bitop's,
  * lua-cjson's), so a script sees what redis-server's patched copies say. */
-#include "commands/script_sandbox.h"
+#include "scripting/script_sandbox.h"
 
 #include <lauxlib.h>
 #include <lua.h>

@@ -1,6 +1,6 @@
 /* script_lua.c — the Lua engine: state, sandbox, the redis library and a
  * script run; see script_lua.h. Conversions are in script_convert.c. */
-#include "commands/script_lua.h"
+#include "scripting/script_lua.h"
 
 #include <limits.h>
 #include <lauxlib.h>
@@ -16,9 +16,9 @@
 #include "cluster/cluster.h"
 #include "commands/command.h"
 #include "core/command_hooks.h"
-#include "commands/script_convert.h"
-#include "commands/script_libs.h"
-#include "commands/script_sandbox.h"
+#include "scripting/script_convert.h"
+#include "scripting/script_libs.h"
+#include "scripting/script_sandbox.h"
 #include "connection/session.h"
 #include "persist/persist.h"
 #include "core/config.h"

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "commands/script_libs.h"
+#include "scripting/script_libs.h"
 
 /* Tables nested deeper are encoded as nil (cycles end there too). */
 #define MP_MAX_NESTING 16
