@@ -60,8 +60,8 @@ sbe:
 # after adding a command (src/commands/command_meta.h); needs a build and
 # redis-server 7.0.15.
 command-meta: build
-	python3 tools/command_meta_gen.py $(BUILD)/goblin-core /usr/bin/redis-server > src/commands/command_meta_table.c
-	clang-format -i src/commands/command_meta_table.c
+	python3 tools/command_meta_gen.py $(BUILD)/goblin-core /usr/bin/redis-server > src/commands/generated/command_meta_table.c
+	clang-format -i src/commands/generated/command_meta_table.c
 
 # Installs the binary, the systemd unit and the default config
 # (docs/configuration.md, "Running as a service"); an existing config is kept.

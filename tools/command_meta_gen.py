@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""command_meta_gen.py - generates src/commands/command_meta_table.c (Python 3 stdlib only).
+"""command_meta_gen.py - generates src/commands/generated/command_meta_table.c (Python 3 stdlib only).
 
-Usage: tools/command_meta_gen.py GOBLIN_BINARY REDIS_BINARY > src/commands/command_meta_table.c
+Usage: tools/command_meta_gen.py GOBLIN_BINARY REDIS_BINARY > src/commands/generated/command_meta_table.c
        (then clang-format -i on it; `make command-meta` does both)
 
 Redis keeps each command's documentation and key specifications in

@@ -3,7 +3,7 @@
  * (src/commands/command_keys.c): COMMAND GETKEYS hands it any argument
  * vector a client sends, and the cluster's slot check every request.
  *
- * fuzz-sources: src/commands/command_keys.c src/commands/command_meta_table.c
+ * fuzz-sources: src/commands/command_keys.c src/commands/generated/command_meta_table.c
  * fuzz-sources: src/util/numparse.c src/util/xmalloc.c
  *
  * Input: bytes 0-1 (little-endian) pick a row of the generated metadata
