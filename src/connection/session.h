@@ -11,7 +11,7 @@
  * this header and connection/request.h (the request it is handed, and the
  * dispatch entry it installs) and no other connection header; the
  * connection layer includes nothing of commands/. So:
- *   commands/cmd_x.c -> connection/session.h -> (protocol/reply.h, store/pubsub.h, util/buf.h)
+ *   commands/<group>/cmd_x.c -> connection/session.h -> (reply.h, pubsub.h, buf.h)
  *   connection/conn.c -> connection/request.h (the installed entry, no commands/ header)
  * and no file includes a header that (transitively) includes it back.
  *

@@ -1,5 +1,5 @@
 /* latency.c — the latency monitor's time series; see latency.h. The
- * LATENCY command (commands/cmd_latency.c) reads them through
+ * LATENCY command (commands/server/cmd_latency.c) reads them through
  * latency_events. */
 #include "core/latency.h"
 #include "core/config.h"

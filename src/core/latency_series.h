@@ -1,6 +1,6 @@
 /*
  * latency_series.h — the latency monitor's stored series, for the LATENCY
- * command (commands/cmd_latency.c); writers use latency.h only.
+ * command (commands/server/cmd_latency.c); writers use latency.h only.
  */
 #ifndef GOBLIN_LATENCY_SERIES_H
 #define GOBLIN_LATENCY_SERIES_H

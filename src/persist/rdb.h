@@ -105,7 +105,7 @@ bool rdb_function_payload_foreach(const void *p, size_t len,
  * library (the opcode, then the library's code as a string), after the
  * AUX fields and before the databases, as Redis 7.0 writes them; FUNCTION
  * DUMP payloads hold the same records. The FUNCTION engine
- * (commands/cmd_function.c) provides the libraries: persist knows nothing
+ * (commands/scripting/cmd_function.c) provides the libraries: persist knows nothing
  * of Lua. Without a source (the fuzzers), snapshots carry no functions and
  * records read are checked and dropped. */
 struct rdb_function_source {

@@ -1,6 +1,6 @@
 /* server.c — startup, housekeeping and shutdown; see server.h. */
 #include "server/server.h"
-#include "commands/memory_report.h"
+#include "commands/server/memory_report.h"
 
 #include <limits.h>
 #include <signal.h>

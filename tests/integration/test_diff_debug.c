@@ -1,5 +1,5 @@
 /*
- * Differential test of DEBUG (src/commands/cmd_debug.c) and of the defects
+ * Differential test of DEBUG (src/commands/server/cmd_debug.c) and of the defects
  * Redis's own test suite found in the data-type commands, against
  * redis-server 7.0.15, in RESP2 and RESP3:
  *  - DEBUG DIGEST and DIGEST-VALUE: the same data set (every type, both

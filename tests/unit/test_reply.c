@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "commands/cmd_zset.h"
+#include "commands/sorted_set/cmd_zset.h"
 #include "protocol/reply.h"
 #include "util/buf.h"
 

@@ -34,7 +34,7 @@
 
 #include "commands/command.h"
 #include "persist/aof.h"
-#include "commands/debug.h"
+#include "commands/server/debug.h"
 #include "persist/persist.h"
 #include "persist/rdb.h"
 #include "core/config.h"

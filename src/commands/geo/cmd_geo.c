@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "commands/cmd_zset.h"
+#include "commands/sorted_set/cmd_zset.h"
 #include "commands/typed_args.h"
 #include "store/geo_search.h"
 #include "util/numparse.h"

@@ -1,11 +1,11 @@
 /* cmd_memory.c — MEMORY STATS/DOCTOR/MALLOC-STATS/USAGE/PURGE/HELP with
- * Redis 7.0's replies (the figures: commands/memory_report.h). USAGE's
+ * Redis 7.0's replies (the figures: commands/server/memory_report.h). USAGE's
  * lookup neither refreshes the key's LRU clock nor counts as a hit. */
 #include <stdio.h>
 #include <string.h>
 
 #include "commands/command.h"
-#include "commands/memory_report.h"
+#include "commands/server/memory_report.h"
 #include "util/allocator.h"
 
 /* MEMORY USAGE's default SAMPLES (Redis's OBJ_COMPUTE_SIZE_DEF_SAMPLES). */
@@ -65,7 +65,7 @@ static void cmd_memory_help(struct cmd_ctx *ctx)
     reply_help(ctx->reply, lines);
 }
 
-/* MEMORY STATS: Redis 7.0's map, in its order (commands/memory_report.h
+/* MEMORY STATS: Redis 7.0's map, in its order (commands/server/memory_report.h
  * says what each figure covers here). */
 static void cmd_memory_stats(struct cmd_ctx *ctx)
 {

@@ -6,7 +6,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "commands/cmd_stream.h"
+#include "commands/stream/cmd_stream.h"
 #include "commands/propagate.h"
 #include "store/blocking.h"
 #include "util/xmalloc.h"

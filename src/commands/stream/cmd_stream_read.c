@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands/cmd_stream.h"
+#include "commands/stream/cmd_stream.h"
 #include "commands/propagate.h"
 #include "scripting/script_lua.h"
 #include "connection/session.h"

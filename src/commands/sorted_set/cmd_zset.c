@@ -2,7 +2,7 @@
  * ZSCORE, ZMSCORE, ZCARD, ZRANK, ZREVRANK, ZREM, ZPOPMIN, ZPOPMAX,
  * ZRANDMEMBER, ZSCAN), the family's shared helpers, and its command table.
  * Ranges live in cmd_zset_range.c, set algebra in cmd_zset_ops.c. */
-#include "commands/cmd_zset.h"
+#include "commands/sorted_set/cmd_zset.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "commands/command.h"
-#include "commands/debug.h"
+#include "commands/server/debug.h"
 #include "core/config.h"
 #include "store/evict.h"
 

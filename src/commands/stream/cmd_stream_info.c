@@ -2,7 +2,7 @@
  * and HELP, with Redis 7.0's replies (xinfoCommand). */
 #include <string.h>
 
-#include "commands/cmd_stream.h"
+#include "commands/stream/cmd_stream.h"
 
 /* The stream every subcommand but HELP names (Redis looks it up before
  * telling the subcommands apart); NULL when it replied an error. */

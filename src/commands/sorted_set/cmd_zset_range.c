@@ -3,7 +3,7 @@
  * Z[REV]RANGEBYSCORE / Z[REV]RANGEBYLEX, ZCOUNT, ZLEXCOUNT and the
  * ZREMRANGEBY* family. Every range becomes a rank interval of the store
  * (zset_*_range_ranks) before anything is read or removed. */
-#include "commands/cmd_zset.h"
+#include "commands/sorted_set/cmd_zset.h"
 
 #include "commands/typed_args.h"
 

@@ -16,7 +16,7 @@
 #include "core/info_section.h"
 #include "core/latency.h"
 #include "core/latency_tracking.h"
-#include "commands/memory_report.h"
+#include "commands/server/memory_report.h"
 #include "persist/aof.h"
 #include "persist/persist.h"
 #include "core/server_state.h"

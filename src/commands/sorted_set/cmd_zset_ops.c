@@ -2,7 +2,7 @@
  * forms and ZINTERCARD, parsed in Redis's order (numkeys, then every key
  * looked up and type-checked, then options); the arithmetic is the store's
  * (store/zset_combine.h). */
-#include "commands/cmd_zset.h"
+#include "commands/sorted_set/cmd_zset.h"
 
 #include "commands/typed_args.h"
 #include "store/zset_combine.h"

@@ -10,7 +10,7 @@
 
 #include "cluster/cluster.h"
 #include "commands/command.h"
-#include "commands/debug.h"
+#include "commands/server/debug.h"
 #include "scripting/script_lua.h"
 #include "connection/session.h"
 #include "persist/persist.h"

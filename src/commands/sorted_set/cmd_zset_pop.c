@@ -1,6 +1,6 @@
 /* cmd_zset_pop.c — ZMPOP and the blocking pops of sorted sets (BZPOPMIN,
  * BZPOPMAX, BZMPOP); ZPOPMIN/ZPOPMAX are in cmd_zset.c. */
-#include "commands/cmd_zset.h"
+#include "commands/sorted_set/cmd_zset.h"
 #include "commands/typed_args.h"
 #include "connection/session.h"
 

@@ -2,7 +2,7 @@
  * XREVRANGE, XSETID), the helpers every stream file shares (cmd_stream.h)
  * and the family's table. Replies, errors and their checking order are
  * Redis 7.0's (t_stream.c). */
-#include "commands/cmd_stream.h"
+#include "commands/stream/cmd_stream.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* memory_report.c — Redis 7.0's memory overhead figures and MEMORY DOCTOR;
  * see memory_report.h. */
-#include "commands/memory_report.h"
+#include "commands/server/memory_report.h"
 
 #include <stdio.h>
 #include <string.h>
