@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -431,8 +430,6 @@ static void kill_child(void)
 
 /* --- a load serving clients (persist.h) ------------------------------ */
 
-static void add_line(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 static struct {
     bool active;
     int64_t start_s;
@@ -477,12 +474,12 @@ void persist_loading_info(struct buf *b)
     if (loading.loaded && elapsed_s)
         eta = (long long)((double)elapsed_s * (double)(loading.total - loading.loaded) /
                           (double)loading.loaded);
-    add_line(b, "loading_start_time:%lld", (long long)loading.start_s);
-    add_line(b, "loading_total_bytes:%zu", loading.total);
-    add_line(b, "loading_rdb_used_mem:%zu", loading.used_mem);
-    add_line(b, "loading_loaded_bytes:%zu", loading.loaded);
-    add_line(b, "loading_loaded_perc:%.2f", perc);
-    add_line(b, "loading_eta_seconds:%lld", eta);
+    buf_append_fmt(b, "loading_start_time:%lld\r\n", (long long)loading.start_s);
+    buf_append_fmt(b, "loading_total_bytes:%zu\r\n", loading.total);
+    buf_append_fmt(b, "loading_rdb_used_mem:%zu\r\n", loading.used_mem);
+    buf_append_fmt(b, "loading_loaded_bytes:%zu\r\n", loading.loaded);
+    buf_append_fmt(b, "loading_loaded_perc:%.2f\r\n", perc);
+    buf_append_fmt(b, "loading_eta_seconds:%lld\r\n", eta);
 }
 
 bool persist_prepare_shutdown(bool save)
@@ -528,32 +525,20 @@ bool persist_debug_reload(char *err, size_t err_len)
     return true;
 }
 
-static void add_line(struct buf *b, const char *fmt, ...)
-{
-    char line[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    if (n >= (int)sizeof line) n = (int)sizeof line - 1;
-    buf_append(b, line, (size_t)n);
-    buf_append(b, "\r\n", 2);
-}
-
 void persist_info(struct buf *b)
 {
-    add_line(b, "rdb_changes_since_last_save:%lld", keyspace.stats.dirty - st.dirty_at_save);
-    add_line(b, "rdb_bgsave_in_progress:%d", st.child ? 1 : 0);
-    add_line(b, "rdb_last_save_time:%lld", (long long)st.lastsave_s);
-    add_line(b, "rdb_last_bgsave_status:%s", st.last_bgsave_ok ? "ok" : "err");
-    add_line(b, "rdb_last_bgsave_time_sec:%lld", st.last_bgsave_time_s);
-    add_line(b, "rdb_current_bgsave_time_sec:%lld",
-             st.child ? (clock_mono_us() - st.child_start_us) / 1000000 : -1LL);
-    add_line(b, "rdb_saves:%lld", st.saves);
-    add_line(b, "rdb_last_cow_size:%lld", st.last_cow_bytes);
-    add_line(b, "rdb_last_load_keys_expired:%lld", st.load_keys_expired);
-    add_line(b, "rdb_last_load_keys_loaded:%lld", st.load_keys_loaded);
+    buf_append_fmt(b, "rdb_changes_since_last_save:%lld\r\n",
+                   keyspace.stats.dirty - st.dirty_at_save);
+    buf_append_fmt(b, "rdb_bgsave_in_progress:%d\r\n", st.child ? 1 : 0);
+    buf_append_fmt(b, "rdb_last_save_time:%lld\r\n", (long long)st.lastsave_s);
+    buf_append_fmt(b, "rdb_last_bgsave_status:%s\r\n", st.last_bgsave_ok ? "ok" : "err");
+    buf_append_fmt(b, "rdb_last_bgsave_time_sec:%lld\r\n", st.last_bgsave_time_s);
+    buf_append_fmt(b, "rdb_current_bgsave_time_sec:%lld\r\n",
+                   st.child ? (clock_mono_us() - st.child_start_us) / 1000000 : -1LL);
+    buf_append_fmt(b, "rdb_saves:%lld\r\n", st.saves);
+    buf_append_fmt(b, "rdb_last_cow_size:%lld\r\n", st.last_cow_bytes);
+    buf_append_fmt(b, "rdb_last_load_keys_expired:%lld\r\n", st.load_keys_expired);
+    buf_append_fmt(b, "rdb_last_load_keys_loaded:%lld\r\n", st.load_keys_loaded);
 }
 
 /* --- settings (core/config.h) ---------------------------------------- */

@@ -865,23 +865,17 @@ static void fabric_stop(void)
 
 static void info_line(struct buf *b, int e, const char *field, unsigned long long v)
 {
-    char line[96];
-    int n = snprintf(line, sizeof line, "libfabric%d_%s:%llu\r\n", e, field, v);
-    buf_append(b, line, (size_t)n);
+    buf_append_fmt(b, "libfabric%d_%s:%llu\r\n", e, field, v);
 }
 
 static void fabric_info(struct buf *b)
 {
-    char line[256];
-    int n =
-        snprintf(line, sizeof line, "# Libfabric\r\nlibfabric_endpoints:%d\r\n", endpoint_count);
-    buf_append(b, line, (size_t)n);
+    buf_append_fmt(b, "# Libfabric\r\nlibfabric_endpoints:%d\r\n", endpoint_count);
     for (int e = 0; e < endpoint_count; e++) {
         const struct fabric_endpoint *ep = &endpoints[e];
         const struct fabric_counters *st = &ep->stats;
-        n = snprintf(line, sizeof line, "libfabric%d_target:%s\r\nlibfabric%d_provider:%s\r\n", e,
-                     ep->name + strlen("libfabric:"), e, ep->fep.info->fabric_attr->prov_name);
-        buf_append(b, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+        buf_append_fmt(b, "libfabric%d_target:%s\r\nlibfabric%d_provider:%s\r\n", e,
+                       ep->name + strlen("libfabric:"), e, ep->fep.info->fabric_attr->prov_name);
         uint64_t sequestered = st->sequestered, duplicates = st->duplicates;
         for (int i = 0; i < ep->session_count; i++) {
             sequestered += ep->sessions[i]->window.sequestered;

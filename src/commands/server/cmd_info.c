@@ -1,5 +1,4 @@
 /* cmd_info.c — INFO: the server's self-description in Redis's text format. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -29,21 +28,6 @@
 #include "util/cycles.h"
 #include "util/xmalloc.h"
 
-static void add(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void add(struct buf *b, const char *fmt, ...)
-{
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    if (n >= (int)sizeof line) n = (int)sizeof line - 1;
-    buf_append(b, line, (size_t)n);
-    buf_append(b, "\r\n", 2);
-}
-
 static void section_server(struct buf *b)
 {
     struct utsname u;
@@ -52,57 +36,57 @@ static void section_server(struct buf *b)
     char exe[512] = "";
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n > 0) exe[n] = '\0';
-    add(b, "# Server");
-    add(b, "redis_version:%s", GOBLIN_REDIS_VERSION);
+    buf_append_fmt(b, "# Server\r\n");
+    buf_append_fmt(b, "redis_version:%s\r\n", GOBLIN_REDIS_VERSION);
     /* Redis's build fields: no git commit is compiled in (Debian's
      * redis-server prints the same zeros); the build id is goblin-core's
      * version. */
-    add(b, "redis_git_sha1:00000000");
-    add(b, "redis_git_dirty:0");
-    add(b, "redis_build_id:goblin-core-%s", GOBLIN_VERSION);
-    add(b, "goblin_version:%s", GOBLIN_VERSION);
-    add(b, "redis_mode:%s", cluster_enabled ? "cluster" : "standalone");
-    add(b, "os:%s %s %s", u.sysname, u.release, u.machine);
-    add(b, "arch_bits:%d", (int)(sizeof(void *) * 8));
+    buf_append_fmt(b, "redis_git_sha1:00000000\r\n");
+    buf_append_fmt(b, "redis_git_dirty:0\r\n");
+    buf_append_fmt(b, "redis_build_id:goblin-core-%s\r\n", GOBLIN_VERSION);
+    buf_append_fmt(b, "goblin_version:%s\r\n", GOBLIN_VERSION);
+    buf_append_fmt(b, "redis_mode:%s\r\n", cluster_enabled ? "cluster" : "standalone");
+    buf_append_fmt(b, "os:%s %s %s\r\n", u.sysname, u.release, u.machine);
+    buf_append_fmt(b, "arch_bits:%d\r\n", (int)(sizeof(void *) * 8));
 #if defined(__x86_64__)
     /* The clock of per-command times (util/cycles.h). */
-    add(b, "monotonic_clock:X86 TSC @ %.0f ticks/us", cycles_per_us);
+    buf_append_fmt(b, "monotonic_clock:X86 TSC @ %.0f ticks/us\r\n", cycles_per_us);
 #else
-    add(b, "monotonic_clock:POSIX clock_gettime");
+    buf_append_fmt(b, "monotonic_clock:POSIX clock_gettime\r\n");
 #endif
-    add(b, "multiplexing_api:epoll");
-    add(b, "atomicvar_api:c11-builtin");
-    add(b, "gcc_version:%d.%d.%d", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
-    add(b, "process_id:%d", (int)getpid());
-    add(b, "process_supervised:%s", server.supervised ? server.supervised : "no");
-    add(b, "run_id:%s", server.run_id);
-    add(b, "tcp_port:%d", server.tcp_port);
-    add(b, "server_time_usec:%lld", (long long)clock_unix_us());
-    add(b, "uptime_in_seconds:%lld", (long long)uptime);
-    add(b, "uptime_in_days:%lld", (long long)(uptime / 86400));
-    add(b, "hz:%lld", config.hz);
-    add(b, "configured_hz:%lld", config.hz);
-    add(b, "lru_clock:%u", keyspace.lru_clock);
-    add(b, "executable:%s", exe);
-    add(b, "config_file:%s", config_file_path() ? config_file_path() : "");
-    add(b, "io_threads_active:0"); /* one thread (DESIGN: run to completion) */
+    buf_append_fmt(b, "multiplexing_api:epoll\r\n");
+    buf_append_fmt(b, "atomicvar_api:c11-builtin\r\n");
+    buf_append_fmt(b, "gcc_version:%d.%d.%d\r\n", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
+    buf_append_fmt(b, "process_id:%d\r\n", (int)getpid());
+    buf_append_fmt(b, "process_supervised:%s\r\n", server.supervised ? server.supervised : "no");
+    buf_append_fmt(b, "run_id:%s\r\n", server.run_id);
+    buf_append_fmt(b, "tcp_port:%d\r\n", server.tcp_port);
+    buf_append_fmt(b, "server_time_usec:%lld\r\n", (long long)clock_unix_us());
+    buf_append_fmt(b, "uptime_in_seconds:%lld\r\n", (long long)uptime);
+    buf_append_fmt(b, "uptime_in_days:%lld\r\n", (long long)(uptime / 86400));
+    buf_append_fmt(b, "hz:%lld\r\n", config.hz);
+    buf_append_fmt(b, "configured_hz:%lld\r\n", config.hz);
+    buf_append_fmt(b, "lru_clock:%u\r\n", keyspace.lru_clock);
+    buf_append_fmt(b, "executable:%s\r\n", exe);
+    buf_append_fmt(b, "config_file:%s\r\n", config_file_path() ? config_file_path() : "");
+    buf_append_fmt(b, "io_threads_active:0\r\n"); /* one thread (DESIGN: run to completion) */
 }
 
 static void section_clients(struct buf *b)
 {
-    add(b, "# Clients");
+    buf_append_fmt(b, "# Clients\r\n");
     size_t links, link_bytes, max_in, max_out;
     cluster_bus_links_stats(&links, &link_bytes);
     session_clients_max_buffers(&max_in, &max_out);
-    add(b, "connected_clients:%zu", session_client_count());
-    add(b, "cluster_connections:%zu", links);
-    add(b, "maxclients:%lld", config.maxclients);
+    buf_append_fmt(b, "connected_clients:%zu\r\n", session_client_count());
+    buf_append_fmt(b, "cluster_connections:%zu\r\n", links);
+    buf_append_fmt(b, "maxclients:%lld\r\n", config.maxclients);
     /* The largest buffers now (Redis: over the last few seconds). */
-    add(b, "client_recent_max_input_buffer:%zu", max_in);
-    add(b, "client_recent_max_output_buffer:%zu", max_out);
-    add(b, "blocked_clients:%zu", session_blocked_count());
-    add(b, "tracking_clients:%zu", session_tracking_clients);
-    add(b, "clients_in_timeout_table:%zu", session_blocked_with_timeout_count());
+    buf_append_fmt(b, "client_recent_max_input_buffer:%zu\r\n", max_in);
+    buf_append_fmt(b, "client_recent_max_output_buffer:%zu\r\n", max_out);
+    buf_append_fmt(b, "blocked_clients:%zu\r\n", session_blocked_count());
+    buf_append_fmt(b, "tracking_clients:%zu\r\n", session_tracking_clients);
+    buf_append_fmt(b, "clients_in_timeout_table:%zu\r\n", session_blocked_with_timeout_count());
 }
 
 static void section_memory(struct buf *b)
@@ -112,17 +96,17 @@ static void section_memory(struct buf *b)
 
 static void section_persistence(struct buf *b)
 {
-    add(b, "# Persistence");
-    add(b, "loading:%d", persist_loading() ? 1 : 0);
-    add(b, "async_loading:0");
+    buf_append_fmt(b, "# Persistence\r\n");
+    buf_append_fmt(b, "loading:%d\r\n", persist_loading() ? 1 : 0);
+    buf_append_fmt(b, "async_loading:0\r\n");
     /* Progress of a running fork child: not reported back by goblin-core's
      * children, so 0 (rdb_last_cow_size and aof_last_cow_size are). */
-    add(b, "current_cow_peak:0");
-    add(b, "current_cow_size:0");
-    add(b, "current_cow_size_age:0");
-    add(b, "current_fork_perc:0.00");
-    add(b, "current_save_keys_processed:0");
-    add(b, "current_save_keys_total:0");
+    buf_append_fmt(b, "current_cow_peak:0\r\n");
+    buf_append_fmt(b, "current_cow_size:0\r\n");
+    buf_append_fmt(b, "current_cow_size_age:0\r\n");
+    buf_append_fmt(b, "current_fork_perc:0.00\r\n");
+    buf_append_fmt(b, "current_save_keys_processed:0\r\n");
+    buf_append_fmt(b, "current_save_keys_total:0\r\n");
     persist_info(b);
     aof_info(b);
     persist_loading_info(b);
@@ -133,84 +117,88 @@ static void section_stats(struct buf *b)
     const struct stats *s = &stats;
     long long exceeded_total, exceeded_now;
     evict_exceeded_ms(&exceeded_total, &exceeded_now);
-    add(b, "# Stats");
-    add(b, "total_connections_received:%lld", s->connections_received);
-    add(b, "total_commands_processed:%lld", s->commands_processed);
-    add(b, "instantaneous_ops_per_sec:%lld", s->instantaneous_ops_per_sec);
-    add(b, "total_net_input_bytes:%lld", s->net_input_bytes);
-    add(b, "total_net_output_bytes:%lld", s->net_output_bytes);
-    add(b, "total_net_repl_input_bytes:0");
-    add(b, "total_net_repl_output_bytes:%lld", repl_stats.output_bytes);
-    add(b, "instantaneous_input_kbps:%.2f", s->instantaneous_input_kbps);
-    add(b, "instantaneous_output_kbps:%.2f", s->instantaneous_output_kbps);
-    add(b, "instantaneous_input_repl_kbps:0.00");
-    add(b, "instantaneous_output_repl_kbps:0.00");
-    add(b, "rejected_connections:%lld", s->rejected_connections);
-    add(b, "sync_full:%lld", repl_stats.sync_full);
-    add(b, "sync_partial_ok:%lld", repl_stats.sync_partial_ok);
-    add(b, "sync_partial_err:%lld", repl_stats.sync_partial_err);
-    add(b, "expired_keys:%lld", keyspace.stats.expired_keys);
+    buf_append_fmt(b, "# Stats\r\n");
+    buf_append_fmt(b, "total_connections_received:%lld\r\n", s->connections_received);
+    buf_append_fmt(b, "total_commands_processed:%lld\r\n", s->commands_processed);
+    buf_append_fmt(b, "instantaneous_ops_per_sec:%lld\r\n", s->instantaneous_ops_per_sec);
+    buf_append_fmt(b, "total_net_input_bytes:%lld\r\n", s->net_input_bytes);
+    buf_append_fmt(b, "total_net_output_bytes:%lld\r\n", s->net_output_bytes);
+    buf_append_fmt(b, "total_net_repl_input_bytes:0\r\n");
+    buf_append_fmt(b, "total_net_repl_output_bytes:%lld\r\n", repl_stats.output_bytes);
+    buf_append_fmt(b, "instantaneous_input_kbps:%.2f\r\n", s->instantaneous_input_kbps);
+    buf_append_fmt(b, "instantaneous_output_kbps:%.2f\r\n", s->instantaneous_output_kbps);
+    buf_append_fmt(b, "instantaneous_input_repl_kbps:0.00\r\n");
+    buf_append_fmt(b, "instantaneous_output_repl_kbps:0.00\r\n");
+    buf_append_fmt(b, "rejected_connections:%lld\r\n", s->rejected_connections);
+    buf_append_fmt(b, "sync_full:%lld\r\n", repl_stats.sync_full);
+    buf_append_fmt(b, "sync_partial_ok:%lld\r\n", repl_stats.sync_partial_ok);
+    buf_append_fmt(b, "sync_partial_err:%lld\r\n", repl_stats.sync_partial_err);
+    buf_append_fmt(b, "expired_keys:%lld\r\n", keyspace.stats.expired_keys);
     /* Redis's estimate of the expired share among sampled keys: not kept. */
-    add(b, "expired_stale_perc:0.00");
-    add(b, "expired_time_cap_reached_count:%lld", s->expired_time_cap_reached);
-    add(b, "expire_cycle_cpu_milliseconds:%lld", s->expire_cycle_cpu_ms);
-    add(b, "evicted_keys:%lld", keyspace.stats.evicted_keys);
-    add(b, "evicted_clients:%lld", s->evicted_clients);
-    add(b, "total_eviction_exceeded_time:%lld", exceeded_total);
-    add(b, "current_eviction_exceeded_time:%lld", exceeded_now);
-    add(b, "keyspace_hits:%lld", keyspace.stats.hits);
-    add(b, "keyspace_misses:%lld", keyspace.stats.misses);
-    add(b, "pubsub_channels:%zu", pubsub_channel_count(PUBSUB_CHANNEL));
-    add(b, "pubsub_patterns:%zu", pubsub_pattern_count());
-    add(b, "pubsubshard_channels:%zu", pubsub_channel_count(PUBSUB_SHARD));
-    add(b, "latest_fork_usec:%lld", (long long)latency_latest_fork_us);
-    add(b, "total_forks:%lld", latency_total_forks);
+    buf_append_fmt(b, "expired_stale_perc:0.00\r\n");
+    buf_append_fmt(b, "expired_time_cap_reached_count:%lld\r\n", s->expired_time_cap_reached);
+    buf_append_fmt(b, "expire_cycle_cpu_milliseconds:%lld\r\n", s->expire_cycle_cpu_ms);
+    buf_append_fmt(b, "evicted_keys:%lld\r\n", keyspace.stats.evicted_keys);
+    buf_append_fmt(b, "evicted_clients:%lld\r\n", s->evicted_clients);
+    buf_append_fmt(b, "total_eviction_exceeded_time:%lld\r\n", exceeded_total);
+    buf_append_fmt(b, "current_eviction_exceeded_time:%lld\r\n", exceeded_now);
+    buf_append_fmt(b, "keyspace_hits:%lld\r\n", keyspace.stats.hits);
+    buf_append_fmt(b, "keyspace_misses:%lld\r\n", keyspace.stats.misses);
+    buf_append_fmt(b, "pubsub_channels:%zu\r\n", pubsub_channel_count(PUBSUB_CHANNEL));
+    buf_append_fmt(b, "pubsub_patterns:%zu\r\n", pubsub_pattern_count());
+    buf_append_fmt(b, "pubsubshard_channels:%zu\r\n", pubsub_channel_count(PUBSUB_SHARD));
+    buf_append_fmt(b, "latest_fork_usec:%lld\r\n", (long long)latency_latest_fork_us);
+    buf_append_fmt(b, "total_forks:%lld\r\n", latency_total_forks);
     /* MIGRATE opens a connection per call and caches none (cmd_migrate.c). */
-    add(b, "migrate_cached_sockets:0");
-    add(b, "slave_expires_tracked_keys:0");
+    buf_append_fmt(b, "migrate_cached_sockets:0\r\n");
+    buf_append_fmt(b, "slave_expires_tracked_keys:0\r\n");
     /* No active defragmentation: jemalloc's decay returns free pages. */
-    add(b, "active_defrag_hits:0");
-    add(b, "active_defrag_misses:0");
-    add(b, "active_defrag_key_hits:0");
-    add(b, "active_defrag_key_misses:0");
-    add(b, "total_active_defrag_time:0");
-    add(b, "current_active_defrag_time:0");
-    add(b, "tracking_total_keys:%zu", session_tracking_keys());
-    add(b, "tracking_total_items:%zu", session_tracking_items());
-    add(b, "tracking_total_prefixes:%zu", session_tracking_prefixes());
+    buf_append_fmt(b, "active_defrag_hits:0\r\n");
+    buf_append_fmt(b, "active_defrag_misses:0\r\n");
+    buf_append_fmt(b, "active_defrag_key_hits:0\r\n");
+    buf_append_fmt(b, "active_defrag_key_misses:0\r\n");
+    buf_append_fmt(b, "total_active_defrag_time:0\r\n");
+    buf_append_fmt(b, "current_active_defrag_time:0\r\n");
+    buf_append_fmt(b, "tracking_total_keys:%zu\r\n", session_tracking_keys());
+    buf_append_fmt(b, "tracking_total_items:%zu\r\n", session_tracking_items());
+    buf_append_fmt(b, "tracking_total_prefixes:%zu\r\n", session_tracking_prefixes());
     /* Error replies of a master or the AOF's replay: none to receive. */
-    add(b, "unexpected_error_replies:0");
-    add(b, "total_error_replies:%lld", reply_error_count);
+    buf_append_fmt(b, "unexpected_error_replies:0\r\n");
+    buf_append_fmt(b, "total_error_replies:%lld\r\n", reply_error_count);
     /* Deep sanitisation of RESTORE payloads, as Redis's default
      * sanitize-dump-payload no: none counted. */
-    add(b, "dump_payload_sanitizations:0");
-    add(b, "total_reads_processed:%lld", s->reads_processed);
-    add(b, "total_writes_processed:%lld", s->writes_processed);
-    add(b, "io_threaded_reads_processed:0");
-    add(b, "io_threaded_writes_processed:0");
+    buf_append_fmt(b, "dump_payload_sanitizations:0\r\n");
+    buf_append_fmt(b, "total_reads_processed:%lld\r\n", s->reads_processed);
+    buf_append_fmt(b, "total_writes_processed:%lld\r\n", s->writes_processed);
+    buf_append_fmt(b, "io_threaded_reads_processed:0\r\n");
+    buf_append_fmt(b, "io_threaded_writes_processed:0\r\n");
     /* Redis 7.0 resizes its fixed reply buffers; goblin-core's output
      * buffers grow as needed and none is resized on a schedule. */
-    add(b, "reply_buffer_shrinks:0");
-    add(b, "reply_buffer_expands:0");
+    buf_append_fmt(b, "reply_buffer_shrinks:0\r\n");
+    buf_append_fmt(b, "reply_buffer_expands:0\r\n");
     /* goblin-core's own counters, after Redis's. */
-    add(b, "pubsub_slow_consumer_disconnections:%lld", s->pubsub_slow_consumer_disconnections);
-    add(b, "client_query_buffer_limit_disconnections:%lld", s->query_buffer_limit_disconnections);
-    add(b, "client_output_buffer_limit_disconnections:%lld", s->output_buffer_limit_disconnections);
-    add(b, "client_protocol_error_disconnections:%lld", s->protocol_error_disconnections);
+    buf_append_fmt(b, "pubsub_slow_consumer_disconnections:%lld\r\n",
+                   s->pubsub_slow_consumer_disconnections);
+    buf_append_fmt(b, "client_query_buffer_limit_disconnections:%lld\r\n",
+                   s->query_buffer_limit_disconnections);
+    buf_append_fmt(b, "client_output_buffer_limit_disconnections:%lld\r\n",
+                   s->output_buffer_limit_disconnections);
+    buf_append_fmt(b, "client_protocol_error_disconnections:%lld\r\n",
+                   s->protocol_error_disconnections);
     /* Argon2 verifications run, failed AUTHs, AUTHs refused by a failure
      * budget or the verification cap (core/auth.h). */
-    add(b, "auth_pwhash_verifications:%lld", auth_stats.pwhash_verifications);
-    add(b, "auth_failures:%lld", auth_stats.failures);
-    add(b, "auth_throttled:%lld", auth_stats.throttled);
+    buf_append_fmt(b, "auth_pwhash_verifications:%lld\r\n", auth_stats.pwhash_verifications);
+    buf_append_fmt(b, "auth_failures:%lld\r\n", auth_stats.failures);
+    buf_append_fmt(b, "auth_throttled:%lld\r\n", auth_stats.throttled);
     /* Big SET values kept in the buffer they were received into (no copy). */
-    add(b, "string_values_adopted:%lld", keyspace.stats.values_adopted);
+    buf_append_fmt(b, "string_values_adopted:%lld\r\n", keyspace.stats.values_adopted);
     /* Commands SBE's typed templates called without argv (protocol/typed_call.h). */
-    add(b, "sbe_typed_calls:%lld", s->typed_calls);
+    buf_append_fmt(b, "sbe_typed_calls:%lld\r\n", s->typed_calls);
 }
 
 static void cpu_line(struct buf *b, const char *name, const struct timeval *t)
 {
-    add(b, "%s:%ld.%06ld", name, (long)t->tv_sec, (long)t->tv_usec);
+    buf_append_fmt(b, "%s:%ld.%06ld\r\n", name, (long)t->tv_sec, (long)t->tv_usec);
 }
 
 static void section_cpu(struct buf *b)
@@ -219,7 +207,7 @@ static void section_cpu(struct buf *b)
     getrusage(RUSAGE_SELF, &self);
     getrusage(RUSAGE_CHILDREN, &children);
     getrusage(RUSAGE_THREAD, &thread);
-    add(b, "# CPU");
+    buf_append_fmt(b, "# CPU\r\n");
     cpu_line(b, "used_cpu_sys", &self.ru_stime);
     cpu_line(b, "used_cpu_user", &self.ru_utime);
     cpu_line(b, "used_cpu_sys_children", &children.ru_stime);
@@ -232,11 +220,12 @@ static void commandstat_line(struct buf *b, const struct command *cmd)
 {
     if (cmd->calls || cmd->rejected_calls || cmd->failed_calls) {
         long long usec = cycles_to_us(cmd->cycles);
-        add(b,
-            "cmdstat_%s:calls=%lld,usec=%lld,usec_per_call=%.2f,rejected_calls=%lld,failed_calls=%"
-            "lld",
-            cmd->full_name, cmd->calls, usec, cmd->calls ? (double)usec / (double)cmd->calls : 0.0,
-            cmd->rejected_calls, cmd->failed_calls);
+        buf_append_fmt(b,
+                       "cmdstat_%s:calls=%lld,usec=%lld,usec_per_call=%.2f,rejected_calls=%lld,"
+                       "failed_calls=%lld\r\n",
+                       cmd->full_name, cmd->calls, usec,
+                       cmd->calls ? (double)usec / (double)cmd->calls : 0.0, cmd->rejected_calls,
+                       cmd->failed_calls);
     }
     if (cmd->subcommands)
         for (const struct command *sub = cmd->subcommands; sub->name; sub++)
@@ -252,23 +241,23 @@ static void commandstat_visit(struct command *cmd, void *arg)
  * libraries look for the section in the default INFO). */
 static void section_modules(struct buf *b)
 {
-    add(b, "# Modules");
+    buf_append_fmt(b, "# Modules\r\n");
 }
 
 static void section_commandstats(struct buf *b)
 {
-    add(b, "# Commandstats");
+    buf_append_fmt(b, "# Commandstats\r\n");
     command_foreach(commandstat_visit, b);
 }
 
 static void errorstat_line(const char *code, long long count, void *arg)
 {
-    add(arg, "errorstat_%s:count=%lld", code, count);
+    buf_append_fmt(arg, "errorstat_%s:count=%lld\r\n", code, count);
 }
 
 static void section_errorstats(struct buf *b)
 {
-    add(b, "# Errorstats");
+    buf_append_fmt(b, "# Errorstats\r\n");
     reply_error_stats_foreach(errorstat_line, b);
 }
 
@@ -277,7 +266,7 @@ static void latencystat_line(struct buf *b, const struct command *cmd)
     if (cmd->latency_histogram) {
         char line[1024];
         latency_tracking_format(cmd->full_name, cmd->latency_histogram, line, sizeof line);
-        add(b, "%s", line);
+        buf_append_fmt(b, "%s\r\n", line);
     }
     if (cmd->subcommands)
         for (const struct command *sub = cmd->subcommands; sub->name; sub++)
@@ -291,25 +280,25 @@ static void latencystat_visit(struct command *cmd, void *arg)
 
 static void section_latencystats(struct buf *b)
 {
-    add(b, "# Latencystats");
+    buf_append_fmt(b, "# Latencystats\r\n");
     command_foreach(latencystat_visit, b);
 }
 
 static void section_cluster(struct buf *b)
 {
-    add(b, "# Cluster");
-    add(b, "cluster_enabled:%d", cluster_enabled ? 1 : 0);
+    buf_append_fmt(b, "# Cluster\r\n");
+    buf_append_fmt(b, "cluster_enabled:%d\r\n", cluster_enabled ? 1 : 0);
 }
 
 static void section_keyspace(struct buf *b)
 {
-    add(b, "# Keyspace");
+    buf_append_fmt(b, "# Keyspace\r\n");
     for (int i = 0; i < keyspace.count; i++) {
         struct db *db = keyspace_db(i);
         size_t keys = dict_size(&db->keys);
         if (!keys) continue;
-        add(b, "db%d:keys=%zu,expires=%zu,avg_ttl=%lld", i, keys, dict_size(&db->expires),
-            db->avg_ttl_ms);
+        buf_append_fmt(b, "db%d:keys=%zu,expires=%zu,avg_ttl=%lld\r\n", i, keys,
+                       dict_size(&db->expires), db->avg_ttl_ms);
     }
 }
 
