@@ -113,8 +113,8 @@ static void section_memory(struct buf *b)
 static void section_persistence(struct buf *b)
 {
     add(b, "# Persistence");
-    add(b, "loading:%d", persist_loading() ? 1 : 0);
-    add(b, "async_loading:0");
+    add(b, "loading:%d", persist_loading() && !persist_loading_async() ? 1 : 0);
+    add(b, "async_loading:%d", persist_loading_async() ? 1 : 0);
     /* Progress of a running fork child: not reported back by goblin-core's
      * children, so 0 (rdb_last_cow_size and aof_last_cow_size are). */
     add(b, "current_cow_peak:0");
