@@ -461,6 +461,19 @@ static void and_queued_flags(const struct command *cmd, int argc, const char **a
 
 /* The flag on cmd and, for EXEC, on every queued command (Redis's
  * cmd_inv_flags: !is_denystale_command, !is_denyloading_command). */
+/* The flag on cmd or, for EXEC, on any queued command (Redis's
+ * cmd_flags: is_deny_async_loading_command). */
+static bool command_flag_on_any(const struct cmd_request *req, const struct command *cmd,
+                                uint32_t flag)
+{
+    if (cmd->flags & flag) return true;
+    const struct multi_state *m = exec_transaction(req, cmd);
+    if (!m) return false;
+    uint32_t flags = 0;
+    multi_foreach_queued(m, or_queued_flags, &flags);
+    return flags & flag;
+}
+
 static bool command_flag_on_all(const struct cmd_request *req, const struct command *cmd,
                                 uint32_t flag)
 {
@@ -578,6 +591,13 @@ static __attribute__((noinline)) struct command *command_check_hooked(const stru
     }
     /* A load serving clients (persist_loading): only the loading commands. */
     if ((command_hooks & HOOK_LOADING) && !command_flag_on_all(req, cmd, CMD_LOADING)) {
+        reject_with_abort(req, cmd, "LOADING Redis is loading the dataset in memory");
+        return NULL;
+    }
+    /* A load beside the live data set (persist_loading_async): all but the
+     * no_async_loading commands. */
+    if ((command_hooks & HOOK_ASYNC_LOADING) &&
+        command_flag_on_any(req, cmd, CMD_NO_ASYNC_LOADING)) {
         reject_with_abort(req, cmd, "LOADING Redis is loading the dataset in memory");
         return NULL;
     }

@@ -70,6 +70,11 @@ enum command_flag {
      * fed to MONITOR after it ran; its handler feeds its line first, so the
      * script's own commands follow it (from metadata, as CMD_NO_MULTI). */
     CMD_SKIP_MONITOR = 1u << 19,
+    /* Redis's no_async_loading (SAVE, BGSAVE, REPLICAOF, PSYNC, CLUSTER's
+     * admin subcommands...): refused with -LOADING while a replica loads
+     * its master's RDB beside the live data set (repl-diskless-load
+     * swapdb; from metadata, as CMD_NO_MULTI). */
+    CMD_NO_ASYNC_LOADING = 1u << 21,
 };
 
 struct cmd_ctx {

@@ -241,6 +241,8 @@ void command_keys_init(struct command *cmd)
     if (cmd->meta && command_meta_has_flag(cmd->meta, "no_multi")) cmd->flags |= CMD_NO_MULTI;
     if (cmd->meta && command_meta_has_flag(cmd->meta, "skip_monitor"))
         cmd->flags |= CMD_SKIP_MONITOR;
+    if (cmd->meta && command_meta_has_flag(cmd->meta, "no_async_loading"))
+        cmd->flags |= CMD_NO_ASYNC_LOADING;
 
     cmd->keys_rule = -1;
     for (size_t r = 0; r < sizeof key_rules / sizeof key_rules[0]; r++)

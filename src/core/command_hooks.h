@@ -38,6 +38,9 @@ enum command_hook {
     /* A load serving clients meanwhile (persist_loading: a replica's full
      * sync): commands without the loading flag get -LOADING. */
     HOOK_LOADING = 1u << 11,
+    /* A load beside the live data set (persist_loading_async: a replica's
+     * repl-diskless-load swapdb): no_async_loading commands get -LOADING. */
+    HOOK_ASYNC_LOADING = 1u << 12,
 };
 
 /* The features that keep or show every command's arguments as text (the

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 
@@ -111,6 +112,15 @@ int ev_process_nested(void)
         if (polled[i].reentrant) work += polled[i].poll(polled[i].arg);
     if (ev_pass_pending) pass_end(true);
     return work;
+}
+
+bool ev_wait_readable_nested(int fd, int timeout_ms)
+{
+    struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = epfd, .events = POLLIN}};
+    int n = poll(p, 2, polled_count ? 0 : timeout_ms);
+    if (n < 0) return false; /* EINTR: the caller reads and asks again */
+    if (polled_count || p[1].revents) ev_process_nested();
+    return p[0].revents != 0;
 }
 
 void ev_stop(void)

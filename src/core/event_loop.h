@@ -111,6 +111,14 @@ void ev_set_adaptive_spin_us(long long us);
  * work done. */
 int ev_process_nested(void);
 
+/* For a long load reading one socket (a replica's diskless load, Redis's
+ * blocking read with processEventsWhileBlocked between): waits up to
+ * timeout_ms (0 with polled targets: they are spun, not slept on) for fd
+ * to become readable or the loop to have events, running them as
+ * ev_process_nested does. fd must not be in the loop's interest set for
+ * reading meanwhile. True when fd is readable. */
+bool ev_wait_readable_nested(int fd, int timeout_ms);
+
 enum ev_pass_work {
     EV_PASS_FLUSH = 1u << 0,
     EV_PASS_WRITE = 1u << 1,

@@ -432,20 +432,22 @@ static void kill_child(void)
 
 static struct {
     bool active;
+    bool async;
     int64_t start_s;
     int64_t start_mono_us;
     size_t total, loaded;
     size_t used_mem; /* the RDB's used-mem: not kept by the loader, 0 */
 } loading;
 
-void persist_loading_begin(size_t total)
+void persist_loading_begin(size_t total, bool async)
 {
     loading.active = true;
+    loading.async = async;
     loading.start_s = clock_unix_ms() / 1000;
     loading.start_mono_us = clock_mono_us();
     loading.total = total;
     loading.loaded = 0;
-    command_hook_set(HOOK_LOADING, true);
+    command_hook_set(async ? HOOK_ASYNC_LOADING : HOOK_LOADING, true);
 }
 
 void persist_loading_progress(size_t bytes)
@@ -455,8 +457,14 @@ void persist_loading_progress(size_t bytes)
 
 void persist_loading_end(void)
 {
+    command_hook_set(loading.async ? HOOK_ASYNC_LOADING : HOOK_LOADING, false);
     loading.active = false;
-    command_hook_set(HOOK_LOADING, false);
+    loading.async = false;
+}
+
+bool persist_loading_async(void)
+{
+    return loading.active && loading.async;
 }
 
 bool persist_loading(void)

@@ -112,7 +112,12 @@ void persist_info(struct buf *b);
  * loading_* fields (persist_loading_info, after the AOF's), the final
  * snapshot of a SHUTDOWN and DEBUG RELOAD are refused (the data set is
  * partial). `total` is the RDB's size in bytes. */
-void persist_loading_begin(size_t total);
+/* `async`: the load goes into a detached set while clients keep the live
+ * data set (repl-diskless-load swapdb, Redis's async_loading): only the
+ * no_async_loading commands are refused (HOOK_ASYNC_LOADING), INFO shows
+ * async_loading:1 and loading:0. */
+void persist_loading_begin(size_t total, bool async);
+bool persist_loading_async(void);
 void persist_loading_progress(size_t loaded);
 void persist_loading_end(void);
 bool persist_loading(void);

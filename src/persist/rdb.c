@@ -209,6 +209,7 @@ static void quote_key(const char *key, size_t len, char *out, size_t out_len)
 struct load_state {
     struct rdb_reader r;
     struct rdb_load_info *info;
+    struct db *dbs; /* the databases loaded into (the keyspace's, or a detached set) */
     struct db *db;
     int64_t expire_ms; /* pending EXPIRETIME for the next key, or -1 */
     long long idle_s;  /* pending RDB_OPCODE_IDLE (seconds) for the next key, or -1 */
@@ -314,38 +315,127 @@ static void load_function(struct load_state *s)
     rdb_str_free(&code);
 }
 
+/* The header: "REDIS" and four digits of version. */
+static bool load_header(struct load_state *s)
+{
+    struct rdb_reader *r = &s->r;
+    const unsigned char *magic;
+    if (!rdbr_bytes(r, 9, &magic)) return false;
+    if (memcmp(magic, "REDIS", 5) != 0)
+        return rdbr_fail(r, "Wrong signature trying to load DB from file");
+    int version = 0;
+    for (int i = 5; i < 9; i++) {
+        if (magic[i] < '0' || magic[i] > '9')
+            return rdbr_fail(r, "Wrong signature trying to load DB from file");
+        version = version * 10 + (magic[i] - '0');
+    }
+    s->info->version = version;
+    if (version < 1 || version > RDB_VERSION)
+        return rdbr_fail(r, "Can't handle RDB format version %d", version);
+    return true;
+}
+
+enum load_step { STEP_MORE, STEP_EOF, STEP_FAILED };
+
+/* One record after the header: an opcode and what it carries. Its
+ * effects (a key added, a database selected) happen only once the whole
+ * record was read, so a streamed load can read it again from its start
+ * when the input ran out in its middle. */
+static enum load_step load_record(struct load_state *s)
+{
+    struct rdb_reader *r = &s->r;
+    unsigned op;
+    uint64_t a, b;
+    if (!rdbr_u8(r, &op)) return STEP_FAILED;
+    if (op == RDB_OPCODE_EOF) return STEP_EOF;
+    switch (op) {
+    case RDB_OPCODE_EXPIRETIME: {
+        uint32_t secs;
+        if (rdbr_u32le(r, &secs)) s->expire_ms = (int64_t)secs * 1000;
+        break;
+    }
+    case RDB_OPCODE_EXPIRETIME_MS:
+        if (rdbr_u64le(r, &a)) s->expire_ms = a > INT64_MAX ? INT64_MAX : (int64_t)a;
+        break;
+    case RDB_OPCODE_FREQ:
+        if (rdbr_u8(r, &op)) s->freq = op; /* one byte: 0..255 */
+        break;
+    case RDB_OPCODE_IDLE:
+        /* Beyond LLONG_MAX is not a time (Redis's lru_idle goes
+         * negative there and is ignored): ignored too. */
+        if (rdbr_len(r, &a, NULL)) s->idle_s = a > LLONG_MAX ? -1 : (long long)a;
+        break;
+    case RDB_OPCODE_SELECTDB:
+        if (!rdbr_len(r, &a, NULL)) break;
+        if (a >= (uint64_t)keyspace.count)
+            rdbr_fail(r,
+                      "FATAL: Data file was created with a Redis server configured to "
+                      "handle more than %d databases. Exiting",
+                      keyspace.count);
+        else
+            s->db = &s->dbs[a];
+        break;
+    case RDB_OPCODE_RESIZEDB:
+        /* Presize, trusting the declared count only as far as the
+         * bytes left could hold that many keys. */
+        if (rdbr_len(r, &a, NULL) && rdbr_len(r, &b, NULL)) {
+            dict_reserve(&s->db->keys, a < rdbr_left(r) / 3 ? a : rdbr_left(r) / 3);
+            dict_reserve(&s->db->expires, b < rdbr_left(r) / 12 ? b : rdbr_left(r) / 12);
+        }
+        break;
+    case RDB_OPCODE_AUX:
+        load_aux(s);
+        break;
+    case RDB_OPCODE_MODULE_AUX:
+        rdbr_fail(r,
+                  "the file holds module data (opcode %u at offset %zu), which goblin-core "
+                  "cannot load",
+                  op, r->pos - 1);
+        break;
+    case RDB_OPCODE_FUNCTION2:
+        load_function(s);
+        break;
+    case RDB_OPCODE_FUNCTION_PRE_GA:
+        rdbr_fail(r, "Pre-GA function format not supported (opcode %u at offset %zu)", op,
+                  r->pos - 1);
+        break;
+    default:
+        if (!rdb_type_known(op)) {
+            rdbr_fail(r, "unknown opcode or value type %u at offset %zu", op, r->pos - 1);
+            break;
+        }
+        load_key(s, op);
+        break;
+    }
+    return r->err[0] ? STEP_FAILED : STEP_MORE;
+}
+
+static void load_state_init(struct load_state *s, struct db *dbs, struct rdb_load_info *info)
+{
+    memset(s, 0, sizeof *s);
+    s->info = info;
+    s->dbs = dbs ? dbs : keyspace.dbs;
+    s->db = &s->dbs[0];
+    s->expire_ms = s->idle_s = s->freq = -1;
+    memset(info, 0, sizeof *info);
+    info->repl_stream_db = -1;
+    s->now_ms = clock_unix_ms();
+}
+
 bool rdb_load_buffer(const void *data, size_t len, bool verify_checksum, struct rdb_load_info *info,
                      char *err, size_t err_len)
 {
-    struct load_state s = {
-        .info = info, .db = keyspace_db(0), .expire_ms = -1, .idle_s = -1, .freq = -1};
-    memset(info, 0, sizeof *info);
-    info->repl_stream_db = -1;
-    s.now_ms = clock_unix_ms();
+    struct load_state s;
+    load_state_init(&s, NULL, info);
     struct rdb_reader *r = &s.r;
     rdbr_init(r, data, len);
-    const unsigned char *magic;
-    if (!rdbr_bytes(r, 9, &magic) || memcmp(magic, "REDIS", 5) != 0) {
-        snprintf(err, err_len, "Wrong signature trying to load DB from file");
-        return false;
-    }
-    int version = 0;
-    for (int i = 5; i < 9; i++) {
-        if (magic[i] < '0' || magic[i] > '9') {
-            snprintf(err, err_len, "Wrong signature trying to load DB from file");
-            return false;
-        }
-        version = version * 10 + (magic[i] - '0');
-    }
-    info->version = version;
-    if (version < 1 || version > RDB_VERSION) {
-        snprintf(err, err_len, "Can't handle RDB format version %d", version);
+    if (!load_header(&s)) {
+        snprintf(err, err_len, "%s",
+                 r->short_input ? "Wrong signature trying to load DB from file" : r->err);
         return false;
     }
     size_t next_progress = (size_t)rdb_load_events_interval;
     for (;;) {
-        unsigned op;
-        uint64_t a, b;
         if (rdb_load_progress && r->pos >= next_progress) {
             if (!rdb_load_progress(r->pos, len)) {
                 rdbr_fail(r, "the load was abandoned (shutdown)");
@@ -353,70 +443,9 @@ bool rdb_load_buffer(const void *data, size_t len, bool verify_checksum, struct 
             }
             next_progress = r->pos + (size_t)rdb_load_events_interval;
         }
-        if (!rdbr_u8(r, &op)) break;
-        if (op == RDB_OPCODE_EOF) break;
-        switch (op) {
-        case RDB_OPCODE_EXPIRETIME: {
-            uint32_t secs;
-            if (rdbr_u32le(r, &secs)) s.expire_ms = (int64_t)secs * 1000;
-            continue;
-        }
-        case RDB_OPCODE_EXPIRETIME_MS:
-            if (rdbr_u64le(r, &a)) s.expire_ms = a > INT64_MAX ? INT64_MAX : (int64_t)a;
-            continue;
-        case RDB_OPCODE_FREQ:
-            if (rdbr_u8(r, &op)) s.freq = op; /* one byte: 0..255 */
-            continue;
-        case RDB_OPCODE_IDLE:
-            /* Beyond LLONG_MAX is not a time (Redis's lru_idle goes
-             * negative there and is ignored): ignored too. */
-            if (rdbr_len(r, &a, NULL)) s.idle_s = a > LLONG_MAX ? -1 : (long long)a;
-            continue;
-        case RDB_OPCODE_SELECTDB:
-            if (!rdbr_len(r, &a, NULL)) break;
-            if (a >= (uint64_t)keyspace.count)
-                rdbr_fail(r,
-                          "FATAL: Data file was created with a Redis server configured to "
-                          "handle more than %d databases. Exiting",
-                          keyspace.count);
-            else
-                s.db = keyspace_db((int)a);
-            continue;
-        case RDB_OPCODE_RESIZEDB:
-            /* Presize, trusting the declared count only as far as the
-             * bytes left could hold that many keys. */
-            if (rdbr_len(r, &a, NULL) && rdbr_len(r, &b, NULL)) {
-                dict_reserve(&s.db->keys, a < rdbr_left(r) / 3 ? a : rdbr_left(r) / 3);
-                dict_reserve(&s.db->expires, b < rdbr_left(r) / 12 ? b : rdbr_left(r) / 12);
-            }
-            continue;
-        case RDB_OPCODE_AUX:
-            load_aux(&s);
-            continue;
-        case RDB_OPCODE_MODULE_AUX:
-            rdbr_fail(r,
-                      "the file holds module data (opcode %u at offset %zu), which goblin-core "
-                      "cannot load",
-                      op, r->pos - 1);
-            continue;
-        case RDB_OPCODE_FUNCTION2:
-            load_function(&s);
-            continue;
-        case RDB_OPCODE_FUNCTION_PRE_GA:
-            rdbr_fail(r, "Pre-GA function format not supported (opcode %u at offset %zu)", op,
-                      r->pos - 1);
-            continue;
-        default:
-            if (!rdb_type_known(op)) {
-                rdbr_fail(r, "unknown opcode or value type %u at offset %zu", op, r->pos - 1);
-                continue;
-            }
-            load_key(&s, op);
-            continue;
-        }
-        break;
+        if (load_record(&s) != STEP_MORE) break;
     }
-    if (!r->err[0] && version >= 5) {
+    if (!r->err[0] && info->version >= 5) {
         size_t covered = r->pos;
         uint64_t stored;
         if (rdbr_u64le(r, &stored) && verify_checksum && stored != 0) {
@@ -433,6 +462,121 @@ bool rdb_load_buffer(const void *data, size_t len, bool verify_checksum, struct 
         return false;
     }
     return true;
+}
+
+/* A streamed load's input: what is buffered and how much of it is read. */
+struct stream_input {
+    const struct rdb_load_source *src;
+    struct buf buf;    /* bytes received and not yet read */
+    size_t consumed;   /* bytes read before buf's head (the RDB offset) */
+    uint64_t crc;      /* CRC-64 of those bytes */
+    bool ended;        /* the source has no more */
+    char src_err[256]; /* why, when it ended on an error */
+};
+
+/* Reads one step (fn) from the buffered bytes; when the input ran out in
+ * its middle, asks the source for more and reads it again from its
+ * start. A retry waits for the buffer to double (or the source to end),
+ * so a record of n bytes costs O(n) in all, and memory holds at most
+ * about twice the largest record: the source's bytes, never a declared
+ * length. */
+static bool stream_step(struct load_state *s, struct stream_input *in,
+                        bool (*fn)(struct load_state *s, void *arg), void *arg)
+{
+    size_t want = 0;
+    for (;;) {
+        /* Wait for one byte more, then take what is already there up to
+         * `want`: the end of the input may come sooner. */
+        for (bool block = want > 0; buf_len(&in->buf) < want && !in->ended; block = false) {
+            size_t had = buf_len(&in->buf);
+            if (!in->src->more(in->src->arg, &in->buf, block, in->src_err, sizeof in->src_err))
+                in->ended = true;
+            else if (!block && buf_len(&in->buf) == had)
+                break;
+        }
+        rdbr_init(&s->r, buf_head(&in->buf), buf_len(&in->buf));
+        bool ok = fn(s, arg);
+        if (ok || !s->r.short_input || in->ended) return ok;
+        size_t have = buf_len(&in->buf);
+        want = have < 32 * 1024 ? have + 32 * 1024 : have * 2;
+    }
+}
+
+static bool step_header(struct load_state *s, void *arg)
+{
+    (void)arg;
+    return load_header(s);
+}
+
+static bool step_record(struct load_state *s, void *arg)
+{
+    return (*(enum load_step *)arg = load_record(s)) != STEP_FAILED;
+}
+
+static bool step_checksum(struct load_state *s, void *arg)
+{
+    return rdbr_u64le(&s->r, (uint64_t *)arg);
+}
+
+/* The step just read leaves the buffer (and enters the checksum). */
+static void stream_advance(struct load_state *s, struct stream_input *in)
+{
+    in->crc = crc64(in->crc, buf_head(&in->buf), s->r.pos);
+    in->consumed += s->r.pos;
+    buf_consume(&in->buf, s->r.pos);
+}
+
+bool rdb_load_stream(const struct rdb_load_source *src, struct db *dbs, bool verify_checksum,
+                     struct rdb_load_info *info, size_t *trailing, char *err, size_t err_len)
+{
+    struct load_state s;
+    load_state_init(&s, dbs, info);
+    struct stream_input in = {.src = src};
+    buf_init(&in.buf, 64 * 1024); /* allocated: buf_head is never NULL */
+    bool ok = stream_step(&s, &in, step_header, NULL);
+    size_t next_progress = (size_t)rdb_load_events_interval;
+    while (ok) {
+        stream_advance(&s, &in);
+        if (rdb_load_progress && in.consumed >= next_progress) {
+            if (!rdb_load_progress(in.consumed, 0)) {
+                rdbr_fail(&s.r, "the load was abandoned (shutdown)");
+                ok = false;
+                break;
+            }
+            next_progress = in.consumed + (size_t)rdb_load_events_interval;
+        }
+        enum load_step step = STEP_FAILED;
+        ok = stream_step(&s, &in, step_record, &step);
+        if (ok && step == STEP_EOF) {
+            stream_advance(&s, &in);
+            break;
+        }
+    }
+    if (ok && info->version >= 5) {
+        uint64_t stored = 0;
+        uint64_t actual = in.crc;
+        ok = stream_step(&s, &in, step_checksum, &stored);
+        if (ok) {
+            stream_advance(&s, &in);
+            if (verify_checksum && stored != 0) {
+                if (actual != stored)
+                    ok = rdbr_fail(&s.r, "Wrong RDB checksum expected: (%016llx) got: (%016llx)",
+                                   (unsigned long long)stored, (unsigned long long)actual);
+                else
+                    info->checksum_verified = true;
+            }
+        }
+    }
+    if (!ok) {
+        if (s.r.short_input && in.src_err[0])
+            snprintf(err, err_len, "%s", in.src_err);
+        else
+            snprintf(err, err_len, "%s (at offset %zu of the stream)", s.r.err,
+                     in.consumed + (s.r.pos < s.r.len ? s.r.pos : s.r.len));
+    }
+    if (trailing) *trailing = buf_len(&in.buf);
+    buf_free(&in.buf);
+    return ok;
 }
 
 enum rdb_file_status rdb_load_file(const char *path, bool verify_checksum,

@@ -81,6 +81,25 @@ bool rdb_save_file(const char *path, const char *tmp_path, bool compress, bool c
 bool rdb_load_buffer(const void *data, size_t len, bool verify_checksum, struct rdb_load_info *info,
                      char *err, size_t err_len);
 
+/* A streamed load's input (a replica's diskless load, repl/replica.c):
+ * more() appends more bytes of the RDB to buf — at least one when
+ * `block`, else what is there now, maybe none — or returns false when
+ * there is no more (err says why: the link closed, a timeout); it decides
+ * what belongs to the RDB (a length, an end mark held back). */
+struct rdb_load_source {
+    bool (*more)(void *arg, struct buf *buf, bool block, char *err, size_t err_len);
+    void *arg;
+};
+
+/* Loads an RDB as its bytes arrive from src, one record at a time
+ * (memory holds about twice the largest record, never the whole RDB),
+ * into `dbs` (keyspace.count databases; NULL: the keyspace's own), calling
+ * rdb_load_progress as a mapped load does. *trailing: bytes src gave past
+ * the RDB's checksum. False with err set. */
+struct db;
+bool rdb_load_stream(const struct rdb_load_source *src, struct db *dbs, bool verify_checksum,
+                     struct rdb_load_info *info, size_t *trailing, char *err, size_t err_len);
+
 enum rdb_file_status { RDB_FILE_LOADED, RDB_FILE_MISSING, RDB_FILE_ERROR };
 
 /* Maps `path` and loads it (RDB_FILE_MISSING when it does not exist). */

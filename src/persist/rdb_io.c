@@ -203,6 +203,7 @@ void rdbr_init(struct rdb_reader *r, const void *p, size_t len)
     r->len = len;
     r->pos = 0;
     r->err[0] = '\0';
+    r->short_input = false;
 }
 
 bool rdbr_fail(struct rdb_reader *r, const char *fmt, ...)
@@ -220,9 +221,11 @@ bool rdbr_bytes(struct rdb_reader *r, size_t n, const unsigned char **out)
 {
     *out = r->p + r->pos; /* defined even on failure (callers never read it then) */
     if (r->err[0]) return false;
-    if (n > rdbr_left(r))
+    if (n > rdbr_left(r)) {
+        r->short_input = true;
         return rdbr_fail(r, "unexpected end of data at offset %zu (%zu more bytes expected)",
                          r->pos, n);
+    }
     *out = r->p + r->pos;
     r->pos += n;
     return true;
@@ -293,9 +296,11 @@ bool rdbr_len(struct rdb_reader *r, uint64_t *len, bool *encoded)
 bool rdbr_count(struct rdb_reader *r, uint64_t *count)
 {
     if (!rdbr_len(r, count, NULL)) return false;
-    if (*count > rdbr_left(r))
+    if (*count > rdbr_left(r)) {
+        r->short_input = true;
         return rdbr_fail(r, "element count %llu exceeds the %zu bytes left",
                          (unsigned long long)*count, rdbr_left(r));
+    }
     return true;
 }
 

@@ -77,6 +77,9 @@ struct rdb_reader {
     size_t len;
     size_t pos;
     char err[256]; /* first error, "" while none */
+    /* The first error was the input ending (a read or a count past the
+     * bytes left): a streamed load (rdb_load_stream) retries with more. */
+    bool short_input;
 };
 
 void rdbr_init(struct rdb_reader *r, const void *p, size_t len);

@@ -67,7 +67,7 @@ struct repl_replica_settings {
     char *announce_ip;       /* replica-announce-ip (REPLCONF ip-address) */
     long long announce_port; /* replica-announce-port (REPLCONF listening-port; 0: --port) */
     bool announced;          /* replica-announced (INFO replica_announced) */
-    char *diskless_load;     /* repl-diskless-load: only "disabled" (docs/replication.md) */
+    char *diskless_load;     /* repl-diskless-load: disabled|on-empty-db|swapdb (replica.c) */
     char *replicaof;         /* --replicaof 'HOST PORT' at startup */
 };
 extern struct repl_replica_settings repl_replica_settings;

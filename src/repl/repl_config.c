@@ -6,7 +6,7 @@
 #include "repl/repl.h"
 #include "util/xmalloc.h"
 
-static const char *const diskless_load_choices[] = {"disabled", NULL};
+static const char *const diskless_load_choices[] = {"disabled", "on-empty-db", "swapdb", NULL};
 
 static const struct config_param repl_params[] = {
     /* the master side (master.c) */
@@ -135,8 +135,10 @@ static const struct config_param repl_params[] = {
     {.name = "repl-diskless-load",
      .kind = CFG_ENUM,
      .value = &repl_replica_settings.diskless_load,
-     .value_name = "disabled",
-     .help = "a replica writes the master's RDB to disk, then loads it (only 'disabled')",
+     .value_name = "disabled|on-empty-db|swapdb",
+     .help = "disabled: a replica writes the master's RDB to disk, then loads it; on-empty-db: "
+             "loads it from the socket when it holds no key; swapdb: loads it from the socket "
+             "beside the live data set, swapped in once whole (default disabled)",
      .choices = diskless_load_choices},
 };
 

@@ -420,6 +420,8 @@ static bool transfer_open(void)
 }
 
 static bool load_transferred(void);
+static bool diskless_load_wanted(void);
+static void load_from_socket(void);
 
 static void master_apply(const char *p, size_t n);
 
@@ -474,6 +476,7 @@ static void transfer_input(void)
         }
         long long size = 0;
         enum bulk_preamble b = repl_proto_bulk_preamble(buf_head(&s.in), len, &size, s.mark);
+        bool diskless = diskless_load_wanted();
         char line[REPL_LINE_MAX + 1];
         memcpy(line, buf_head(&s.in), len);
         line[len] = '\0';
@@ -498,14 +501,19 @@ static void transfer_input(void)
         }
         case BULK_EOF_MARK:
             s.usemark = true;
-            log_notice("MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to "
-                       "disk");
+            log_notice("MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to %s",
+                       diskless ? "parser" : "disk");
             break;
         case BULK_LENGTH:
             s.usemark = false;
             s.transfer_size = size;
-            log_notice("MASTER <-> REPLICA sync: receiving %lld bytes from master to disk", size);
+            log_notice("MASTER <-> REPLICA sync: receiving %lld bytes from master to %s", size,
+                       diskless ? "parser" : "disk");
             break;
+        }
+        if (diskless) {
+            load_from_socket();
+            return;
         }
         if (!transfer_open()) return;
         memset(s.tail, 0, sizeof s.tail);
@@ -526,6 +534,17 @@ static void transfer_input(void)
     }
 }
 
+/* Once a second while loading, a newline tells the master we are alive
+ * (Redis's replicationSendNewlineToMaster). */
+static void loading_newline(void)
+{
+    int64_t now = clock_unix_ms();
+    if (now - s.loading_newline_ms < 1000) return;
+    s.loading_newline_ms = now;
+    if (write(s.fd, "\n", 1) < 0 && errno != EAGAIN)
+        log_warning("Replication: the newline to the master: %s", strerror(errno));
+}
+
 /* Every loading-process-events-interval-bytes of the load (Redis's
  * rdbLoadProgressCallback): other clients are served (-LOADING but for
  * the loading commands), and once a second a newline tells the master we
@@ -535,12 +554,7 @@ static bool load_progress(size_t loaded, size_t total)
 {
     (void)total;
     persist_loading_progress(loaded);
-    int64_t now = clock_unix_ms();
-    if (now - s.loading_newline_ms >= 1000) {
-        s.loading_newline_ms = now;
-        if (write(s.fd, "\n", 1) < 0 && errno != EAGAIN)
-            log_warning("Replication: the newline to the master: %s", strerror(errno));
-    }
+    loading_newline();
     ev_process_nested();
     return !ev_stopping(); /* a SHUTDOWN meanwhile: the partial load is dropped */
 }
@@ -563,7 +577,7 @@ static bool load_transferred(void)
     int64_t start = clock_mono_us();
     rdb_load_keep_expired = true; /* the master's DELs remove them */
     struct stat sb;
-    persist_loading_begin(stat(s.tmp_path, &sb) == 0 ? (size_t)sb.st_size : 0);
+    persist_loading_begin(stat(s.tmp_path, &sb) == 0 ? (size_t)sb.st_size : 0, false);
     s.loading = true;
     s.loading_newline_ms = clock_unix_ms();
     rdb_load_progress = load_progress;
@@ -594,6 +608,249 @@ static bool load_transferred(void)
      * after a full resync); until then, the RDB's stream database. */
     become_connected(info.repl_stream_db >= 0 ? info.repl_stream_db : 0);
     return true;
+}
+
+/* --- diskless load (repl-diskless-load on-empty-db | swapdb) ------------- */
+
+static bool diskless_load_wanted(void)
+{
+    const char *mode = repl_replica_settings.diskless_load;
+    if (strcmp(mode, "swapdb") == 0) return true;
+    if (strcmp(mode, "on-empty-db") != 0) return false;
+    for (int i = 0; i < keyspace.count; i++)
+        if (dict_size(&keyspace_db(i)->keys)) return false;
+    return true;
+}
+
+/* The socket as the loader's input (rdb_load_source): RDB bytes only. A
+ * length-delimited transfer hands on its length and keeps what follows
+ * (the stream) for after the load; an end-marked one holds back the last
+ * REPL_EOF_MARK_LEN bytes received, so what the loader gets never
+ * includes the mark, and once the RDB is read they must be it. */
+struct socket_source {
+    struct buf first;             /* bytes that came with the preamble */
+    char hold[REPL_EOF_MARK_LEN]; /* end-marked: the last bytes received */
+    size_t hold_len;
+    long long given;  /* length-delimited: RDB bytes handed on */
+    struct buf after; /* length-delimited: stream bytes past the RDB */
+};
+
+static void source_take(struct socket_source *src, const char *p, size_t n, struct buf *out)
+{
+    if (!s.usemark) {
+        long long left = s.transfer_size - src->given;
+        size_t take = (long long)n < left ? n : (size_t)left;
+        buf_append(out, p, take);
+        src->given += (long long)take;
+        if (take < n) buf_append(&src->after, p + take, n - take);
+        return;
+    }
+    size_t total = src->hold_len + n;
+    if (total <= REPL_EOF_MARK_LEN) {
+        memcpy(src->hold + src->hold_len, p, n);
+        src->hold_len = total;
+        return;
+    }
+    size_t give = total - REPL_EOF_MARK_LEN;
+    size_t from_hold = give < src->hold_len ? give : src->hold_len;
+    buf_append(out, src->hold, from_hold);
+    buf_append(out, p, give - from_hold);
+    char held[REPL_EOF_MARK_LEN];
+    size_t kept = src->hold_len - from_hold;
+    memcpy(held, src->hold + from_hold, kept);
+    memcpy(held + kept, p + (give - from_hold), REPL_EOF_MARK_LEN - kept);
+    memcpy(src->hold, held, REPL_EOF_MARK_LEN);
+    src->hold_len = REPL_EOF_MARK_LEN;
+}
+
+/* More RDB bytes from the socket. While the master is silent the other
+ * clients are served (ev_wait_readable_nested) — Redis blocks in read()
+ * meanwhile — and the master gets its newline once a second; silence past
+ * repl-timeout, the link closing or a SHUTDOWN ends the load. */
+static bool source_more(void *arg, struct buf *out, bool block, char *err, size_t err_len)
+{
+    struct socket_source *src = arg;
+    size_t before = buf_len(out);
+    if (buf_len(&src->first)) {
+        source_take(src, buf_head(&src->first), buf_len(&src->first), out);
+        buf_reset(&src->first, 0);
+        if (buf_len(out) > before) return true;
+    }
+    for (;;) {
+        if (!s.usemark && src->given >= s.transfer_size) {
+            snprintf(err, err_len, "the RDB goes on past the %lld bytes the master announced",
+                     s.transfer_size);
+            return false;
+        }
+        char chunk[LINK_READ_CHUNK];
+        ssize_t n = read(s.fd, chunk, sizeof chunk);
+        if (n > 0) {
+            s.transfer_last_io_ms = clock_unix_ms();
+            s.transfer_read += n;
+            source_take(src, chunk, (size_t)n, out);
+            if (buf_len(out) > before) return true;
+            continue;
+        }
+        if (n == 0) {
+            snprintf(err, err_len,
+                     "the master closed the link during the transfer (%lld bytes read)",
+                     s.transfer_read);
+            return false;
+        }
+        if (errno == EINTR) continue;
+        if (errno != EAGAIN) {
+            snprintf(err, err_len, "I/O error reading bulk payload from MASTER: %s",
+                     strerror(errno));
+            return false;
+        }
+        if (!block) return true;
+        if (clock_unix_ms() - s.transfer_last_io_ms > repl_settings.timeout * 1000) {
+            snprintf(err, err_len,
+                     "Timeout receiving bulk data from MASTER... If the problem persists try to "
+                     "set the 'repl-timeout' parameter in redis.conf to a larger value.");
+            return false;
+        }
+        loading_newline();
+        ev_wait_readable_nested(s.fd, 100);
+        if (ev_stopping()) {
+            snprintf(err, err_len, "the load was abandoned (shutdown)");
+            return false;
+        }
+    }
+}
+
+/* swapdb: the RDB's function libraries wait here until the load is whole,
+ * while the live ones keep serving (Redis's temporary functions context). */
+static const struct rdb_function_source *live_functions;
+static struct buf held_functions; /* per library: its length (size_t), then its code */
+
+static void held_foreach(void (*fn)(const char *code, size_t len, void *arg), void *arg)
+{
+    live_functions->foreach (fn, arg); /* a snapshot meanwhile holds the live ones */
+}
+
+static bool held_load(const char *code, size_t len, char *err, size_t err_len)
+{
+    (void)err, (void)err_len;
+    buf_append(&held_functions, &len, sizeof len);
+    buf_append(&held_functions, code, len);
+    return true;
+}
+
+static void held_flush(void)
+{
+    buf_reset(&held_functions, 0);
+}
+
+static const struct rdb_function_source held_function_source = {
+    .foreach = held_foreach, .load = held_load, .flush = held_flush};
+
+/* The held libraries replace the live ones. */
+static void held_functions_install(void)
+{
+    live_functions->flush();
+    const char *p = buf_head(&held_functions), *end = p + buf_len(&held_functions);
+    while (p < end) {
+        size_t len;
+        memcpy(&len, p, sizeof len);
+        p += sizeof len;
+        char why[1024];
+        if (!live_functions->load(p, len, why, sizeof why))
+            log_warning("MASTER <-> REPLICA sync: a function library did not load: %s", why);
+        p += len;
+    }
+    buf_free(&held_functions);
+}
+
+/* The RDB is read from the socket as it arrives (Redis's readSyncBulkPayload
+ * with use_diskless_load): on-empty-db (an empty data set) and swapdb
+ * without the master's id ours load with -LOADING for clients, as
+ * repl-diskless-load disabled does; swapdb with the same id (the data set
+ * we serve is an earlier point of the one arriving) loads asynchronously:
+ * clients keep reading the live data set (INFO async_loading:1; the
+ * no_async_loading commands get -LOADING). swapdb loads into a detached
+ * set, swapped in once whole; a failed load leaves the old data set. */
+static void load_from_socket(void)
+{
+    bool swapdb = strcmp(repl_replica_settings.diskless_load, "swapdb") == 0;
+    bool async = swapdb && strcmp(repl_id(), s.master_id) == 0;
+    struct db *target = NULL;
+    const struct rdb_function_source *functions = rdb_function_source();
+    if (!swapdb) {
+        repl_disconnect_replicas(); /* their data is about to change under them */
+        log_notice("MASTER <-> REPLICA sync: Flushing old data");
+        keyspace_flush_all();
+        if (functions) functions->flush();
+    } else {
+        target = keyspace_detached_create();
+        if (functions) {
+            live_functions = functions;
+            buf_init(&held_functions, 0);
+            rdb_set_function_source(&held_function_source);
+        }
+    }
+    struct socket_source src = {.hold_len = 0};
+    src.first = s.in; /* the first RDB bytes, if they came with the preamble */
+    buf_init(&s.in, 0);
+    buf_init(&src.after, 0);
+    struct rdb_load_source source = {.more = source_more, .arg = &src};
+    log_notice("MASTER <-> REPLICA sync: Loading DB in memory");
+    ev_modify(s.fd, 0, &s.handler); /* the loader reads the socket itself */
+    struct rdb_load_info info;
+    char err[1024];
+    size_t trailing = 0;
+    int64_t start = clock_mono_us();
+    rdb_load_keep_expired = true; /* the master's DELs remove them */
+    persist_loading_begin(s.usemark ? 0 : (size_t)s.transfer_size, async);
+    s.loading = true;
+    s.loading_newline_ms = clock_unix_ms();
+    rdb_load_progress = load_progress;
+    bool ok =
+        rdb_load_stream(&source, target, config.rdbchecksum, &info, &trailing, err, sizeof err);
+    rdb_load_progress = NULL;
+    s.loading = false;
+    rdb_load_keep_expired = false;
+    if (ok && trailing) {
+        snprintf(err, sizeof err, "%zu bytes follow the RDB's checksum in the transfer", trailing);
+        ok = false;
+    }
+    if (ok && s.usemark &&
+        (src.hold_len != REPL_EOF_MARK_LEN || !repl_proto_is_mark(src.hold, s.mark))) {
+        snprintf(err, sizeof err, "Replication stream EOF marker is broken");
+        ok = false;
+    }
+    persist_loading_end();
+    buf_free(&src.first);
+    if (swapdb && functions) rdb_set_function_source(functions);
+    if (!ok) {
+        buf_free(&src.after);
+        if (swapdb) {
+            keyspace_detached_free(target);
+            if (functions) buf_free(&held_functions);
+            log_notice("MASTER <-> REPLICA sync: Discarding temporary DB in background");
+        } else {
+            keyspace_flush_all(); /* the half-loaded data */
+            if (functions) functions->flush();
+        }
+        char why[1200];
+        snprintf(why, sizeof why,
+                 "Failed trying to load the MASTER synchronization DB from socket: %s", err);
+        link_abort(why);
+        return;
+    }
+    if (swapdb) {
+        repl_disconnect_replicas();
+        log_notice("MASTER <-> REPLICA sync: Swapping active DB with loaded DB");
+        keyspace_swap_detached(target);
+        if (functions) held_functions_install();
+        keyspace_detached_free(target);
+        log_notice("MASTER <-> REPLICA sync: Discarding old DB in background");
+    }
+    log_notice("MASTER <-> REPLICA sync: Finished with success (%lld keys, %.3f seconds)",
+               info.keys_loaded, (double)(clock_mono_us() - start) / 1e6);
+    repl_history_adopt(s.master_id, s.master_offset);
+    s.in = src.after; /* stream bytes past a length-delimited RDB */
+    become_connected(info.repl_stream_db >= 0 ? info.repl_stream_db : 0);
 }
 
 /* --- connected: the master's commands ------------------------------------ */

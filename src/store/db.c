@@ -398,6 +398,50 @@ void keyspace_swap(int a, int b)
     y->watched = watched;
 }
 
+/* --- detached databases (db.h) ---------------------------------------- */
+
+struct db *keyspace_detached_create(void)
+{
+    struct db *dbs = xcalloc((size_t)keyspace.count, sizeof(struct db));
+    for (int i = 0; i < keyspace.count; i++) {
+        dict_init(&dbs[i].keys, &keys_type);
+        dict_init(&dbs[i].expires, &expires_type);
+        watch_db_init(&dbs[i]); /* stays empty: nobody watches a detached set */
+        dbs[i].id = i;
+    }
+    return dbs;
+}
+
+void keyspace_detached_free(struct db *dbs)
+{
+    if (!dbs) return;
+    for (int i = 0; i < keyspace.count; i++) {
+        dict_release(&dbs[i].expires, free_expire_node, NULL);
+        dict_release(&dbs[i].keys, free_kv_node, NULL);
+        dict_release(&dbs[i].watched, NULL, NULL);
+    }
+    xfree(dbs);
+}
+
+void keyspace_swap_detached(struct db *dbs)
+{
+    for (int i = 0; i < keyspace.count; i++) {
+        struct db *live = &keyspace.dbs[i], *other = &dbs[i];
+        blocking_signal_db_streams(i);
+        watch_touch_db(live, other);
+        struct db tmp = *live;
+        live->keys = other->keys;
+        live->expires = other->expires;
+        live->expire_cursor = 0;
+        live->avg_ttl_ms = other->avg_ttl_ms;
+        other->keys = tmp.keys;
+        other->expires = tmp.expires;
+        other->expire_cursor = 0;
+        other->avg_ttl_ms = tmp.avg_ttl_ms;
+        blocking_signal_db(i);
+    }
+}
+
 /* --- active expiry ----------------------------------------------------- */
 
 #define EXPIRE_BATCH_MAX 64

@@ -214,6 +214,17 @@ long long keyspace_flush_all(void);
 /* Exchanges the contents of two databases (SWAPDB). */
 void keyspace_swap(int a, int b);
 
+/* A detached set of keyspace.count empty databases, which no client
+ * sees: a replica's repl-diskless-load swapdb loads the master's RDB into
+ * one while its clients keep reading the live data set. */
+struct db *keyspace_detached_create(void);
+/* Frees a detached set and every key in it (NULL: nothing). */
+void keyspace_detached_free(struct db *dbs);
+/* Exchanges the keys and TTLs of every live database with dbs' (Redis's
+ * swapMainDbWithTempDb): WATCHers of a key that differs are dirtied and
+ * blocked clients re-check; watches and ids stay with the live ones. */
+void keyspace_swap_detached(struct db *dbs);
+
 /* --- TTL ------------------------------------------------------------- */
 
 /* Sets an absolute expiry (ms since epoch); when already in the past the key

@@ -22,7 +22,11 @@
  *
  * Properties: no crash, leak or sanitizer report; a file that loads is
  * written back, and that snapshot loads again with the same key count
- * (whatever the loader accepts, the writer can express).
+ * (whatever the loader accepts, the writer can express); the same file
+ * fed to the streamed loader (rdb_load_stream, a replica's diskless load)
+ * in pieces of sizes taken from its own bytes, into a detached set of
+ * databases, loads or fails as the whole-buffer load does, with the same
+ * key count.
  */
 #include <stdbool.h>
 
@@ -56,6 +60,48 @@ static bool touch_library(const char *code, size_t len, void *arg)
     return true;
 }
 
+/* The input in pieces: 1..64 bytes, sometimes none (a socket with
+ * nothing to read yet), never past the end. */
+struct pieces {
+    const uint8_t *data;
+    size_t size, at, turn;
+};
+
+static bool pieces_more(void *arg, struct buf *out, bool block, char *err, size_t err_len)
+{
+    struct pieces *p = arg;
+    if (p->at >= p->size) {
+        snprintf(err, err_len, "end of input");
+        return false;
+    }
+    uint8_t pick = p->data[p->turn++ % p->size];
+    if (!block && (pick & 3) == 0) return true;
+    size_t n = 1 + (size_t)(pick % 64);
+    if (n > p->size - p->at) n = p->size - p->at;
+    buf_append(out, p->data + p->at, n);
+    p->at += n;
+    return true;
+}
+
+static void stream_compare(const uint8_t *data, size_t size, bool loaded, long long keys)
+{
+    struct pieces p = {.data = data, .size = size};
+    struct rdb_load_source src = {.more = pieces_more, .arg = &p};
+    struct db *dbs = keyspace_detached_create();
+    struct rdb_load_info info;
+    char err[512];
+    size_t trailing;
+    bool ok = rdb_load_stream(&src, dbs, false, &info, &trailing, err, sizeof err);
+    keyspace_detached_free(dbs);
+    stream_lazy_free_all();
+    if (ok != loaded || (ok && info.keys_loaded != keys)) {
+        fprintf(stderr, "streamed load: %s, %lld keys; whole buffer: %s, %lld keys (%s)\n",
+                ok ? "loaded" : "failed", ok ? info.keys_loaded : 0, loaded ? "loaded" : "failed",
+                keys, ok ? "" : err);
+        __builtin_trap();
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static bool ready;
@@ -66,10 +112,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size >= 5 && memcmp(data, "REDIS", 5) == 0) {
         struct rdb_load_info info;
         char err[512];
-        if (rdb_load_buffer(data, size, false, &info, err, sizeof err))
-            round_trip(info.keys_loaded);
+        bool loaded = rdb_load_buffer(data, size, false, &info, err, sizeof err);
+        long long keys = info.keys_loaded;
         keyspace_flush_all();
         stream_lazy_free_all(); /* big streams' freeing is queued */
+        stream_compare(data, size, loaded, keys);
+        if (loaded) {
+            rdb_load_buffer(data, size, false, &info, err, sizeof err);
+            round_trip(info.keys_loaded);
+        }
+        keyspace_flush_all();
+        stream_lazy_free_all();
         return 0;
     }
     if (size < 10) return 0;

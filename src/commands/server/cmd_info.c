@@ -97,8 +97,8 @@ static void section_memory(struct buf *b)
 static void section_persistence(struct buf *b)
 {
     buf_append_fmt(b, "# Persistence\r\n");
-    buf_append_fmt(b, "loading:%d\r\n", persist_loading() ? 1 : 0);
-    buf_append_fmt(b, "async_loading:0\r\n");
+    buf_append_fmt(b, "loading:%d\r\n", persist_loading() && !persist_loading_async() ? 1 : 0);
+    buf_append_fmt(b, "async_loading:%d\r\n", persist_loading_async() ? 1 : 0);
     /* Progress of a running fork child: not reported back by goblin-core's
      * children, so 0 (rdb_last_cow_size and aof_last_cow_size are). */
     buf_append_fmt(b, "current_cow_peak:0\r\n");
