@@ -828,6 +828,14 @@ bool command_arg_redacted(const struct cmd_ctx *ctx, int i)
         for (int j = 2; j < i; j++)
             if (ctx->argv_len[j] == 4 && strncasecmp(ctx->argv[j], "auth", 4) == 0 && i <= j + 2)
                 return true;
+    if (strcmp(ctx->cmd->full_name, "migrate") == 0)
+        for (int j = 6; j < i; j++) { /* its options, up to KEYS */
+            if (ctx->argv_len[j] == 4 && strncasecmp(ctx->argv[j], "keys", 4) == 0) break;
+            if (ctx->argv_len[j] == 4 && strncasecmp(ctx->argv[j], "auth", 4) == 0 && i == j + 1)
+                return true;
+            if (ctx->argv_len[j] == 5 && strncasecmp(ctx->argv[j], "auth2", 5) == 0 && i <= j + 2)
+                return true;
+        }
     return false;
 }
 

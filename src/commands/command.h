@@ -287,7 +287,8 @@ static inline void cmd_notify(const struct cmd_ctx *ctx, int type, const char *e
 }
 
 /* Whether argument i of ctx's command is a credential Redis shows as
- * "(redacted)" in MONITOR and SLOWLOG: AUTH's arguments, HELLO's AUTH pair. */
+ * "(redacted)" in MONITOR and SLOWLOG: AUTH's arguments, HELLO's AUTH pair,
+ * MIGRATE's AUTH password and AUTH2 pair. */
 bool command_arg_redacted(const struct cmd_ctx *ctx, int i);
 
 /* Redis 7's protected actions (enable-debug-command, enable-protected-configs,

@@ -10,6 +10,8 @@
 #include "store/db.h"
 #include "store/geohash.h"
 #include "store/hash.h"
+#include "store/list.h"
+#include "store/zset.h"
 #include "util/numparse.h"
 #include "util/buf.h"
 #include "util/xmalloc.h"
@@ -40,6 +42,8 @@ enum rule {
     RULE_BRPOPLPUSH,   /* RPOPLPUSH src dst */
     RULE_MIGRATE,      /* MIGRATE ...: DEL of each key it moved away */
     RULE_GEOADD,       /* zadd key [NX|XX] [CH] score member ... */
+    RULE_FORCED,       /* verbatim, even when nothing changed (FLUSHALL/FLUSHDB) */
+    RULE_ARBITRARY,    /* reads that may expire any key: their DELs are not a transaction */
 };
 
 static const struct {
@@ -72,6 +76,15 @@ static const struct {
     {"blmove", RULE_BLMOVE},
     {"brpoplpush", RULE_BRPOPLPUSH},
     {"geoadd", RULE_GEOADD},
+    /* Redis's forceCommandPropagation: an empty keyspace still flushes
+     * the replicas' and the AOF's. */
+    {"flushall", RULE_FORCED},
+    {"flushdb", RULE_FORCED},
+    /* Redis's CMD_TOUCHES_ARBITRARY_KEYS: the keys these lazily expire
+     * go out one DEL at a time, as active expiry's do. */
+    {"scan", RULE_ARBITRARY},
+    {"randomkey", RULE_ARBITRARY},
+    {"keys", RULE_ARBITRARY},
 };
 
 #define RULES (sizeof rule_names / sizeof rule_names[0])
@@ -166,15 +179,16 @@ static void op_key(int db, const char *name, const char *key, size_t key_len)
 }
 
 /* Hands the pending unit to the stream's consumers (core/propagation.h):
- * MULTI/EXEC around more than one op. */
-static void flush_unit(void)
+ * MULTI/EXEC around more than one op when `transaction`. */
+static void flush_unit(bool transaction)
 {
     size_t n = buf_len(&p.spans) / sizeof(struct op_span);
     const struct op_span *s = (const struct op_span *)buf_head(&p.spans);
-    if (n > 1) propagation_feed(s[0].db, "*1\r\n$5\r\nMULTI\r\n", 15, PROPAGATION_ALL);
+    if (n < 2) transaction = false;
+    if (transaction) propagation_feed(s[0].db, "*1\r\n$5\r\nMULTI\r\n", 15, PROPAGATION_ALL);
     for (size_t i = 0; i < n; i++)
         propagation_feed(s[i].db, buf_head(&p.ops) + s[i].start, s[i].len, s[i].target);
-    if (n > 1) propagation_feed(s[n - 1].db, "*1\r\n$4\r\nEXEC\r\n", 14, PROPAGATION_ALL);
+    if (transaction) propagation_feed(s[n - 1].db, "*1\r\n$4\r\nEXEC\r\n", 14, PROPAGATION_ALL);
     buf_truncate(&p.ops, 0);
     buf_truncate(&p.spans, 0);
 }
@@ -187,7 +201,7 @@ void propagate_init(void)
 void propagate_expired_key(struct db *db, const char *key, size_t len)
 {
     op_key(db->id, "DEL", key, len);
-    if (p.depth == 0) flush_unit(); /* active expiry, outside any command */
+    if (p.depth == 0) flush_unit(false); /* active expiry, outside any command */
 }
 
 void propagate_spop_member(struct cmd_ctx *ctx, const char *member, size_t len)
@@ -218,6 +232,16 @@ static int first_present_key(struct cmd_ctx *ctx, int first, long long n)
     return 0;
 }
 
+/* The length of a list or sorted set at argv[i] (0 when gone). */
+static long long length_at(struct cmd_ctx *ctx, int i)
+{
+    struct kv *kv = db_lookup_quiet(ctx->db, ctx->argv[i], ctx->argv_len[i]);
+    if (!kv) return 0;
+    if (kv->type == OBJ_LIST) return (long long)list_len((const struct list *)kv->v.ptr);
+    if (kv->type == OBJ_ZSET) return (long long)zset_len((const struct zset *)kv->v.ptr);
+    return 0;
+}
+
 static long long numkeys_at(const struct cmd_ctx *ctx, int i)
 {
     long long n = 0;
@@ -238,6 +262,7 @@ void propagate_begin(struct propagate_frame *f, struct cmd_ctx *ctx)
     f->calls = p.calls++;
     f->db = ctx->db->id;
     f->served_key = 0;
+    f->served_len = 0;
     f->prevented = false;
     f->outer = p.current;
     p.current = f;
@@ -253,28 +278,28 @@ void propagate_begin(struct propagate_frame *f, struct cmd_ctx *ctx)
     case RULE_LMPOP:
     case RULE_ZMPOP:
         f->served_key = first_present_key(ctx, 2, numkeys_at(ctx, 1));
+        if (f->served_key) f->served_len = length_at(ctx, f->served_key);
         break;
     case RULE_BLMPOP:
     case RULE_BZMPOP:
         f->served_key = first_present_key(ctx, 3, numkeys_at(ctx, 2));
+        if (f->served_key) f->served_len = length_at(ctx, f->served_key);
         break;
     default:
         break;
     }
 }
 
-/* [LR]POP / ZPOP{MIN,MAX} key [count] for the multi-key pops. */
-static void op_mpop(struct cmd_ctx *ctx, int db, int served, int dir_at, bool list)
+/* [LR]POP / ZPOP{MIN,MAX} key count for the multi-key pops, with the
+ * count of elements that went (Redis writes min(COUNT, length)). */
+static void op_mpop(struct cmd_ctx *ctx, const struct propagate_frame *f, int dir_at, bool list)
 {
     bool first_side = arg_is(ctx, dir_at, list ? "left" : "min");
     const char *name = list ? (first_side ? "LPOP" : "RPOP") : (first_side ? "ZPOPMIN" : "ZPOPMAX");
-    op_begin(db, 3);
+    op_begin(f->db, 3);
     op_arg_str(name);
-    op_arg(ctx->argv[served], ctx->argv_len[served]);
-    if (arg_is(ctx, dir_at + 1, "count"))
-        op_arg(ctx->argv[dir_at + 2], ctx->argv_len[dir_at + 2]);
-    else
-        op_arg_str("1");
+    op_arg(ctx->argv[f->served_key], ctx->argv_len[f->served_key]);
+    op_arg_ll(f->served_len - length_at(ctx, f->served_key));
     op_end();
 }
 
@@ -311,10 +336,12 @@ static void op_set_pxat(int db, const char *key, size_t key_len, const char *val
     op_end();
 }
 
-static bool set_has_relative_expiry(const struct cmd_ctx *ctx)
+static bool set_has_expiry(const struct cmd_ctx *ctx)
 {
     for (int i = 3; i < ctx->argc; i++)
-        if (arg_is(ctx, i, "ex") || arg_is(ctx, i, "px") || arg_is(ctx, i, "exat")) return true;
+        if (arg_is(ctx, i, "ex") || arg_is(ctx, i, "px") || arg_is(ctx, i, "exat") ||
+            arg_is(ctx, i, "pxat"))
+            return true;
     return false;
 }
 
@@ -365,13 +392,15 @@ static void op_rewritten(struct cmd_ctx *ctx, const struct propagate_frame *f)
     if (rule != RULE_VERBATIM && ctx->argc > 1) kv = db_lookup_quiet(d, argv[1], len[1]);
     switch (rule) {
     case RULE_VERBATIM:
+    case RULE_FORCED:
+    case RULE_ARBITRARY:
         break;
     case RULE_EXPIRE:
     case RULE_GETEX:
         op_pexpireat_or_del(db, argv[1], len[1], kv);
         return;
     case RULE_SET:
-        if (!set_has_relative_expiry(ctx)) break;
+        if (!set_has_expiry(ctx)) break;
         op_set_pxat(db, argv[1], len[1], argv[2], len[2], kv);
         return;
     case RULE_SETEX:
@@ -435,7 +464,7 @@ static void op_rewritten(struct cmd_ctx *ctx, const struct propagate_frame *f)
     case RULE_BZPOP_MIN:
     case RULE_BZPOP_MAX: {
         static const char *const names[] = {"LPOP", "RPOP", "ZPOPMIN", "ZPOPMAX"};
-        if (!f->served_key) break;
+        if (!f->served_key) return; /* nothing served (its key expired, say) */
         op_key(db, names[rule - RULE_BPOP_LEFT], argv[f->served_key], len[f->served_key]);
         return;
     }
@@ -443,10 +472,10 @@ static void op_rewritten(struct cmd_ctx *ctx, const struct propagate_frame *f)
     case RULE_ZMPOP:
     case RULE_BLMPOP:
     case RULE_BZMPOP: {
-        if (!f->served_key) break;
+        if (!f->served_key) return;
         bool blocking = rule == RULE_BLMPOP || rule == RULE_BZMPOP;
         int dir_at = (blocking ? 3 : 2) + (int)numkeys_at(ctx, blocking ? 2 : 1);
-        op_mpop(ctx, db, f->served_key, dir_at, rule == RULE_LMPOP || rule == RULE_BLMPOP);
+        op_mpop(ctx, f, dir_at, rule == RULE_LMPOP || rule == RULE_BLMPOP);
         return;
     }
     case RULE_BLMOVE:
@@ -504,12 +533,13 @@ void propagate_end(struct propagate_frame *f, struct cmd_ctx *ctx)
     if (p.current == f) p.current = f->outer;
     if (!f->active || !propagate_on) return; /* (turned off meanwhile: nothing pending) */
     bool leaf = p.calls == f->calls + 1;
-    bool wrote = keyspace.stats.dirty != f->dirty || keyspace.modified_signals != f->signals;
+    bool wrote = keyspace.stats.dirty != f->dirty || keyspace.modified_signals != f->signals ||
+                 (leaf && rule_of(ctx->cmd) == RULE_FORCED);
     if (leaf && wrote && !f->prevented && (ctx->cmd->flags & CMD_WRITE)) op_rewritten(ctx, f);
     if (leaf) { /* SPOP's members belong to this call only */
         buf_truncate(&p.spop, 0);
         p.spop_count = 0;
     }
     if (p.depth > 0) p.depth--;
-    if (p.depth == 0 && buf_len(&p.spans)) flush_unit();
+    if (p.depth == 0 && buf_len(&p.spans)) flush_unit(rule_of(ctx->cmd) != RULE_ARBITRARY);
 }

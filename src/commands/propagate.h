@@ -63,6 +63,7 @@ struct propagate_frame {
     long long calls;            /* calls begun before this one (nested-call detection) */
     int db;                     /* database the command runs in */
     int served_key;             /* blocking/multi pops: argv index of the key served, 0 = none */
+    long long served_len;       /* multi pops: the served key's length before the handler */
     bool active;                /* begin ran (propagation was on) */
     bool prevented;             /* the handler wrote its effects itself */
     struct propagate_frame *outer;

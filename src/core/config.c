@@ -304,6 +304,7 @@ struct get_matching {
 static bool emit_matching(const struct config_param *p, void *arg)
 {
     struct get_matching *g = arg;
+    if (p->flags & CFG_HIDDEN) return false;
     const char *names[2] = {p->name, p->alias};
     for (int k = 0; k < 2; k++) {
         const char *n = names[k];

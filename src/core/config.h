@@ -224,6 +224,9 @@ enum config_flag {
      * effect here: the row's help says why (docs/configuration.md lists
      * every such row; tests/integration/test_config_file.sh checks it). */
     CFG_INERT = 1u << 7,
+    /* Redis's HIDDEN_CONFIG (testing knobs): CONFIG GET shows it only when
+     * asked by its name, never for a pattern. */
+    CFG_HIDDEN = 1u << 8,
 };
 
 struct config_param {

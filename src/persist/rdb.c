@@ -709,6 +709,7 @@ static const struct config_param rdb_params[] = {
      .value = &rdb_key_load_delay,
      .min = INT_MIN,
      .max = INT_MAX,
+     .flags = CFG_HIDDEN,
      .value_name = "US",
      .help = "testing: sleep this long after each key an RDB load reads (negative: 1 us once in -N "
              "keys), as Redis (default 0)"},
@@ -717,6 +718,7 @@ static const struct config_param rdb_params[] = {
      .value = &rdb_load_events_interval,
      .min = 1024,
      .max = INT_MAX,
+     .flags = CFG_HIDDEN,
      .value_name = "BYTES",
      .help = "a replica loading its master's RDB serves other clients (-LOADING) each time this "
              "much more of it was read (default 2mb)"},

@@ -46,6 +46,20 @@ static void ensure_arg_cap_slow(struct resp_parser *p, int need)
     p->arg_cap = cap;
 }
 
+/* Argument slots a connection keeps between commands: one command of
+ * many arguments (SADD of 100k members) must not leave its arrays, 24
+ * bytes a slot, on an idle connection for ever (Redis frees argv after
+ * every command). */
+#define RESP_ARGS_KEEP 256
+
+static void shrink_args(struct resp_parser *p)
+{
+    p->arg_off = xrealloc(p->arg_off, sizeof(size_t) * RESP_ARGS_KEEP);
+    p->argv = xrealloc(p->argv, sizeof(char *) * RESP_ARGS_KEEP);
+    p->argv_len = xrealloc(p->argv_len, sizeof(size_t) * RESP_ARGS_KEEP);
+    p->arg_cap = RESP_ARGS_KEEP;
+}
+
 static inline void ensure_arg_cap(struct resp_parser *p, int need)
 {
     if (need > p->arg_cap) ensure_arg_cap_slow(p, need);
@@ -287,8 +301,9 @@ enum resp_status resp_parse(struct resp_parser *p, const char *data, size_t len,
 {
     if (len == 0) return RESP_INCOMPLETE;
     if (p->pos == 0 && p->multibulk_left < 0) {
-        /* A new command: the previous one's argc is no longer needed. */
+        /* A new command: the previous one's arguments are no longer needed. */
         p->argc = 0;
+        if (__builtin_expect(p->arg_cap > RESP_ARGS_KEEP, 0)) shrink_args(p);
         p->is_inline = data[0] != '*';
         if (!p->is_inline && parse_multibulk_whole(p, data, len, limits)) return RESP_COMMAND;
     }

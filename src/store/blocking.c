@@ -150,7 +150,7 @@ static bool signal_if_present(struct dict_node *n, void *arg)
     struct waiting_key *wk = (struct waiting_key *)n;
     const struct db_signal *sig = arg;
     if (wk->db == sig->db) {
-        struct kv *kv = db_lookup_quiet(keyspace_db(sig->db), wk->key, wk->key_len);
+        struct kv *kv = db_peek(keyspace_db(sig->db), wk->key, wk->key_len);
         if (kv && (kv->type == OBJ_STREAM ||
                    (!sig->streams_only && (kv->type == OBJ_LIST || kv->type == OBJ_ZSET))))
             mark_ready(wk);

@@ -143,9 +143,13 @@ void db_expire_kv(struct db *db, struct kv *kv)
     if (keyspace.expire_paused || keyspace.replica) return;
     notify_keyspace_event(NOTIFY_EXPIRED, "expired", kv->key, kv->key_len, db->id);
     if (keyspace.on_expire) keyspace.on_expire(db, kv->key, kv->key_len);
+    /* Not the running command's write: the expiry propagates as a DEL of
+     * its own (on_expire), so the command's change detection skips it. */
+    unsigned long long signals = keyspace.modified_signals;
     keyspace.expiring = true;
     db_delete_kv(db, kv);
     keyspace.expiring = false;
+    keyspace.modified_signals = signals;
     keyspace.stats.expired_keys++;
 }
 
@@ -191,6 +195,12 @@ struct kv *db_lookup_write(struct db *db, const char *key, size_t len)
 struct kv *db_lookup_quiet(struct db *db, const char *key, size_t len)
 {
     return db_find_live(db, key, len);
+}
+
+struct kv *db_peek(struct db *db, const char *key, size_t len)
+{
+    struct dict_node *n = dict_find(&db->keys, key, len, hash_bytes(key, len));
+    return n ? kv_of_node(n) : NULL;
 }
 
 /* --- writes ------------------------------------------------------------ */

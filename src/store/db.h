@@ -111,6 +111,11 @@ struct kv *db_lookup_write(struct db *db, const char *key, size_t len);
  * expiry (EXISTS/TOUCH-like introspection use db_lookup_read). */
 struct kv *db_lookup_quiet(struct db *db, const char *key, size_t len);
 
+/* The kv under key even if its TTL has passed: nothing is expired, touched
+ * or counted (Redis's dictFind on the keyspace, as scanDatabaseForReadyKeys
+ * does; the waiter served later expires it in a unit of its own). */
+struct kv *db_peek(struct db *db, const char *key, size_t len);
+
 /* --- writes ---------------------------------------------------------- */
 
 /* Adds a kv whose key is absent. */

@@ -271,6 +271,7 @@ void stream_free(struct stream *s)
 
 #define LAZYFREE_THRESHOLD 64
 
+long long stream_lazyfreed;
 static struct stream **lazy_queue;
 static size_t lazy_n, lazy_cap;
 
@@ -317,6 +318,7 @@ bool stream_lazy_free_step(long long budget_us)
         }
         stream_free(s);
         lazy_n--;
+        stream_lazyfreed++;
         if (clock_mono_us() >= deadline) break;
     }
     if (!lazy_n) {

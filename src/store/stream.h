@@ -88,6 +88,9 @@ void stream_release(struct stream *s);
 bool stream_lazy_free_step(long long budget_us);
 /* Streams queued and not freed yet. */
 size_t stream_lazy_free_pending(void);
+/* Streams freed through the queue since start or CONFIG RESETSTAT (INFO
+ * lazyfreed_objects: Redis's lazy-free thread counts what it freed). */
+extern long long stream_lazyfreed;
 /* Frees everything queued now (shutdown, tests). */
 void stream_lazy_free_all(void);
 

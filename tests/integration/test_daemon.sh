@@ -52,7 +52,7 @@ for _ in $(seq 1 200); do [ "$(redis-cli -p "$PORT" PING 2>/dev/null)" = PONG ] 
 sid=$(ps -o sid= -p "$PID" | tr -d ' ')
 [ "$sid" != "$PID" ] || fail "the daemon is a session leader (single fork)"
 [ "$(ps -o tty= -p "$PID" | tr -d ' ')" = "?" ] || fail "the daemon has a terminal"
-grep -q "ready to accept connections" "$LOG" || fail "nothing logged to the logfile"
+grep -qi "ready to accept connections" "$LOG" || fail "nothing logged to the logfile"
 
 # --- SIGHUP reopens the log file ------------------------------------------------
 mv "$LOG" "$LOG.1"

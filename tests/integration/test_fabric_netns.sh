@@ -66,11 +66,11 @@ ip netns exec "$srv_ns" "$bin" --bind "$srv_ip" --port 6379 --mlockall no --save
     --efa-heartbeat-timeout-ms 0 >"$LOG" 2>&1 &
 PID=$!
 for _ in $(seq 1 300); do
-    grep -q "ready to accept" "$LOG" && break
+    grep -qi "ready to accept" "$LOG" && break
     kill -0 "$PID" 2>/dev/null || fail "the server exited at startup"
     sleep 0.05
 done
-grep -q "ready to accept" "$LOG" || fail "the server did not start"
+grep -qi "ready to accept" "$LOG" || fail "the server did not start"
 grep -q "endpoint fi_sockaddr_in://$srv_ip:.*local peers: none" "$LOG" ||
     fail "the endpoint is not on $srv_ip, or its peers count as local: $(cat "$LOG")"
 

@@ -20,6 +20,7 @@
 #include "core/server_state.h"
 #include "util/stats.h"
 #include "store/evict.h"
+#include "store/stream.h"
 #include "util/clock.h"
 #include "util/allocator.h"
 #include "util/xmalloc.h"
@@ -259,6 +260,7 @@ static void cmd_config_resetstat(struct cmd_ctx *ctx)
     latency_total_forks = 0;
     latency_latest_fork_us = 0;
     evict_reset_exceeded();
+    stream_lazyfreed = 0;
     reply_error_count = 0;
     reply_error_stats_reset();
     command_reset_stats();

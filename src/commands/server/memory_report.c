@@ -11,6 +11,7 @@
 #include "connection/session.h"
 #include "persist/aof.h"
 #include "core/config.h"
+#include "store/stream.h"
 #include "store/evict.h"
 #include "store/db.h"
 #include "util/xmalloc.h"
@@ -294,10 +295,10 @@ void memory_report_info(struct buf *b)
     LINE("mem_cluster_links:%zu", m.cluster_links);
     LINE("mem_aof_buffer:%zu", m.aof_buffer);
     LINE("mem_allocator:%s", xmalloc_allocator_name());
-    /* No active defragmentation, and values are freed at once (no lazy
-     * free thread). */
+    /* No active defragmentation; big streams are freed lazily by
+     * housekeeping (store/stream.h), other values at once. */
     LINE("active_defrag_running:0");
-    LINE("lazyfree_pending_objects:0");
-    LINE("lazyfreed_objects:0");
+    LINE("lazyfree_pending_objects:%zu", stream_lazy_free_pending());
+    LINE("lazyfreed_objects:%lld", stream_lazyfreed);
     memory_report_release(&m);
 }
