@@ -512,20 +512,25 @@ bool persist_prepare_shutdown(bool save)
     return true;
 }
 
-bool persist_debug_reload(char *err, size_t err_len)
+bool persist_debug_reload(bool save, bool flush, bool merge, char *err, size_t err_len)
 {
     if (loading.active) {
         snprintf(err, err_len, "a load is in progress");
         return false;
     }
-    if (!persist_save(err, err_len)) return false;
-    keyspace_flush_all();
-    const struct rdb_function_source *functions = rdb_function_source();
-    if (functions) functions->flush(); /* Redis's emptyData: the functions go too */
+    if (save && !persist_save(err, err_len)) return false;
+    if (flush) {
+        keyspace_flush_all();
+        const struct rdb_function_source *functions = rdb_function_source();
+        if (functions) functions->flush(); /* Redis's emptyData: the functions go too */
+    }
     char path[4096], tmp[4096];
     rdb_paths(path, tmp, sizeof path, getpid());
     struct rdb_load_info info;
-    if (rdb_load_file(path, config.rdbchecksum, &info, err, err_len) != RDB_FILE_LOADED) {
+    rdb_load_merge = merge;
+    enum rdb_file_status status = rdb_load_file(path, config.rdbchecksum, &info, err, err_len);
+    rdb_load_merge = false;
+    if (status != RDB_FILE_LOADED) {
         log_warning("DEBUG RELOAD: %s", err);
         return false;
     }

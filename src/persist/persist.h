@@ -95,8 +95,11 @@ bool persist_prepare_shutdown(bool save);
 /* Whether any save point is configured (SHUTDOWN's default). */
 bool persist_has_save_points(void);
 
-/* DEBUG RELOAD: save, empty the keyspace, load the file back. */
-bool persist_debug_reload(char *err, size_t err_len);
+/* DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]: save (unless !save), empty the
+ * keyspace and the functions (unless !flush), load the file back; with
+ * merge a key or library of the file replaces the one of its name, else
+ * it fails the load. */
+bool persist_debug_reload(bool save, bool flush, bool merge, char *err, size_t err_len);
 
 /* Private_Dirty of this process: in a fork child, the pages copied on
  * write since the fork (rdb_last_cow_size, aof_last_cow_size). */

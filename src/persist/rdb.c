@@ -77,6 +77,7 @@ static const struct rdb_function_source *function_source;
 
 bool rdb_filter_keys = true, rdb_filter_functions = true;
 bool rdb_load_keep_expired;
+bool rdb_load_merge;
 void (*rdb_repl_aux)(struct rdb_writer *w);
 
 void rdb_write_aux_field(struct rdb_writer *w, const char *key, const char *value)
@@ -287,6 +288,11 @@ static bool load_key(struct load_state *s, unsigned type)
     } else if (expire >= 0 && expire <= s->now_ms && !rdb_load_keep_expired) {
         s->info->keys_expired++;
         kv_free(kv);
+    } else if (rdb_load_merge && db_lookup_quiet(s->db, key.ptr, key.len)) {
+        db_replace(s->db, db_lookup_quiet(s->db, key.ptr, key.len), kv, false);
+        if (expire >= 0) db_set_expire(s->db, kv, expire);
+        evict_restore_stamp(kv, idle_s, freq);
+        s->info->keys_loaded++;
     } else if (db_lookup_quiet(s->db, key.ptr, key.len)) {
         quote_key(key.ptr, key.len, quoted, sizeof quoted);
         kv_free(kv);

@@ -55,6 +55,10 @@ extern long long rdb_load_events_interval;
 /* Loading keeps keys whose TTL has passed (a replica's load: its master's
  * DEL removes them, as Redis loads when it is not a master). */
 extern bool rdb_load_keep_expired;
+/* While set (DEBUG RELOAD MERGE), a loaded key replaces a key of its name
+ * and the function source replaces a library of its name, where a
+ * duplicate otherwise fails the load (Redis's RDBFLAGS_ALLOW_DUP). */
+extern bool rdb_load_merge;
 
 /* Replication writes its AUX fields (repl-stream-db, repl-id, repl-offset)
  * into every snapshot while it has a history (repl/): called after

@@ -408,6 +408,28 @@ static void ttl_moves_in_exec(void)
     C("DEL", "ttlk");
 }
 
+/* DEBUG RELOAD's options: NOFLUSH onto what is loaded fails on the first
+ * duplicate (a function library here), MERGE replaces it, NOSAVE loads
+ * the file as it is; other words are refused. */
+static void reload_options(void)
+{
+    C("FUNCTION", "FLUSH");
+    C("FUNCTION", "LOAD",
+      "#!lua name=reloadlib\nredis.register_function('rl', function() return 'hello' end)");
+    C("SET", "reloadk", "v1");
+    C("DEBUG", "RELOAD");
+    C("SET", "reloadk", "v2");
+    C("DEBUG", "RELOAD", "NOFLUSH");
+    C("DEBUG", "RELOAD", "nosave", "noflush", "merge");
+    C("FCALL", "rl", "0");
+    C("GET", "reloadk"); /* v1: the file's, not the one set after it was saved */
+    C("DEBUG", "RELOAD", "bogus");
+    C("DEBUG", "RELOAD", "NOSAVE");
+    C("DBSIZE");
+    C("FUNCTION", "FLUSH");
+    C("DEL", "reloadk");
+}
+
 static void run_all(bool resp3)
 {
     short_timeouts();
@@ -418,6 +440,7 @@ static void run_all(bool resp3)
     sort_limits();
     randomness();
     ttl_moves_in_exec();
+    reload_options();
 }
 
 int main(void)

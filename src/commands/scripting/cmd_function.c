@@ -743,6 +743,13 @@ static void libraries_foreach_code(void (*fn)(const char *code, size_t len, void
  * would add it: an existing library or function name is an error. */
 static bool library_load_from_snapshot(const char *code, size_t len, char *err, size_t cap)
 {
+    if (rdb_load_merge) { /* DEBUG RELOAD MERGE: it replaces the library of its name */
+        struct restore_state fresh = {.list = NULL, .err = err, .cap = cap};
+        if (!restore_library(code, len, &fresh)) return false;
+        if (libraries_join(&fresh.list, true, err, cap)) return true;
+        libraries_free(fresh.list);
+        return false;
+    }
     struct restore_state st = {.list = libraries, .err = err, .cap = cap};
     bool ok = restore_library(code, len, &st);
     libraries = st.list;

@@ -555,12 +555,27 @@ void cmd_debug(struct cmd_ctx *ctx)
     } else if (argc == 3 && arg_equals(ctx, 1, "sleep")) {
         debug_sleep(strtod(arg_cstr(ctx, 2, text, sizeof text), NULL));
         reply_ok(ctx->reply);
-    } else if (argc == 2 && arg_equals(ctx, 1, "reload")) {
+    } else if (argc >= 2 && arg_equals(ctx, 1, "reload")) {
+        bool save = true, flush = true, merge = false;
+        for (int j = 2; j < argc; j++) {
+            if (arg_equals(ctx, j, "merge")) {
+                merge = true;
+            } else if (arg_equals(ctx, j, "noflush")) {
+                flush = false;
+            } else if (arg_equals(ctx, j, "nosave")) {
+                save = false;
+            } else {
+                reply_error(
+                    ctx->reply,
+                    "ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
+                return;
+            }
+        }
         char err[1024];
-        if (persist_debug_reload(err, sizeof err))
+        if (persist_debug_reload(save, flush, merge, err, sizeof err))
             reply_ok(ctx->reply);
         else
-            reply_error(ctx->reply, "ERR Error trying to load the RDB dump, check server logs.");
+            reply_error(ctx->reply, "ERR Error trying to load the RDB dump");
     } else if (argc == 2 && arg_equals(ctx, 1, "loadaof")) {
         /* Redis exits when the files it just wrote do not load. */
         if (!aof_reload()) {
