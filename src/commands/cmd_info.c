@@ -9,6 +9,7 @@
 
 #include "cluster/cluster.h"
 #include "cluster/cluster_bus.h"
+#include "commands/acl_check.h"
 #include "commands/command.h"
 #include "connection/session.h"
 #include "core/auth.h"
@@ -197,11 +198,17 @@ static void section_stats(struct buf *b)
     add(b, "client_query_buffer_limit_disconnections:%lld", s->query_buffer_limit_disconnections);
     add(b, "client_output_buffer_limit_disconnections:%lld", s->output_buffer_limit_disconnections);
     add(b, "client_protocol_error_disconnections:%lld", s->protocol_error_disconnections);
-    /* Argon2 verifications run, failed AUTHs, AUTHs refused by a failure
-     * budget or the verification cap (core/auth.h). */
+    /* Argon2 verifications run, failed AUTHs, AUTHs refused by the
+     * verification cap, failure answers delayed (core/auth.h). */
     add(b, "auth_pwhash_verifications:%lld", auth_stats.pwhash_verifications);
     add(b, "auth_failures:%lld", auth_stats.failures);
     add(b, "auth_throttled:%lld", auth_stats.throttled);
+    add(b, "auth_failures_delayed:%lld", auth_stats.delayed);
+    /* ACL refusals (commands/acl_check.h), as Redis 7.2 names them. */
+    add(b, "acl_access_denied_auth:%lld", acl_stats.denied_auth);
+    add(b, "acl_access_denied_cmd:%lld", acl_stats.denied_cmd);
+    add(b, "acl_access_denied_key:%lld", acl_stats.denied_key);
+    add(b, "acl_access_denied_channel:%lld", acl_stats.denied_channel);
     /* Big SET values kept in the buffer they were received into (no copy). */
     add(b, "string_values_adopted:%lld", keyspace.stats.values_adopted);
     /* Commands SBE's typed templates called without argv (protocol/typed_call.h). */
