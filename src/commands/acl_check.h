@@ -23,6 +23,7 @@ struct cmd_ctx;
 struct cmd_request;
 struct command;
 struct conn;
+struct config_table;
 
 /* The admission hook (command.h): NOPERM for what the caller's user may
  * not do, logged in the ACL LOG. */
@@ -83,6 +84,19 @@ extern struct acl_stats acl_stats;
 /* ACL LOG, ACL LOAD, ACL SAVE (acl_file.c / acl_log.c). */
 void acl_log_command(struct cmd_ctx *ctx);
 void acl_file_load_command(struct cmd_ctx *ctx);
+/* The aclfile setting's path, NULL when none. */
+const char *acl_file_path(void);
+/* Loads the aclfile at startup (after the command table exists): false,
+ * with Redis's message logged, when it is malformed. */
+bool acl_file_load_startup(void);
+/* Parses an aclfile's text into new users (not installed): false with
+ * Redis's messages in errors when any line is bad (the fuzzer's entry). */
+bool acl_file_parse(const char *text, size_t len, const char *path, struct acl_user ***users,
+                    int *count, struct buf *errors);
+/* ACL LOG's bound (acllog-max-len). */
+extern long long acl_log_max_len;
+/* aclfile, acllog-max-len, acl-pubsub-default. */
+extern const struct config_table acl_config;
 void acl_file_save_command(struct cmd_ctx *ctx);
 
 #endif

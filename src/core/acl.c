@@ -216,7 +216,7 @@ static bool op_is(const char *op, size_t len, const char *word)
 }
 
 #define ERR_SYNTAX "Syntax error"
-#define ERR_UNKNOWN "Unknown command or category name in ACL"
+#define ERR_UNKNOWN ACL_ERR_UNKNOWN
 #define ERR_KEYS_AFTER_ALL                                                                         \
     "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does not "      \
     "have any effect. Try 'resetkeys' to start with an empty list of patterns"
@@ -587,6 +587,11 @@ int acl_user_count(void)
 struct acl_user *acl_user_at(int i)
 {
     return users[i];
+}
+
+struct acl_user *acl_user_new(const char *name, size_t len)
+{
+    return user_new(name, len);
 }
 
 struct acl_user *acl_user_create(const char *name, size_t len)

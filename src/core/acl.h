@@ -99,6 +99,9 @@ struct acl_selector {
 
 #define ACL_PASSWORD_HEX 64
 
+/* A rule naming an unknown command or category (Redis's ENOENT). */
+#define ACL_ERR_UNKNOWN "Unknown command or category name in ACL"
+
 struct acl_user {
     char *name;
     size_t name_len;
@@ -147,6 +150,10 @@ bool acl_user_apply(struct acl_user *u, const char *op, size_t len, char *err, s
 /* Creates (or, with replace, empties) a user with Redis's new-user state
  * (off, no passwords, no keys, channels by acl-pubsub-default, -@all). */
 struct acl_user *acl_user_create(const char *name, size_t len);
+
+/* A user in Redis's new-user state that is in no table (ACL LOAD stages
+ * the file's users in such; acl_replace_users adopts them). */
+struct acl_user *acl_user_new(const char *name, size_t len);
 
 /* Removes a user (never "default"); false when none. The struct stays
  * valid until acl_user_release (connections may still name it). */
