@@ -39,7 +39,7 @@ static struct command *const families[] = {
     set_commands,           bitmap_commands,  sort_commands,    persist_commands, list_commands,
     multi_commands,         cluster_commands, migrate_commands, hll_commands,     script_commands,
     function_commands,      slowlog_commands, monitor_commands, latency_commands, geo_commands,
-    lolwut_commands,        module_commands,  memory_commands,  stream_commands,
+    lolwut_commands,        module_commands,  memory_commands,  stream_commands,  acl_commands,
 };
 #define FAMILIES (sizeof families / sizeof families[0])
 
@@ -213,6 +213,7 @@ void command_table_init(void)
     function_register_persistence();
     /* The transaction state is the first slot: a constant for dispatch. */
     if (session_ext_register(multi_state_destroy) != MULTI_EXT_SLOT) abort();
+    acl_commands_init();                 /* ids for the ACL's command bitmaps, its per-conn slot */
     propagate_init();                    /* the stream's consumers (the AOF) start and stop it */
     replay_init();                       /* the AOF replays through command_call */
     conn_set_dispatch(command_dispatch); /* the connection layer's one entry (request.h) */
@@ -824,6 +825,7 @@ void command_reset_stats(void)
 bool command_arg_redacted(const struct cmd_ctx *ctx, int i)
 {
     if (strcmp(ctx->cmd->full_name, "auth") == 0) return i >= 1;
+    if (strcmp(ctx->cmd->full_name, "acl|setuser") == 0) return i >= 2;
     if (strcmp(ctx->cmd->full_name, "hello") == 0)
         for (int j = 2; j < i; j++)
             if (ctx->argv_len[j] == 4 && strncasecmp(ctx->argv[j], "auth", 4) == 0 && i <= j + 2)

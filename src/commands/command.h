@@ -120,6 +120,7 @@ struct command {
      * (both set at init by command_keys_init). */
     const struct command_meta *meta;
     int keys_rule;
+    int acl_id; /* index in the ACL's command list (core/acl.h; set at init) */
     /* Statistics for INFO commandstats. */
     long long calls;
     uint64_t cycles;
@@ -297,6 +298,17 @@ bool command_arg_redacted(const struct cmd_ctx *ctx, int i);
  * libfabric peers), "no" none. */
 bool command_protected_action_allowed(const char *setting, const struct conn *conn);
 
+/* The ACL categories COMMAND INFO shows for cmd ("@read" ...): Redis's
+ * metadata, or derived from the flags for a command Redis lacks. Fills at
+ * most cap and returns how many. cmd_command.c. */
+int command_acl_categories(const struct command *cmd, const char **cats, int cap);
+
+/* ACL (cmd_acl.c): describes the command table to core/acl.h and installs
+ * the admission check while some user is restricted. At table init. */
+void acl_commands_init(void);
+
+/* Redis's redaction of ACL SETUSER's arguments etc. is command_arg_redacted. */
+
 /* Redis's answer to a known subcommand with arguments it does not take:
  * "ERR unknown subcommand or wrong number of arguments for '<sub>'. Try
  * <CONTAINER> HELP." (XGROUP, XINFO, PUBSUB, FUNCTION ...). */
@@ -349,6 +361,7 @@ extern struct command lolwut_commands[];
 extern struct command module_commands[];
 extern struct command memory_commands[];
 extern struct command stream_commands[];
+extern struct command acl_commands[];
 
 /* Settings (core/config.h): Redis 7's enable-*-command protected actions. */
 struct config_table;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/acl.h"
 #include "core/auth_throttle.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
@@ -25,9 +26,6 @@ struct auth_stats auth_stats;
 
 static unsigned char digest_key[crypto_generichash_KEYBYTES];
 static unsigned char budget_key[crypto_shorthash_KEYBYTES]; /* throttle table keys */
-static char default_pwhash[crypto_pwhash_STRBYTES];
-static struct auth_user default_user = {.name = "default", .pwhash = default_pwhash};
-static bool default_from_requirepass;
 static struct auth_user *file_users;
 static size_t file_user_count;
 
@@ -38,7 +36,6 @@ static unsigned long long dummy_opslimit;
 static size_t dummy_memlimit;
 
 static struct auth_throttle source_budgets;
-static struct auth_throttle user_budgets;
 static int64_t pwhash_paid_at_us; /* server-wide verification budget (GCRA) */
 
 static bool initialised;
@@ -50,8 +47,7 @@ bool auth_init(void)
     if (sodium_init() < 0) return false;
     randombytes_buf(digest_key, sizeof digest_key);
     randombytes_buf(budget_key, sizeof budget_key);
-    auth_throttle_init(&source_budgets, AUTH_SOURCE_BURST, AUTH_SOURCE_INTERVAL_US);
-    auth_throttle_init(&user_budgets, AUTH_USER_BURST, AUTH_USER_INTERVAL_US);
+    auth_throttle_init(&source_budgets, 1, AUTH_FAIL_SOURCE_INTERVAL_US);
     initialised = true;
     return true;
 }
@@ -90,28 +86,26 @@ static bool pwhash_parameters(const char *hash, unsigned long long *ops, size_t 
 void auth_set_default_password(const char *password, size_t len)
 {
     if (!auth_init()) abort();
+    /* Redis's ACLUpdateDefaultUserPassword: resetpass, then >password or
+     * nopass. The password is kept as its SHA-256, as Redis keeps it. */
+    struct acl_user *u = acl_default_user();
+    char err[128];
+    acl_user_apply(u, "resetpass", 9, err, sizeof err);
     if (len == 0) {
-        default_from_requirepass = false;
-        default_user.has_digest = false;
-        sodium_memzero(default_pwhash, sizeof default_pwhash);
-        return;
+        acl_user_apply(u, "nopass", 6, err, sizeof err);
+    } else {
+        char *rule = xmalloc(len + 1);
+        rule[0] = '>';
+        memcpy(rule + 1, password, len);
+        acl_user_apply(u, rule, len + 1, err, sizeof err);
+        sodium_memzero(rule, len + 1);
+        xfree(rule);
     }
-    password_digest(password, len, default_user.digest);
-    default_user.has_digest = true;
-    /* A wrong guess is verified against this hash, so that it costs what a
-     * guess at any other user costs. */
-    char *pw = xmemdup(password, len); /* crypto_pwhash_str wants it NUL-terminated */
-    int rc = crypto_pwhash_str(default_pwhash, pw, len, AUTH_PWHASH_OPSLIMIT, AUTH_PWHASH_MEMLIMIT);
-    sodium_memzero(pw, len);
-    xfree(pw);
-    if (rc != 0) abort(); /* out of memory */
-    dummy_cover(AUTH_PWHASH_OPSLIMIT, AUTH_PWHASH_MEMLIMIT);
-    default_from_requirepass = true;
 }
 
 bool auth_default_password_set(void)
 {
-    return default_from_requirepass;
+    return !(acl_default_user()->flags & ACL_USER_NOPASS);
 }
 
 bool auth_load_file(const char *path, char *err, size_t errlen)
@@ -148,6 +142,11 @@ bool auth_load_file(const char *path, char *err, size_t errlen)
             return false;
         }
         dummy_cover(ops, mem);
+        /* An ACL user with every permission whose password is this hash. */
+        struct acl_user *au = acl_user_create(user, strlen(user));
+        static const char *const rules[] = {"reset", "on", "~*", "&*", "+@all"};
+        for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++)
+            acl_user_apply(au, rules[r], strlen(rules[r]), err, errlen);
         file_users = xrealloc(file_users, sizeof *file_users * (file_user_count + 1));
         file_users[file_user_count++] = (struct auth_user){
             .name = xstrdup(user),
@@ -160,7 +159,8 @@ bool auth_load_file(const char *path, char *err, size_t errlen)
 
 bool auth_required(void)
 {
-    return default_from_requirepass || file_user_count > 0;
+    const struct acl_user *d = acl_default_user();
+    return file_user_count > 0 || !(d->flags & ACL_USER_NOPASS) || !(d->flags & ACL_USER_ENABLED);
 }
 
 static struct auth_user *user_find(const char *name, size_t len)
@@ -168,14 +168,12 @@ static struct auth_user *user_find(const char *name, size_t len)
     for (size_t i = 0; i < file_user_count; i++)
         if (strlen(file_users[i].name) == len && memcmp(file_users[i].name, name, len) == 0)
             return &file_users[i];
-    if (len == 7 && memcmp(name, "default", 7) == 0 && default_from_requirepass)
-        return &default_user;
     return NULL;
 }
 
 bool auth_user_exists(const char *name, size_t len)
 {
-    return (len == 7 && memcmp(name, "default", 7) == 0) || user_find(name, len) != NULL;
+    return acl_user_find(name, len) != NULL;
 }
 
 /* Key of a name in a throttle table: keyed SipHash, so a peer cannot choose
@@ -200,34 +198,35 @@ static bool pwhash_verify(const char *pwhash, const char *password, size_t passw
     return rc == 0;
 }
 
-enum auth_result auth_check(const char *source, const char *user, size_t user_len,
-                            const char *password, size_t password_len)
+enum auth_result auth_check(const char *source, int conn_failures, const char *user,
+                            size_t user_len, const char *password, size_t password_len,
+                            struct auth_failure *fail)
 {
-    bool required = auth_required();
-    if (!required && user_len == 7 && memcmp(user, "default", 7) == 0) return AUTH_NO_PASSWORD;
+    const struct acl_user *au = acl_user_find(user, user_len);
+    /* Redis: a user that is on with nopass takes any password. */
+    if (au && (au->flags & ACL_USER_ENABLED) && (au->flags & ACL_USER_NOPASS))
+        return user_len == 7 && memcmp(user, "default", 7) == 0 && !auth_required()
+                   ? AUTH_NO_PASSWORD
+                   : AUTH_OK;
 
     int64_t now = clock_mono_us();
-    uint64_t source_key = budget_key_of(source, strlen(source));
-    uint64_t user_key = budget_key_of(user, user_len);
-    /* A spent user budget refuses only sources with failures of their own:
-     * guessers from many addresses cannot lock out a clean client (with
-     * --requirepass every client is "default"), and each of them gets one
-     * guess per source interval instead of a burst. */
-    bool user_allows = auth_throttle_allows(&user_budgets, user_key, now) ||
-                       !auth_throttle_in_debt(&source_budgets, source_key, now);
-    if (!auth_throttle_allows(&source_budgets, source_key, now) || !user_allows) {
-        auth_stats.throttled++;
-        return AUTH_THROTTLED;
-    }
+    bool enabled = au && (au->flags & ACL_USER_ENABLED);
+    /* The SHA-256 passwords (ACL rules, requirepass): one hash and a
+     * constant-time compare per password, computed for an unknown user too
+     * (against the default user's). */
+    bool sha_match =
+        acl_user_password_matches(au ? au : acl_default_user(), password, password_len);
+    if (enabled && sha_match) return AUTH_OK;
 
-    struct auth_user *u = user_find(user, user_len);
+    struct auth_user *u = enabled ? user_find(user, user_len) : NULL;
     unsigned char digest[crypto_generichash_BYTES];
     password_digest(password, password_len, digest);
     if (u && u->has_digest && sodium_memcmp(digest, u->digest, sizeof digest) == 0) return AUTH_OK;
 
-    /* Every other path costs one verification — unknown users included —
-     * unless no password exists at all (then nothing can be learnt). */
-    if (required) {
+    /* With --auth-file users, every other path costs one Argon2
+     * verification — unknown users and SHA-256 users included — so that a
+     * failure costs the same whether or not the user exists. */
+    if (file_user_count > 0) {
         int64_t interval = 1000000 / AUTH_PWHASH_PER_SECOND;
         if (!auth_budget_allows(pwhash_paid_at_us, AUTH_PWHASH_PER_SECOND, interval, now)) {
             auth_stats.throttled++;
@@ -241,9 +240,18 @@ enum auth_result auth_check(const char *source, const char *user, size_t user_le
             return AUTH_OK;
         }
     }
-    auth_throttle_record(&source_budgets, source_key, now);
-    auth_throttle_record(&user_budgets, user_key, now);
+    /* The failure's answer: after the connection's own back-off and after
+     * the source's previous failure answer. */
+    int shift = conn_failures < 10 ? conn_failures : 10;
+    int64_t conn_delay = AUTH_FAIL_CONN_BASE_US << shift;
+    if (conn_delay > AUTH_FAIL_CONN_MAX_US) conn_delay = AUTH_FAIL_CONN_MAX_US;
+    uint64_t source_key = budget_key_of(source, strlen(source));
+    int64_t at = auth_throttle_schedule(&source_budgets, source_key, now + conn_delay, now);
+    fail->answer_at_us = at;
+    fail->close_after =
+        (at - now - conn_delay) / AUTH_FAIL_SOURCE_INTERVAL_US >= AUTH_FAIL_SOURCE_FAILING_MAX;
     auth_stats.failures++;
+    auth_stats.delayed++;
     return AUTH_WRONG;
 }
 

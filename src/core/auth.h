@@ -8,46 +8,44 @@
  * goblin-passwd's defaults) when it is set, and the flag's bytes are
  * overwritten in argv after parsing (config.c).
  *
- * Cost model (hazard, documented in README): an Argon2 verification costs
- * milliseconds of the single server thread.
- *  - A right password for a user whose digest is known (a keyed BLAKE2b
- *    digest cached after the user's first success; the requirepass digest is
- *    known from the start) is a constant-time 32-byte compare.
- *  - Every other attempt — first login, wrong password (cached or not),
- *    unknown user — costs exactly one Argon2id verification: against the
- *    user's hash, or for an unknown user against a dummy hash whose
- *    parameters are the most expensive of the configured hashes. A failure
- *    therefore costs the same whether or not the user exists, and answers
- *    the same WRONGPASS text. (With every hash made with the same
- *    parameters the costs are equal; a cheaper hash is cheaper to fail.)
- *  - Before any evaluation, failure budgets are checked (auth_throttle.h):
- *    per source (the peer's IPv4 address, IPv6 /64, Unix peer uid — see
- *    conn_peer_source()) AUTH_SOURCE_BURST failures, then one per
- *    AUTH_SOURCE_INTERVAL_US; per user name (known or not, so the budget
- *    reveals nothing) AUTH_USER_BURST, then one per AUTH_USER_INTERVAL_US.
- *    A spent budget answers AUTH_THROTTLED without looking at the password
- *    (not even the cached digest). The user budget is the larger one, so
- *    one source alone can never spend it; once many sources have spent it,
- *    it refuses only sources with unforgiven failures of their own — a
- *    clean source is still evaluated, so guessers cannot lock a user out
- *    (with --requirepass every client is "default"), and each guessing
- *    address gets one guess per source interval instead of a burst.
- *  - Server-wide, Argon2 verifications are capped at AUTH_PWHASH_PER_SECOND
- *    (AUTH_BUSY beyond) to bound how long guesses can stall the loop.
- *    One source's budget is far below it: exhausting it takes
- *    AUTH_PWHASH_PER_SECOND * AUTH_SOURCE_INTERVAL_US / 1 s sources.
- * Nothing sleeps: a throttled attempt is answered at once with an error.
+ * Users and their passwords are core/acl.h's: SHA-256 passwords (ACL
+ * rules, requirepass, as Redis keeps them) and, for --auth-file users,
+ * Argon2id hashes (a keyed BLAKE2b digest of the accepted password is
+ * cached after the first success, so later logins are a 32-byte compare).
+ *
+ * Failures are slowed, never the right password (docs/acl.md, "Login
+ * throttle"):
+ *  - A correct credential is answered at once, whatever other clients of
+ *    the same address did: nothing is checked before the password.
+ *  - A failure (wrong password, unknown or disabled user: the same work,
+ *    the same answer, the same schedule) is answered WRONGPASS after a
+ *    delay, without blocking the loop (the connection waits as a blocked
+ *    client): at least AUTH_FAIL_CONN_BASE_US doubling with each failure
+ *    of the connection up to AUTH_FAIL_CONN_MAX_US, and never sooner than
+ *    AUTH_FAIL_SOURCE_INTERVAL_US after the previous failure answer to the
+ *    same source (the peer's IPv4 address, IPv6 /64, Unix peer uid — see
+ *    conn_peer_source()). So one source learns at most
+ *    1 s / AUTH_FAIL_SOURCE_INTERVAL_US wrong guesses per second however
+ *    many connections it opens, and one connection far fewer.
+ *  - A source with more than AUTH_FAIL_SOURCE_FAILING_MAX failure answers
+ *    queued has each further failing connection closed after its answer.
+ *  - With --auth-file users, a failure costs one Argon2id verification
+ *    (against a dummy hash for an unknown user) whoever it names, so the
+ *    work does not tell users apart; those verifications are capped at
+ *    AUTH_PWHASH_PER_SECOND server-wide (AUTH_BUSY beyond, the one answer
+ *    that can refuse an --auth-file user's first login of a process).
  */
 #ifndef GOBLIN_AUTH_H
 #define GOBLIN_AUTH_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
-#define AUTH_SOURCE_BURST 5
-#define AUTH_SOURCE_INTERVAL_US 2000000LL /* then one failure per 2 s per source */
-#define AUTH_USER_BURST 10
-#define AUTH_USER_INTERVAL_US 1000000LL /* then one failure per second per user name */
+#define AUTH_FAIL_CONN_BASE_US 100000LL      /* a connection's first failure: 100 ms */
+#define AUTH_FAIL_CONN_MAX_US 5000000LL      /* doubling up to 5 s */
+#define AUTH_FAIL_SOURCE_INTERVAL_US 50000LL /* one failure answer per 50 ms per source */
+#define AUTH_FAIL_SOURCE_FAILING_MAX 16      /* queued failure answers per source */
 #define AUTH_PWHASH_PER_SECOND 20
 #define AUTH_PWHASH_OPSLIMIT 2                   /* requirepass hash: as goblin-passwd */
 #define AUTH_PWHASH_MEMLIMIT (16u * 1024 * 1024) /* bytes */
@@ -56,7 +54,6 @@ enum auth_result {
     AUTH_OK,
     AUTH_WRONG,       /* WRONGPASS: wrong password or no such user */
     AUTH_NO_PASSWORD, /* default user without any password configured */
-    AUTH_THROTTLED,   /* the source's or the user's failure budget is spent */
     AUTH_BUSY,        /* the server-wide verification cap is reached this second */
 };
 
@@ -64,7 +61,8 @@ enum auth_result {
 struct auth_stats {
     long long pwhash_verifications; /* Argon2 verifications run */
     long long failures;             /* AUTH_WRONG answers */
-    long long throttled;            /* AUTH_THROTTLED and AUTH_BUSY answers */
+    long long throttled;            /* AUTH_BUSY answers */
+    long long delayed;              /* failure answers delayed */
 };
 extern struct auth_stats auth_stats;
 
@@ -88,10 +86,19 @@ bool auth_user_exists(const char *name, size_t len);
 /* True when connections must authenticate before ordinary commands. */
 bool auth_required(void);
 
+/* When a failure is to be answered (AUTH_WRONG): at answer_at_us
+ * (monotonic), the connection closed after it when close_after. */
+struct auth_failure {
+    int64_t answer_at_us;
+    bool close_after;
+};
+
 /* Checks user/password for a peer identified by `source` (a NUL-terminated
- * text from conn_peer_source()). See the cost model above. */
-enum auth_result auth_check(const char *source, const char *user, size_t user_len,
-                            const char *password, size_t password_len);
+ * text from conn_peer_source()) whose connection failed `conn_failures`
+ * times before. See the schedule above; *fail is set for AUTH_WRONG. */
+enum auth_result auth_check(const char *source, int conn_failures, const char *user,
+                            size_t user_len, const char *password, size_t password_len,
+                            struct auth_failure *fail);
 
 /* Settings (core/config.h): requirepass, auth-file. */
 struct config_table;

@@ -62,3 +62,24 @@ void auth_throttle_record(struct auth_throttle *t, uint64_t key, int64_t now_us)
     }
     auth_budget_spend(&slot->paid_at_us, t->interval_us, now_us);
 }
+
+int64_t auth_throttle_schedule(struct auth_throttle *t, uint64_t key, int64_t earliest_us,
+                               int64_t now_us)
+{
+    struct auth_throttle_entry *set = &t->entries[set_base(key)];
+    struct auth_throttle_entry *slot = NULL;
+    for (int i = 0; i < AUTH_THROTTLE_WAYS && !slot; i++)
+        if (set[i].key == key) slot = &set[i];
+    if (!slot) {
+        /* Evict the entry whose schedule ends first (past ones first). */
+        slot = &set[0];
+        for (int i = 1; i < AUTH_THROTTLE_WAYS; i++)
+            if (set[i].paid_at_us < slot->paid_at_us) slot = &set[i];
+        slot->key = key;
+        slot->paid_at_us = 0;
+    }
+    int64_t at = earliest_us > slot->paid_at_us ? earliest_us : slot->paid_at_us;
+    if (at < now_us) at = now_us;
+    slot->paid_at_us = at + t->interval_us;
+    return at;
+}

@@ -52,6 +52,12 @@ bool auth_throttle_in_debt(const struct auth_throttle *t, uint64_t key, int64_t 
 /* Records one failure of `key` at `now_us`, evicting as described above. */
 void auth_throttle_record(struct auth_throttle *t, uint64_t key, int64_t now_us);
 
+/* A schedule per key (the failure answers of one source, auth.h): the
+ * slot at or after earliest_us that follows the key's previous slot by at
+ * least interval_us; the key's next slot moves past it. Returns it. */
+int64_t auth_throttle_schedule(struct auth_throttle *t, uint64_t key, int64_t earliest_us,
+                               int64_t now_us);
+
 /* One budget on its own (the server-wide one): same rule, no table. */
 bool auth_budget_allows(int64_t paid_at_us, int burst, int64_t interval_us, int64_t now_us);
 void auth_budget_spend(int64_t *paid_at_us, int64_t interval_us, int64_t now_us);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cluster/cluster.h"
+#include "commands/acl_check.h"
 #include "commands/command.h"
 #include "core/command_hooks.h"
 #include "scripting/script_convert.h"
@@ -281,6 +282,7 @@ static int redis_call_generic(lua_State *L, bool raise)
     }
     const char *err = NULL;
     struct command *cmd = NULL;
+    enum acl_result acl;
     char misconf[512];
     snprintf(misconf, sizeof misconf, "-%s", command_misconf_error);
     if (bad) {
@@ -295,6 +297,10 @@ static int redis_call_generic(lua_State *L, bool raise)
             err = "Wrong number of args calling Redis command from script";
         else if (cmd->flags & CMD_NOSCRIPT)
             err = "This Redis command is not allowed from script";
+        /* The caller's ACL user (Redis's scriptVerifyACL). */
+        else if ((acl = acl_check_nested(st->caller->conn, cmd, argc, argv, argv_len, "lua")) !=
+                 ACL_OK)
+            err = acl_script_refusal(acl);
         /* Redis's scriptVerifyWriteCommandAllow: may-replicate (PUBLISH,
          * PFCOUNT, a nested EVAL) counts as a write for a read-only script. */
         else if ((cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) && st->run->read_only)
@@ -481,9 +487,8 @@ static int redis_debug(lua_State *L)
     return 0;
 }
 
-/* redis.acl_check_cmd: whether the caller may run the command. Users
- * here differ only by password (no ACL rules), so every known command is
- * allowed; arguments are checked as redis.call checks them. */
+/* redis.acl_check_cmd: whether the caller's ACL user may run the command
+ * with these arguments (Redis's luaRedisAclCheckCmd: nothing logged). */
 static int redis_acl_check_cmd(lua_State *L)
 {
     if (!current)
@@ -492,26 +497,39 @@ static int redis_acl_check_cmd(lua_State *L)
     int argc = lua_gettop(L);
     if (argc == 0)
         return call_error(L, "Please specify at least one argument for this redis lib call", true);
-    char num[2][32];
-    const char *name[2] = {NULL, NULL};
-    size_t len[2] = {0, 0};
+    const char **argv = xmalloc(sizeof *argv * (size_t)argc);
+    size_t *len = xmalloc(sizeof *len * (size_t)argc);
+    char(*num)[32] = xmalloc(sizeof *num * (size_t)argc);
     for (int i = 0; i < argc; i++) {
         int t = lua_type(L, i + 1);
-        if (t != LUA_TNUMBER && t != LUA_TSTRING)
+        if (t != LUA_TNUMBER && t != LUA_TSTRING) {
+            xfree(argv);
+            xfree(len);
+            xfree(num);
             return call_error(L, "Lua redis lib command arguments must be strings or integers",
                               true);
-        if (i >= 2) continue;
+        }
         if (t == LUA_TNUMBER) {
             len[i] = number_to_text(lua_tonumber(L, i + 1), num[i], sizeof num[i]);
-            name[i] = num[i];
+            argv[i] = num[i];
         } else {
-            name[i] = lua_tolstring(L, i + 1, &len[i]);
+            argv[i] = lua_tolstring(L, i + 1, &len[i]);
         }
     }
-    struct command *cmd = command_lookup(name[0], len[0]);
-    if (cmd && cmd->subcommands && argc >= 2) cmd = command_lookup_sub(cmd, name[1], len[1]);
+    struct command *cmd = command_lookup(argv[0], len[0]);
+    if (cmd && cmd->subcommands && argc >= 2) cmd = command_lookup_sub(cmd, argv[1], len[1]);
+    bool allowed = false;
+    if (cmd) {
+        const char *name = session_user(current->caller->conn);
+        const struct acl_user *u = acl_user_find(name, strlen(name));
+        int pos;
+        allowed = u && acl_check_call(u, cmd, argc, argv, len, &pos) == ACL_OK;
+    }
+    xfree(argv);
+    xfree(len);
+    xfree(num);
     if (!cmd) return call_error(L, "Invalid command passed to redis.acl_check_cmd()", true);
-    lua_pushboolean(L, 1);
+    lua_pushboolean(L, allowed);
     return 1;
 }
 

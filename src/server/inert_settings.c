@@ -16,9 +16,6 @@
 #include "util/xmalloc.h"
 
 static struct {
-    char *acl_pubsub_default;
-    char *aclfile;
-    long long acllog_max_len;
     long long active_defrag_cycle_max;
     long long active_defrag_cycle_min;
     long long active_defrag_ignore_bytes;
@@ -82,7 +79,6 @@ static struct {
     bool tls_session_caching;
 } inert;
 
-static const char *const acl_pubsub_default_choices[] = {"allchannels", "resetchannels", NULL};
 static const char *const cluster_preferred_endpoint_type_choices[] = {"ip", "hostname",
                                                                       "unknown-endpoint", NULL};
 static const char *const oom_score_adj_choices[] = {"no", "yes", "relative", "absolute", NULL};
@@ -92,9 +88,6 @@ static const char *const sanitize_dump_payload_choices[] = {"no", "yes", "client
 
 static void inert_defaults(void)
 {
-    inert.acl_pubsub_default = xstrdup("resetchannels");
-    inert.aclfile = xstrdup("");
-    inert.acllog_max_len = 128;
     inert.active_defrag_cycle_max = 25;
     inert.active_defrag_cycle_min = 1;
     inert.active_defrag_ignore_bytes = 104857600;
@@ -180,29 +173,6 @@ static const char *validate_oom_score_adj_values(const char *text)
 #define INERT_STARTUP (CFG_INERT | CFG_IMMUTABLE | CFG_REDIS_IMMUTABLE)
 
 static const struct config_param inert_params[] = {
-    {.name = "acl-pubsub-default",
-     .kind = CFG_ENUM,
-     .value = &inert.acl_pubsub_default,
-     .flags = INERT,
-     .value_name = "allchannels|resetchannels",
-     .help = "ACL users come from auth-file; the Pub/Sub channel default of Redis's ACL rules is "
-             "not consulted",
-     .choices = acl_pubsub_default_choices},
-    {.name = "aclfile",
-     .kind = CFG_STRING,
-     .value = &inert.aclfile,
-     .flags = INERT_STARTUP,
-     .value_name = "TEXT",
-     .help =
-         "ACL users are read from auth-file (goblin-core's users file), not from a Redis ACL file"},
-    {.name = "acllog-max-len",
-     .kind = CFG_INT,
-     .value = &inert.acllog_max_len,
-     .min = 0,
-     .max = LLONG_MAX,
-     .flags = INERT,
-     .value_name = "N",
-     .help = "there is no ACL LOG"},
     {.name = "active-defrag-cycle-max",
      .kind = CFG_INT,
      .value = &inert.active_defrag_cycle_max,

@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "commands/acl_check.h"
 #include "commands/command.h"
 #include "connection/conn.h"
 #include "core/auth.h"
@@ -97,6 +98,7 @@ bool server_start(void)
     if (!fit_maxclients_to_open_files_limit()) return false;
     repl_init(); /* its commands and role checks, before the table is built */
     command_table_init();
+    if (!acl_file_load_startup()) return false;
     keyspace_init((int)config.databases);
     repl_start_early();
     /* The end of every loop pass (core/event_loop.h): the AOF's buffer,

@@ -4,6 +4,7 @@
 #include "server/settings.h"
 
 #include "cluster/cluster.h"
+#include "commands/acl_check.h"
 #include "commands/command.h"
 #include "scripting/script_lua.h"
 #include "scripting/script_sandbox.h"
@@ -35,40 +36,18 @@
 #include "transport/tls.h"
 
 static const struct config_table *const tables[] = {
-    &socket_config,
-    &conn_config,
-    &db_config,
-    &conn_output_config,
-    &auth_config,
-    &tls_config,
-    &ring_config,
-    &fabric_config,
-    &command_config,
-    &placement_config,
-    &event_loop_config,
-    &server_config,
-    &hash_config,
-    &zset_config,
-    &set_config,
-    &list_config,
-    &stream_config,
-    &hll_config,
-    &persist_config,
-    &notify_config,
-    &slowlog_config,
-    &latency_config,
-    &latency_tracking_config,
-    &script_lua_config,
-    &script_sandbox_config,
-    &cluster_config,
-    &aof_config,
-    &evict_config,
-    &conn_evict_config,
-    &rdb_config,
-    &conn_tracking_config,
-    &repl_config,
-    &daemon_config,
-    &inert_config,
+    &socket_config,      &conn_config,           &db_config,
+    &conn_output_config, &auth_config,           &tls_config,
+    &ring_config,        &fabric_config,         &command_config,
+    &placement_config,   &event_loop_config,     &server_config,
+    &hash_config,        &zset_config,           &set_config,
+    &list_config,        &stream_config,         &hll_config,
+    &persist_config,     &notify_config,         &slowlog_config,
+    &acl_config,         &latency_config,        &latency_tracking_config,
+    &script_lua_config,  &script_sandbox_config, &cluster_config,
+    &aof_config,         &evict_config,          &conn_evict_config,
+    &rdb_config,         &conn_tracking_config,  &repl_config,
+    &daemon_config,      &inert_config,
 };
 
 void settings_init(void)

@@ -220,6 +220,14 @@ size_t pubsub_unsubscribe_all(struct pubsub_subscriber *s, enum pubsub_kind kind
     return removed;
 }
 
+bool pubsub_foreach_subscription(const struct pubsub_subscriber *s, enum pubsub_kind kind,
+                                 bool (*fn)(const char *name, size_t len, void *arg), void *arg)
+{
+    for (const struct pubsub_link *l = s->first[kind]; l; l = l->next)
+        if (!fn(l->topic->name, l->topic->name_len, arg)) return false;
+    return true;
+}
+
 /* --- publishing ------------------------------------------------------- */
 
 static long long deliver_to_topic(const struct pubsub_topic *t, const struct pubsub_message *m)

@@ -127,6 +127,11 @@ typedef void pubsub_name_fn(const char *name, size_t len, void *arg);
 size_t pubsub_unsubscribe_all(struct pubsub_subscriber *s, enum pubsub_kind kind,
                               pubsub_name_fn *fn, void *arg);
 
+/* Visits s's subscriptions of one kind in subscription order while fn
+ * returns true (fn must not change subscriptions); false when fn stopped. */
+bool pubsub_foreach_subscription(const struct pubsub_subscriber *s, enum pubsub_kind kind,
+                                 bool (*fn)(const char *name, size_t len, void *arg), void *arg);
+
 /* Delivers payload to every subscription matching channel — PUBLISH
  * (kind PUBSUB_CHANNEL: channel subscribers, then matching patterns) or
  * SPUBLISH (kind PUBSUB_SHARD: shard subscribers only). Returns the number

@@ -246,13 +246,9 @@ static void sbe_session_requires_auth(struct goblin_sbe *s, int port)
 
 /* The failure throttle is AUTH's, one budget per source for both wires.
  * From 127.0.0.1 on a fresh server, SBE Auth frames and RESP AUTHs take
- * turns, each with a wrong password: the source's budget (5 failures, then
- * one per 2 s: AUTH_SOURCE_BURST, AUTH_SOURCE_INTERVAL_US) evaluates at
- * most 5 + one per 2 s elapsed + 1 of them, whichever wire they came on,
- * and answers the rest with the throttle's text. Budgets per wire would
- * evaluate 10 before refusing one; SBE outside the throttle, all 8 of
- * its. The allowance is computed from the time the guesses took, so a
- * slow machine widens it instead of failing. */
+ * turns, each with a wrong password: both wires get the login throttle's
+ * treatment (core/auth.h) — a WRONGPASS answered after the back-off, never
+ * a refusal — whichever wire they came on. */
 static void sbe_auth_throttle_shared(void)
 {
     struct test_server s;
@@ -278,20 +274,15 @@ static void sbe_auth_throttle_shared(void)
         }
         if (strcmp(text, "-WRONGPASS invalid username-password pair or user is disabled.\r\n") == 0)
             evaluated++;
-        else if (strcmp(text, "-ERR too many failed AUTH attempts from this client address or "
-                              "for this user, try again later\r\n") == 0)
-            refused++;
         else
             CHECKF(false, "guess %d (%s) answered %s", i, i % 2 ? "RESP" : "SBE", text);
     }
+    (void)refused;
+    /* Every guess is answered WRONGPASS (never refused), each after its
+     * connection's back-off: a lower bound only. */
     double took = seconds_now() - started;
-    int allowed = 5 + (int)(took / 2.0) + 1;
-    CHECKF(evaluated >= 5, "only %d of the first guesses were evaluated (the burst is 5)",
-           evaluated);
-    CHECKF(evaluated <= allowed,
-           "%d of %d alternating SBE/RESP guesses evaluated in %.1f s (one budget allows %d)",
-           evaluated, GUESSES, took, allowed);
-    CHECK_EQ_LL(evaluated + refused, GUESSES);
+    CHECK_EQ_LL(evaluated, GUESSES);
+    CHECKF(took >= GUESSES * 0.1, "%d SBE/RESP failures answered in %.2f s", GUESSES, took);
     test_server_stop(&s);
 }
 

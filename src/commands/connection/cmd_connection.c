@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cluster/cluster.h"
+#include "commands/acl_check.h"
 #include "commands/command.h"
 #include "commands/multi.h"
 #include "connection/session.h"
@@ -80,28 +81,51 @@ static void cmd_reset(struct cmd_ctx *ctx)
 
 /* --- authentication -------------------------------------------------- */
 
-/* Checks user/password and marks the conn; replies only on failure. The
- * throttle errors are the same whether or not the user exists. */
+/* The delayed WRONGPASS of a failed AUTH (core/auth.h): the conn waits as
+ * a blocked client until its answer is due, so the loop goes on. */
+static void wrongpass_answer(struct conn *c, struct reply *r, void *arg)
+{
+    reply_error(r, "WRONGPASS invalid username-password pair or user is disabled.");
+    if (arg) session_close_after_reply(c);
+}
+
+static void wrongpass_done(struct conn *c, void *arg)
+{
+    (void)c;
+    (void)arg;
+}
+
+static const struct session_block_custom wrongpass_block = {wrongpass_answer, wrongpass_done};
+
+/* Checks user/password and marks the conn; answers only a failure (a
+ * wrong password's answer is delayed: the caller must not reply then). */
 static bool authenticate(struct cmd_ctx *ctx, const char *user, size_t user_len, const char *pw,
                          size_t pw_len)
 {
     char source[96];
     session_peer_source(ctx->conn, source, sizeof source);
-    switch (auth_check(source, user, user_len, pw, pw_len)) {
+    struct auth_failure fail;
+    switch (
+        auth_check(source, acl_conn_auth_failures(ctx->conn), user, user_len, pw, pw_len, &fail)) {
     case AUTH_OK:
     case AUTH_NO_PASSWORD: /* no password configured: any is accepted, as Redis's nopass */
         session_mark_authenticated(ctx->conn, user, user_len);
         return true;
-    case AUTH_THROTTLED:
-        reply_error(ctx->reply, "ERR too many failed AUTH attempts from this client address or "
-                                "for this user, try again later");
-        return false;
     case AUTH_BUSY:
         reply_error(ctx->reply, "ERR too many password verifications this second, try again");
         return false;
     case AUTH_WRONG:
     default:
-        reply_error(ctx->reply, "WRONGPASS invalid username-password pair or user is disabled.");
+        acl_auth_failed(ctx->conn, ctx->argv[0], ctx->argv_len[0], user, user_len);
+        if (ctx->deny_blocking || ctx->script_caller) {
+            /* Inside EXEC: answered at once (a transaction cannot wait). */
+            reply_error(ctx->reply,
+                        "WRONGPASS invalid username-password pair or user is disabled.");
+        } else {
+            session_block_custom(ctx->conn,
+                                 (fail.answer_at_us - clock_mono_us()) / 1000 + clock_unix_ms() + 1,
+                                 &wrongpass_block, fail.close_after ? (void *)1 : NULL);
+        }
         return false;
     }
 }

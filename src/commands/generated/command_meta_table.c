@@ -11,6 +11,138 @@
 #define B(v) {.type = META_BULK, .s = (v)}
 #define I(v) {.type = META_INT, .n = (v)}
 
+static const struct meta_node info_acl[] = {
+    B("acl"), I(-2), T(0), I(0), I(0), I(0), T(1), S("@slow"), T(0), T(0),
+};
+static const struct meta_node docs_acl[] = {
+    B("summary"), B("A container for Access List Control commands "), B("since"), B("6.0.0"),
+    B("group"), B("server"), B("complexity"), B("Depends on subcommand."),
+};
+static const struct meta_node info_acl_cat[] = {
+    B("acl|cat"), I(-2), T(3), S("noscript"), S("loading"), S("stale"), I(0), I(0), I(0), T(1),
+    S("@slow"), T(0), T(0),
+};
+static const struct meta_node docs_acl_cat[] = {
+    B("summary"), B("List the ACL categories or the commands inside a category"), B("since"),
+    B("6.0.0"), B("group"), B("server"), B("complexity"),
+    B("O(1) since the categories and commands are a fixed set."), B("arguments"), A(1), M(3),
+    B("name"), B("categoryname"), B("type"), B("string"), B("flags"), T(1), S("optional"),
+};
+static const struct meta_node info_acl_deluser[] = {
+    B("acl|deluser"), I(-3), T(4), S("admin"), S("noscript"), S("loading"), S("stale"), I(0), I(0),
+    I(0), T(3), S("@admin"), S("@slow"), S("@dangerous"), T(0), T(0),
+};
+static const struct meta_node docs_acl_deluser[] = {
+    B("summary"), B("Remove the specified ACL users and the associated rules"), B("since"),
+    B("6.0.0"), B("group"), B("server"), B("complexity"),
+    B("O(1) amortized time considering the typical user."), B("arguments"), A(1), M(3), B("name"),
+    B("username"), B("type"), B("string"), B("flags"), T(1), S("multiple"),
+};
+static const struct meta_node info_acl_dryrun[] = {
+    B("acl|dryrun"), I(-4), T(4), S("admin"), S("noscript"), S("loading"), S("stale"), I(0), I(0),
+    I(0), T(3), S("@admin"), S("@slow"), S("@dangerous"), T(0), T(0),
+};
+static const struct meta_node docs_acl_dryrun[] = {
+    B("summary"),
+    B("Returns whether the user can execute the given command without executing the command."),
+    B("since"), B("7.0.0"), B("group"), B("server"), B("complexity"), B("O(1)."), B("arguments"),
+    A(3), M(2), B("name"), B("username"), B("type"), B("string"), M(2), B("name"), B("command"),
+    B("type"), B("string"), M(3), B("name"), B("arg"), B("type"), B("string"), B("flags"), T(2),
+    S("optional"), S("multiple"),
+};
+static const struct meta_node info_acl_genpass[] = {
+    B("acl|genpass"), I(-2), T(3), S("noscript"), S("loading"), S("stale"), I(0), I(0), I(0), T(1),
+    S("@slow"), T(0), T(0),
+};
+static const struct meta_node docs_acl_genpass[] = {
+    B("summary"), B("Generate a pseudorandom secure password to use for ACL users"), B("since"),
+    B("6.0.0"), B("group"), B("server"), B("complexity"), B("O(1)"), B("arguments"), A(1), M(3),
+    B("name"), B("bits"), B("type"), B("integer"), B("flags"), T(1), S("optional"),
+};
+static const struct meta_node info_acl_getuser[] = {
+    B("acl|getuser"), I(3), T(4), S("admin"), S("noscript"), S("loading"), S("stale"), I(0), I(0),
+    I(0), T(3), S("@admin"), S("@slow"), S("@dangerous"), T(0), T(0),
+};
+static const struct meta_node docs_acl_getuser[] = {
+    B("summary"), B("Get the rules for a specific ACL user"), B("since"), B("6.0.0"), B("group"),
+    B("server"), B("complexity"),
+    B("O(N). Where N is the number of password, command and pattern rules that the user has."),
+    B("history"), T(2), A(2), B("6.2.0"), B("Added Pub/Sub channel patterns."), A(2), B("7.0.0"),
+    B("Added selectors and changed the format of key and channel patterns from a list to their rule representation."),
+    B("arguments"), A(1), M(2), B("name"), B("username"), B("type"), B("string"),
+};
+static const struct meta_node info_acl_help[] = {
+    B("acl|help"), I(2), T(2), S("loading"), S("stale"), I(0), I(0), I(0), T(1), S("@slow"), T(0),
+    T(0),
+};
+static const struct meta_node docs_acl_help[] = {
+    B("summary"), B("Show helpful text about the different subcommands"), B("since"), B("6.0.0"),
+    B("group"), B("server"), B("complexity"), B("O(1)"),
+};
+static const struct meta_node info_acl_list[] = {
+    B("acl|list"), I(2), T(4), S("admin"), S("noscript"), S("loading"), S("stale"), I(0), I(0),
+    I(0), T(3), S("@admin"), S("@slow"), S("@dangerous"), T(0), T(0),
+};
+static const struct meta_node docs_acl_list[] = {
+    B("summary"), B("List the current ACL rules in ACL config file format"), B("since"), B("6.0.0"),
+    B("group"), B("server"), B("complexity"), B("O(N). Where N is the number of configured users."),
+};
+static const struct meta_node info_acl_load[] = {
+    B("acl|load"), I(2), T(4), S("admin"), S("noscript"), S("loading"), S("stale"), I(0), I(0),
+    I(0), T(3), S("@admin"), S("@slow"), S("@dangerous"), T(0), T(0),
+};
+static const struct meta_node docs_acl_load[] = {
+    B("summary"), B("Reload the ACLs from the configured ACL file"), B("since"), B("6.0.0"),
+    B("group"), B("server"), B("complexity"), B("O(N). Where N is the number of configured users."),
+};
+static const struct meta_node info_acl_log[] = {
+    B("acl|log"), I(-2), T(4), S("admin"), S("noscript"), S("loading"), S("stale"), I(0), I(0),
+    I(0), T(3), S("@admin"), S("@slow"), S("@dangerous"), T(0), T(0),
+};
+static const struct meta_node docs_acl_log[] = {
+    B("summary"), B("List latest events denied because of ACLs in place"), B("since"), B("6.0.0"),
+    B("group"), B("server"), B("complexity"), B("O(N) with N being the number of entries shown."),
+    B("arguments"), A(1), M(4), B("name"), B("operation"), B("type"), B("oneof"), B("flags"), T(1),
+    S("optional"), B("arguments"), A(2), M(2), B("name"), B("count"), B("type"), B("integer"), M(3),
+    B("name"), B("reset"), B("type"), B("pure-token"), B("token"), B("RESET"),
+};
+static const struct meta_node info_acl_save[] = {
+    B("acl|save"), I(2), T(4), S("admin"), S("noscript"), S("loading"), S("stale"), I(0), I(0),
+    I(0), T(3), S("@admin"), S("@slow"), S("@dangerous"), T(0), T(0),
+};
+static const struct meta_node docs_acl_save[] = {
+    B("summary"), B("Save the current ACL rules in the configured ACL file"), B("since"),
+    B("6.0.0"), B("group"), B("server"), B("complexity"),
+    B("O(N). Where N is the number of configured users."),
+};
+static const struct meta_node info_acl_setuser[] = {
+    B("acl|setuser"), I(-3), T(4), S("admin"), S("noscript"), S("loading"), S("stale"), I(0), I(0),
+    I(0), T(3), S("@admin"), S("@slow"), S("@dangerous"), T(0), T(0),
+};
+static const struct meta_node docs_acl_setuser[] = {
+    B("summary"), B("Modify or create the rules for a specific ACL user"), B("since"), B("6.0.0"),
+    B("group"), B("server"), B("complexity"), B("O(N). Where N is the number of rules provided."),
+    B("history"), T(2), A(2), B("6.2.0"), B("Added Pub/Sub channel patterns."), A(2), B("7.0.0"),
+    B("Added selectors and key based permissions."), B("arguments"), A(2), M(2), B("name"),
+    B("username"), B("type"), B("string"), M(3), B("name"), B("rule"), B("type"), B("string"),
+    B("flags"), T(2), S("optional"), S("multiple"),
+};
+static const struct meta_node info_acl_users[] = {
+    B("acl|users"), I(2), T(4), S("admin"), S("noscript"), S("loading"), S("stale"), I(0), I(0),
+    I(0), T(3), S("@admin"), S("@slow"), S("@dangerous"), T(0), T(0),
+};
+static const struct meta_node docs_acl_users[] = {
+    B("summary"), B("List the username of all the configured ACL rules"), B("since"), B("6.0.0"),
+    B("group"), B("server"), B("complexity"), B("O(N). Where N is the number of configured users."),
+};
+static const struct meta_node info_acl_whoami[] = {
+    B("acl|whoami"), I(2), T(3), S("noscript"), S("loading"), S("stale"), I(0), I(0), I(0), T(1),
+    S("@slow"), T(0), T(0),
+};
+static const struct meta_node docs_acl_whoami[] = {
+    B("summary"), B("Return the name of the user associated to the current connection"), B("since"),
+    B("6.0.0"), B("group"), B("server"), B("complexity"), B("O(1)"),
+};
 static const struct meta_node info_append[] = {
     B("append"), I(3), T(3), S("write"), S("denyoom"), S("fast"), I(1), I(1), I(1), T(3),
     S("@write"), S("@string"), S("@fast"), T(0), T(1), M(3), B("flags"), T(2), S("RW"), S("insert"),
@@ -5426,6 +5558,20 @@ static const struct key_spec keys_zunionstore[] = {
 };
 
 const struct command_meta command_meta_table[] = {
+    {"acl", NULL, 0, false, 4, info_acl, docs_acl},
+    {"acl|cat", NULL, 0, false, 5, info_acl_cat, docs_acl_cat},
+    {"acl|deluser", NULL, 0, false, 5, info_acl_deluser, docs_acl_deluser},
+    {"acl|dryrun", NULL, 0, false, 5, info_acl_dryrun, docs_acl_dryrun},
+    {"acl|genpass", NULL, 0, false, 5, info_acl_genpass, docs_acl_genpass},
+    {"acl|getuser", NULL, 0, false, 6, info_acl_getuser, docs_acl_getuser},
+    {"acl|help", NULL, 0, false, 4, info_acl_help, docs_acl_help},
+    {"acl|list", NULL, 0, false, 4, info_acl_list, docs_acl_list},
+    {"acl|load", NULL, 0, false, 4, info_acl_load, docs_acl_load},
+    {"acl|log", NULL, 0, false, 5, info_acl_log, docs_acl_log},
+    {"acl|save", NULL, 0, false, 4, info_acl_save, docs_acl_save},
+    {"acl|setuser", NULL, 0, false, 6, info_acl_setuser, docs_acl_setuser},
+    {"acl|users", NULL, 0, false, 4, info_acl_users, docs_acl_users},
+    {"acl|whoami", NULL, 0, false, 4, info_acl_whoami, docs_acl_whoami},
     {"append", keys_append, 1, false, 5, info_append, docs_append},
     {"asking", NULL, 0, false, 4, info_asking, docs_asking},
     {"auth", NULL, 0, false, 6, info_auth, docs_auth},
@@ -5779,4 +5925,4 @@ const struct command_meta command_meta_table[] = {
     {"zunion", keys_zunion, 1, false, 5, info_zunion, docs_zunion},
     {"zunionstore", keys_zunionstore, 2, false, 5, info_zunionstore, docs_zunionstore},
 };
-const size_t command_meta_count = 352;
+const size_t command_meta_count = 366;

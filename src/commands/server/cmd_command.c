@@ -70,21 +70,29 @@ static void reply_categories(struct reply *r, const struct command *cmd)
     for (int i = 0; i < n; i++) reply_status(r, cats[i]);
 }
 
-/* Whether cmd is in ACL category `name` (without the '@', any case): the
- * set COMMAND INFO shows, Redis's own for the commands it has. */
-static bool command_in_category(const struct command *cmd, const char *name, size_t len)
+int command_acl_categories(const struct command *cmd, const char **cats, int cap)
 {
-    const char *cats[64];
     int n = 0;
     if (cmd->meta) {
         /* COMMAND INFO's preorder: name, arity, the flags set and its
          * members, first, last, step, then the categories set. */
         const struct meta_node *node = cmd->meta->info + 2;
         node += 1 + node->n + 3;
-        for (int i = 0; i < node->n && n < 64; i++) cats[n++] = node[1 + i].s;
-    } else {
-        n = derived_categories(cmd, cats);
+        for (int i = 0; i < node->n && n < cap; i++) cats[n++] = node[1 + i].s;
+        return n;
     }
+    const char *derived[6];
+    int d = derived_categories(cmd, derived);
+    for (int i = 0; i < d && n < cap; i++) cats[n++] = derived[i];
+    return n;
+}
+
+/* Whether cmd is in ACL category `name` (without the '@', any case): the
+ * set COMMAND INFO shows, Redis's own for the commands it has. */
+static bool command_in_category(const struct command *cmd, const char *name, size_t len)
+{
+    const char *cats[64];
+    int n = command_acl_categories(cmd, cats, 64);
     for (int i = 0; i < n; i++)
         if (strlen(cats[i]) == len + 1 && strncasecmp(cats[i] + 1, name, len) == 0) return true;
     return false;

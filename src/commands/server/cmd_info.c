@@ -8,6 +8,7 @@
 
 #include "cluster/cluster.h"
 #include "cluster/cluster_bus.h"
+#include "commands/acl_check.h"
 #include "commands/command.h"
 #include "connection/session.h"
 #include "core/auth.h"
@@ -185,11 +186,17 @@ static void section_stats(struct buf *b)
                    s->output_buffer_limit_disconnections);
     buf_append_fmt(b, "client_protocol_error_disconnections:%lld\r\n",
                    s->protocol_error_disconnections);
-    /* Argon2 verifications run, failed AUTHs, AUTHs refused by a failure
-     * budget or the verification cap (core/auth.h). */
+    /* Argon2 verifications run, failed AUTHs, AUTHs refused by the
+     * verification cap, failure answers delayed (core/auth.h). */
     buf_append_fmt(b, "auth_pwhash_verifications:%lld\r\n", auth_stats.pwhash_verifications);
     buf_append_fmt(b, "auth_failures:%lld\r\n", auth_stats.failures);
     buf_append_fmt(b, "auth_throttled:%lld\r\n", auth_stats.throttled);
+    buf_append_fmt(b, "auth_failures_delayed:%lld\r\n", auth_stats.delayed);
+    /* ACL refusals (commands/acl_check.h), as Redis 7.2 names them. */
+    buf_append_fmt(b, "acl_access_denied_auth:%lld\r\n", acl_stats.denied_auth);
+    buf_append_fmt(b, "acl_access_denied_cmd:%lld\r\n", acl_stats.denied_cmd);
+    buf_append_fmt(b, "acl_access_denied_key:%lld\r\n", acl_stats.denied_key);
+    buf_append_fmt(b, "acl_access_denied_channel:%lld\r\n", acl_stats.denied_channel);
     /* Big SET values kept in the buffer they were received into (no copy). */
     buf_append_fmt(b, "string_values_adopted:%lld\r\n", keyspace.stats.values_adopted);
     /* Commands SBE's typed templates called without argv (protocol/typed_call.h). */

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "commands/acl_check.h"
 #include "commands/command.h"
 #include "commands/multi.h"
 #include "connection/session.h"
@@ -212,6 +213,18 @@ static void cmd_exec(struct cmd_ctx *ctx)
             .cmd = queue[i].cmd,
             .deny_blocking = true,
         };
+        /* ACL rules may have changed since the command was queued (Redis
+         * checks again here). */
+        enum acl_result acl =
+            acl_check_nested(ctx->conn, inner.cmd, inner.argc, inner.argv, inner.argv_len, "multi");
+        if (acl != ACL_OK) {
+            reply_error_fmt(ctx->reply,
+                            "NOPERM ACLs rules changed between the moment the transaction was "
+                            "accumulated and the EXEC call. This command is no longer allowed for "
+                            "the following reason: %s",
+                            acl_exec_refusal(acl));
+            continue;
+        }
         command_call(&inner);
     }
     free_queue(queue, count);
