@@ -825,7 +825,20 @@ void command_reset_stats(void)
 bool command_arg_redacted(const struct cmd_ctx *ctx, int i)
 {
     if (strcmp(ctx->cmd->full_name, "auth") == 0) return i >= 1;
-    if (strcmp(ctx->cmd->full_name, "acl|setuser") == 0) return i >= 2;
+    if (strcmp(ctx->cmd->full_name, "acl|setuser") == 0 ||
+        strcmp(ctx->cmd->full_name, "acl|getuser") == 0 ||
+        strcmp(ctx->cmd->full_name, "acl|deluser") == 0)
+        return i >= 2;
+    if (strcmp(ctx->cmd->full_name, "config|set") == 0 && i >= 3 && i % 2 == 1) {
+        /* Redis 7.0's SENSITIVE_CONFIG parameters: their values. */
+        static const char *const sensitive[] = {"masteruser", "masterauth", "requirepass",
+                                                "tls-key-file-pass", "tls-client-key-file-pass"};
+        for (size_t k = 0; k < sizeof sensitive / sizeof sensitive[0]; k++)
+            if (ctx->argv_len[i - 1] == strlen(sensitive[k]) &&
+                strncasecmp(ctx->argv[i - 1], sensitive[k], ctx->argv_len[i - 1]) == 0)
+                return true;
+        return false;
+    }
     if (strcmp(ctx->cmd->full_name, "hello") == 0)
         for (int j = 2; j < i; j++)
             if (ctx->argv_len[j] == 4 && strncasecmp(ctx->argv[j], "auth", 4) == 0 && i <= j + 2)

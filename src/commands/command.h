@@ -289,7 +289,8 @@ static inline void cmd_notify(const struct cmd_ctx *ctx, int type, const char *e
 
 /* Whether argument i of ctx's command is a credential Redis shows as
  * "(redacted)" in MONITOR and SLOWLOG: AUTH's arguments, HELLO's AUTH pair,
- * MIGRATE's AUTH password and AUTH2 pair. */
+ * MIGRATE's AUTH password and AUTH2 pair, ACL SETUSER/GETUSER/DELUSER's
+ * arguments, CONFIG SET's values of Redis's sensitive parameters. */
 bool command_arg_redacted(const struct cmd_ctx *ctx, int i);
 
 /* Redis 7's protected actions (enable-debug-command, enable-protected-configs,

@@ -107,6 +107,10 @@ const struct script_run *script_lua_running(void);
  * slowscripterr), else NULL. One load for command_dispatch. */
 extern const char *script_busy_reply;
 
+/* DEBUG SET-DISABLE-DENY-SCRIPTS: scripts may call commands flagged
+ * noscript (a testing hack of Redis's suite, as Redis). */
+extern bool script_disable_deny_scripts;
+
 /* SCRIPT KILL (function false) and FUNCTION KILL (true): NOTBUSY,
  * UNKILLABLE, the other engine's BUSY error, or +OK and the script stops
  * at its next hook. */

@@ -93,7 +93,7 @@ static bool parse_shebang(const char *body, size_t len, uint32_t *flags, size_t 
             return false;
         }
         const char *f = word + 6, *fend = p;
-        while (f <= fend) {
+        while (f < fend || (f == fend && f > word + 6)) { /* "flags=" alone: no flag, as Redis */
             const char *comma = memchr(f, ',', (size_t)(fend - f));
             if (!comma) comma = fend;
             uint32_t flag = script_flag_by_name(f, (size_t)(comma - f));

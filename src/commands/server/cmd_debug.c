@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "commands/command.h"
+#include "scripting/script_lua.h"
 #include "persist/aof.h"
 #include "commands/server/debug.h"
 #include "persist/persist.h"
@@ -590,6 +591,9 @@ void cmd_debug(struct cmd_ctx *ctx)
         debug_digest(ctx);
     } else if (arg_equals(ctx, 1, "digest-value")) {
         debug_digest_value(ctx);
+    } else if (argc == 3 && arg_equals(ctx, 1, "set-disable-deny-scripts")) {
+        script_disable_deny_scripts = atoi(arg_cstr(ctx, 2, text, sizeof text)) != 0;
+        reply_ok(ctx->reply);
     } else if (argc == 3 && arg_equals(ctx, 1, "set-active-expire")) {
         keyspace.active_expire_disabled = atoi(arg_cstr(ctx, 2, text, sizeof text)) == 0;
         reply_ok(ctx->reply);
