@@ -101,6 +101,15 @@ static void patterns_free(struct acl_pattern *p, int n)
     xfree(p);
 }
 
+/* Case-insensitive equality of n bytes, NUL bytes included (strncasecmp
+ * would stop at the first). */
+static bool bytes_equal_nocase(const char *a, const char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (tolower((unsigned char)a[i]) != tolower((unsigned char)b[i])) return false;
+    return true;
+}
+
 static void firstargs_reset(struct acl_selector *s, int id)
 {
     int w = 0;
@@ -144,7 +153,8 @@ static void selector_copy(struct acl_selector *dst, const struct acl_selector *s
     dst->firstargs = xmalloc(sizeof *dst->firstargs * (size_t)(src->firstarg_count + 1));
     for (int i = 0; i < src->firstarg_count; i++) {
         dst->firstargs[i].id = src->firstargs[i].id;
-        dst->firstargs[i].arg = xstrdup(src->firstargs[i].arg);
+        dst->firstargs[i].arg = xmemdup(src->firstargs[i].arg, src->firstargs[i].len);
+        dst->firstargs[i].len = src->firstargs[i].len;
     }
 }
 
@@ -182,12 +192,13 @@ static void count_category(const struct acl_selector *s, int cat, unsigned long 
 static void add_firstarg(struct acl_selector *s, int id, const char *arg, size_t len)
 {
     for (int i = 0; i < s->firstarg_count; i++)
-        if (s->firstargs[i].id == id && strlen(s->firstargs[i].arg) == len &&
-            strncasecmp(s->firstargs[i].arg, arg, len) == 0)
+        if (s->firstargs[i].id == id && s->firstargs[i].len == len &&
+            bytes_equal_nocase(s->firstargs[i].arg, arg, len))
             return;
     s->firstargs = xrealloc(s->firstargs, sizeof *s->firstargs * (size_t)(s->firstarg_count + 1));
     s->firstargs[s->firstarg_count].id = id;
     s->firstargs[s->firstarg_count].arg = xmemdup(arg, len);
+    s->firstargs[s->firstarg_count].len = len;
     s->firstarg_count++;
 }
 
@@ -408,7 +419,8 @@ struct acl_user *acl_user_clone(const struct acl_user *src)
     u->flags = src->flags;
     u->password_count = src->password_count;
     u->passwords = xmalloc(sizeof *u->passwords * (size_t)(src->password_count + 1));
-    memcpy(u->passwords, src->passwords, sizeof *u->passwords * (size_t)src->password_count);
+    if (src->password_count) /* none: src->passwords may be NULL */
+        memcpy(u->passwords, src->passwords, sizeof *u->passwords * (size_t)src->password_count);
     u->pwhash = src->pwhash ? xstrdup(src->pwhash) : NULL;
     u->selector_count = src->selector_count;
     u->selectors = xmalloc(sizeof *u->selectors * (size_t)src->selector_count);
@@ -775,8 +787,11 @@ void acl_describe_commands(const struct acl_selector *s, struct buf *out)
         }
         if (!user_bit)
             for (int i = 0; i < s->firstarg_count; i++)
-                if (s->firstargs[i].id == id)
-                    buf_append_fmt(out, "+%s|%s ", c->full_name, s->firstargs[i].arg);
+                if (s->firstargs[i].id == id) {
+                    buf_append_fmt(out, "+%s|", c->full_name);
+                    buf_append(out, s->firstargs[i].arg, s->firstargs[i].len);
+                    buf_append_char(out, ' ');
+                }
     }
     xfree(fake.firstargs);
     if (buf_len(out) > start) buf_truncate(out, buf_len(out) - 1);
@@ -874,8 +889,8 @@ bool acl_selector_allows_command(const struct acl_selector *s, int id, const cha
         return true;
     if (!arg) return false;
     for (int i = 0; i < s->firstarg_count; i++)
-        if (s->firstargs[i].id == id && strlen(s->firstargs[i].arg) == arg_len &&
-            strncasecmp(s->firstargs[i].arg, arg, arg_len) == 0)
+        if (s->firstargs[i].id == id && s->firstargs[i].len == arg_len &&
+            bytes_equal_nocase(s->firstargs[i].arg, arg, arg_len))
             return true;
     return false;
 }

@@ -83,7 +83,8 @@ struct acl_pattern {
 
 struct acl_firstarg {
     int id;
-    char *arg;
+    char *arg; /* binary: may hold NUL bytes (a client's first argument may) */
+    size_t len;
 };
 
 struct acl_selector {

@@ -50,8 +50,8 @@ cflags=(-std=c17 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer
     -Wall -Wextra -Wno-unused-parameter -Werror
     -I"$root/src" -I"$root/include")
 # Libraries a harness's sources may use (LZF: the RDB string encoding; Lua
-# and lua-bitop: the scripting libraries).
-read -r -a libs <<<"$(pkg-config --cflags --libs liblzf libfabric lua5.1 lua5.1-bitop) -lm -ldl"
+# and lua-bitop: the scripting libraries; libsodium: ACL's SHA-256).
+read -r -a libs <<<"$(pkg-config --cflags --libs liblzf libfabric lua5.1 lua5.1-bitop libsodium) -lm -ldl"
 # lua-cjson is a Lua C module (loaded at run time, as the server loads it).
 cflags+=(-DGOBLIN_LUA_CJSON_MODULE="\"$(pkg-config --variable=INSTALL_CMOD lua5.1)/cjson.so\"")
 
