@@ -60,6 +60,8 @@ static inline size_t buf_room(const struct buf *b)
 
 static inline void buf_append(struct buf *b, const void *p, size_t n)
 {
+    if (n == 0) /* an empty buffer may have no storage yet */
+        return;
     buf_reserve(b, n);
     memcpy(b->data + b->end, p, n);
     b->end += n;
