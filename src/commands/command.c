@@ -273,6 +273,14 @@ size_t command_count(void)
     return total_commands;
 }
 
+/* reply_error_count when a command's stats last took its errors. */
+static long long errors_settled;
+
+void command_settle_errors(void)
+{
+    errors_settled = reply_error_count;
+}
+
 const char command_noreplicas_error[] = "NOREPLICAS Not enough good replicas to write.";
 const char command_misconf_error[] =
     "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to "
@@ -358,7 +366,7 @@ static inline __attribute__((always_inline)) void command_run(struct cmd_ctx *ct
                                                               const struct typed_call *typed)
 {
     struct command *cmd = (struct command *)ctx->cmd;
-    long long errors_before = reply_error_count;
+    long long errors_before = reply_error_count, uncounted_before = reply_uncounted_errors;
     struct propagate_frame frame;
     frame.active = false;
     if (propagate_on) propagate_begin(&frame, ctx);
@@ -381,7 +389,14 @@ static inline __attribute__((always_inline)) void command_run(struct cmd_ctx *ct
          * tracking). */
         if (__builtin_expect(command_hooks != 0, 0)) command_run_hooks(ctx);
         cmd->calls += !ctx->rerun;
-        if (reply_error_count != errors_before) cmd->failed_calls++;
+        /* Failed: an error since the command began, or since a command
+         * it ran settled its own (Redis's incrCommandStatsOnError): a
+         * script's caught error or an EXEC's failed command is not the
+         * caller's failure. */
+        long long baseline = errors_settled > errors_before ? errors_settled : errors_before;
+        if (reply_error_count != baseline || reply_uncounted_errors != uncounted_before)
+            cmd->failed_calls++;
+        errors_settled = reply_error_count;
         stats.commands_processed++;
     }
     if (frame.active) propagate_end(&frame, ctx);

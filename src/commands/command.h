@@ -198,6 +198,9 @@ struct command_role_checks {
 void command_set_role_checks(const struct command_role_checks *checks);
 const char *command_readonly_refusal(const struct conn *c);
 bool command_too_few_replicas(void);
+/* The errors counted so far belong to a command already accounted for (a
+ * script's refused call): the running command is not failed by them. */
+void command_settle_errors(void);
 
 /* A family of commands from a layer above the command layer (repl/:
  * REPLICAOF, PSYNC, WAIT ...), added before command_table_init(). */

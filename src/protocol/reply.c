@@ -14,6 +14,7 @@
 #include "util/numparse.h"
 
 long long reply_error_count;
+long long reply_uncounted_errors;
 
 /* Every encoding, one row each, by its enum proto value. */
 static const struct reply_encoder *const reply_encoders[] = {
@@ -96,6 +97,17 @@ void reply_error(struct reply *r, const char *text)
 {
     size_t len = strlen(text);
     r->enc->error(r, text, len);
+    reply_count_error(text, len);
+}
+
+void reply_error_uncounted(struct reply *r, const char *text)
+{
+    r->enc->error(r, text, strlen(text));
+    reply_uncounted_errors++;
+}
+
+void reply_count_error(const char *text, size_t len)
+{
     reply_error_count++;
     count_error_code(text, len);
 }

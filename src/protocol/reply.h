@@ -124,6 +124,8 @@ struct reply {
 
 /* Counters for INFO stats (total_error_replies). */
 extern long long reply_error_count;
+/* Error replies sent by reply_error_uncounted() (counted earlier). */
+extern long long reply_uncounted_errors;
 
 /* INFO errorstats: error replies counted by their code (the text before the
  * first space, within the first 32 bytes; "ERR" when there is none), as
@@ -133,6 +135,10 @@ extern long long reply_error_count;
 #define REPLY_ERROR_CODES_MAX 128
 void reply_error_stats_foreach(void (*fn)(const char *code, long long count, void *arg), void *arg);
 void reply_error_stats_reset(void);
+/* Counts an error reply that is sent later, or never (a script's inner
+ * command refused, its error caught by redis.pcall, as Redis counts it);
+ * reply_error_uncounted() then sends it without counting it again. */
+void reply_count_error(const char *text, size_t len);
 
 /* The encoder table of each encoding, by its enum proto value (one row per
  * encoding in reply.c; NULL for a value that names none). */
@@ -179,6 +185,7 @@ static inline void reply_ok(struct reply *r)
 /* `-<text>`: text starts with the error code ("ERR ...", "WRONGTYPE ...").
  * CR/LF inside text are replaced by spaces so the stream stays framed. */
 void reply_error(struct reply *r, const char *text);
+void reply_error_uncounted(struct reply *r, const char *text);
 void reply_error_fmt(struct reply *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static inline void reply_int(struct reply *r, long long v)

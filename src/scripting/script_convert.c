@@ -241,6 +241,16 @@ static void reply_mapped_line(struct reply *r, const char *s, size_t len, bool b
     if (tmp != stack) free(tmp);
 }
 
+/* The error table on top of the stack was counted when the command that
+ * produced it answered (or was refused) inside the script. */
+static bool counted_already(lua_State *L)
+{
+    lua_getfield(L, -1, "ignore_error_stats_update");
+    bool yes = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return yes;
+}
+
 static void reply_table(lua_State *L, struct reply *r, int resp);
 
 static void reply_lua(lua_State *L, struct reply *r, int resp)
@@ -289,7 +299,10 @@ static void reply_table(lua_State *L, struct reply *r, int resp)
         buf_init(&b, len + 1);
         buf_append(&b, s, len);
         buf_append_char(&b, '\0');
-        reply_error(r, buf_head(&b));
+        if (counted_already(L))
+            reply_error_uncounted(r, buf_head(&b));
+        else
+            reply_error(r, buf_head(&b));
         buf_free(&b);
         return;
     }
@@ -401,6 +414,9 @@ void script_reply_error(lua_State *L, struct reply *r, const char *name)
         lua_pop(L, 2);
     }
     buf_append_char(&b, '\0');
-    reply_error(r, buf_head(&b));
+    if (lua_istable(L, -1) && counted_already(L))
+        reply_error_uncounted(r, buf_head(&b));
+    else
+        reply_error(r, buf_head(&b));
     buf_free(&b);
 }

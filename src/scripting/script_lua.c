@@ -242,6 +242,25 @@ static int call_error(lua_State *L, const char *text, bool raise)
     return raise ? lua_error(L) : 1;
 }
 
+/* A command the script called refused before it ran: counted in the error
+ * stats now, as Redis's scriptCall does, whether the script catches it or
+ * not, and marked so that the script's reply does not count it again. */
+static int call_refused(lua_State *L, const char *text, bool raise)
+{
+    if (text[0] == '-') {
+        reply_count_error(text + 1, strlen(text) - 1);
+    } else {
+        char line[256];
+        int n = snprintf(line, sizeof line, "ERR %s", text);
+        reply_count_error(line, n < 0 ? 0 : (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+    }
+    command_settle_errors();
+    script_push_error_table(L, text, strlen(text));
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, "ignore_error_stats_update");
+    return raise ? lua_error(L) : 1;
+}
+
 /* Redis's spelling of a number argument ("%.17g"). */
 static size_t number_to_text(lua_Number d, char *out, size_t cap)
 {
@@ -310,6 +329,10 @@ static int redis_call_generic(lua_State *L, bool raise)
             err = "-READONLY You can't write against a read only replica.";
         else if ((cmd->flags & CMD_WRITE) && persist_writes_refused())
             err = misconf;
+        /* min-replicas-to-write: reached by scripts without flags (a
+         * shebang script that may write is refused before it runs). */
+        else if ((cmd->flags & CMD_WRITE) && command_too_few_replicas())
+            err = "-NOREPLICAS Not enough good replicas to write.";
         else if (!(st->run->flags & SCRIPT_FLAG_ALLOW_OOM) && st->oom_at_start && !st->wrote &&
                  (cmd->flags & CMD_DENYOOM))
             err = "-OOM command not allowed when used memory > 'maxmemory'.";
@@ -329,7 +352,7 @@ static int redis_call_generic(lua_State *L, bool raise)
             free(argv_len);
             free(numbuf);
         }
-        return call_error(L, err, raise);
+        return bad ? call_error(L, err, raise) : call_refused(L, err, raise);
     }
 
     /* One scratch buffer for every call's reply: no allocation per call,

@@ -131,6 +131,20 @@ for cmd in "SET k v" "INCR n:0" "GET k"; do
     r=$(cli "$REF" $cmd 2>&1)
     [ "$g" = "$r" ] || fail "$cmd with min-replicas-to-write: '$g' vs '$r'"
 done
+# Scripts: a write through redis.call / redis.pcall in a script without
+# flags is refused there, a shebang script that may write before it runs.
+for body in "return redis.call('set','k','v')" "return redis.pcall('incr','n:0')" \
+    "redis.call('get','k'); return redis.call('del','k')" "return redis.call('get','k')" \
+    $'#!lua\nreturn redis.call(\'set\',\'k\',\'v\')' \
+    $'#!lua flags=no-writes\nreturn redis.call(\'get\',\'k\')'; do
+    g=$(cli "$M" EVAL "$body" 0 2>&1)
+    r=$(cli "$REF" EVAL "$body" 0 2>&1)
+    [ "$g" = "$r" ] || fail "EVAL $body with min-replicas-to-write: '$g' vs '$r'"
+done
+rejected() { cli "$1" INFO commandstats | grep -oE '^cmdstat_(set|incr|del):.*rejected_calls=[0-9]+' |
+    sed 's/:.*rejected/ rejected/' | sort; }
+[ "$(rejected "$M")" = "$(rejected "$REF")" ] ||
+    fail "rejected_calls after refused writes: '$(rejected "$M")' vs '$(rejected "$REF")'"
 multi() { printf 'MULTI\nSET k v\nEXEC\n' | cli "$1" 2>&1; }
 [ "$(multi "$M")" = "$(multi "$REF")" ] || fail "EXEC with min-replicas-to-write: $(multi "$M")"
 [ "$(field "$M" replication min_slaves_good_slaves)" = 2 ] || fail "min_slaves_good_slaves"
