@@ -257,14 +257,18 @@ enum auth_result auth_check(const char *source, int conn_failures, const char *u
 
 /* requirepass: kept only as a hash (auth_set_default_password); CONFIG GET
  * shows whether one is set. */
-static bool requirepass_parse(const char *const *values, struct config_error *err)
+static bool requirepass_parse_bytes(const char *value, size_t len, struct config_error *err)
 {
     (void)err;
-    size_t len = strlen(values[0]);
-    auth_set_default_password(values[0], len);
+    auth_set_default_password(value, len);
     xfree(config.requirepass);
     config.requirepass = len ? xstrdup("(hashed)") : NULL;
     return true;
+}
+
+static bool requirepass_parse(const char *const *values, struct config_error *err)
+{
+    return requirepass_parse_bytes(values[0], strlen(values[0]), err);
 }
 
 static void requirepass_render(struct buf *out)
@@ -281,6 +285,7 @@ static const struct config_param auth_params[] = {
      .value_name = "PASSWORD",
      .help = "password of the default user (kept only as a hash)",
      .parse = requirepass_parse,
+     .parse_bytes = requirepass_parse_bytes,
      .render = requirepass_render},
     {.name = "auth-file",
      .kind = CFG_STRING,

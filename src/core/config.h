@@ -256,6 +256,9 @@ struct config_param {
      * reason in err, nothing changed); renders the current value. */
     int nargs;
     bool (*parse)(const char *const *values, struct config_error *err);
+    /* CFG_CUSTOM with one value that may hold any byte (requirepass):
+     * CONFIG SET parses it with its length; NULL: parse. */
+    bool (*parse_bytes)(const char *value, size_t len, struct config_error *err);
     void (*render)(struct buf *out);
 };
 

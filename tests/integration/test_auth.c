@@ -108,6 +108,18 @@ static void requirepass_is_not_echoed(void)
     expect_reply(&c, "-WRONGPASS invalid username-password pair or user is disabled.\r\n");
     rconn_send(&c, "AUTH", "other", NULL);
     expect_reply(&c, "+OK\r\n");
+    /* A password may hold any byte, a NUL too (Redis's unit/auth): the
+     * whole value is the password, not its text up to the NUL. */
+    const char *const set_binary[] = {"CONFIG", "SET", "requirepass", "abc\0def"};
+    const size_t set_binary_len[] = {6, 3, 11, 7};
+    rconn_send_argv(&c, 4, set_binary, set_binary_len);
+    expect_reply(&c, "+OK\r\n");
+    rconn_send(&c, "AUTH", "abc", NULL);
+    expect_reply(&c, "-WRONGPASS invalid username-password pair or user is disabled.\r\n");
+    const char *const auth_binary[] = {"AUTH", "abc\0def"};
+    const size_t auth_binary_len[] = {4, 7};
+    rconn_send_argv(&c, 2, auth_binary, auth_binary_len);
+    expect_reply(&c, "+OK\r\n");
     rconn_close(&c);
     test_server_stop(&s);
 }

@@ -1,26 +1,35 @@
 #!/usr/bin/env bash
-# Redis 7.0.15's own test suite (tests/*.tcl, run by its `runtest` in
-# external-server mode) against goblin-core, unit by unit, with per-unit
-# counts.
+# Redis 7.0.15's own test suite (tests/*.tcl, run by its `runtest`)
+# against goblin-core, unit by unit, with per-unit counts.
 #
 # Fetches Debian's orig tarball of Redis 7.0.15 into a cache directory
 # (verified by sha256), unpacks it into a scratch directory and runs every
-# unit of tests/unit that the suite's own test_helper.tcl lists (its
-# ::all_tests), each against a goblin-core of its own. For each unit it
-# counts the tests that passed ([ok]) and whether the unit ran to its end.
-# It fails when a unit passes fewer tests than its recorded count in
-# tests/redis_suite/counts, or stops early (an [exception], a timeout, the
-# server gone) where counts does not record that it stops, with the
-# reason. docs/redis-suite.md explains the counts and what is left out.
+# unit the suite's own test_helper.tcl lists (its ::all_tests), one runtest
+# per unit. In external mode (the default, what ctest runs) only tests/unit
+# runs, each unit against a goblin-core this script starts, and tests
+# tagged external:skip are left out by runtest. In its own mode
+# (REDIS_SUITE_MODE=own) the suite starts its servers itself, from its
+# config files, as it does for Redis, and runs tests/integration too:
+# src/redis-server in the checkout is a symlink to goblin-core, redis-cli,
+# redis-benchmark and redis-check-* symlinks to Debian's (redis-tools).
+# For each unit it counts the tests that passed ([ok]) and whether the
+# unit ran to its end. It fails when a unit passes fewer tests
+# than its recorded count (tests/redis_suite/counts.own or counts), or
+# stops early (an [exception], a timeout, the server gone) where the counts
+# do not record that it stops, with the reason. docs/redis-suite.md
+# explains the counts and what is left out.
 #
 # Environment:
 #   GOBLIN_SERVER          the server binary (ctest sets it)
+#   REDIS_SUITE_MODE       external (default, what ctest runs) or own
 #   REDIS_SUITE_CACHE      cache directory for the tarball
 #                          (default ${XDG_CACHE_HOME:-~/.cache}/goblin-core)
 #   REDIS_SUITE_TARBALL    use this local copy of the tarball instead (still
 #                          checked against the sha256)
 #   REDIS_SUITE_UNITS      run these units (space-separated) instead of all
 #   REDIS_SUITE_URL        fetch the tarball from here instead of the mirror
+#   REDIS_SUITE_KEEP       set: keep the scratch directory (each unit's
+#                          output in unit.N.out)
 #   REDIS_SUITE_RECORD     set: print "unit ok stopped" per unit and judge
 #                          nothing (how counts is made, for goblin-core and
 #                          with GOBLIN_SERVER=/usr/bin/redis-server)
@@ -49,7 +58,15 @@ SUITE_GROUPS=${REDIS_SUITE_GROUPS:-2}
 # run near two minutes.
 TAGS=${REDIS_SUITE_TAGS:-"-slow"}
 
-COUNTS=$(dirname "$0")/counts
+MODE=${REDIS_SUITE_MODE:-external}
+case $MODE in
+own) COUNTS=$(dirname "$0")/counts.own ;;
+external) COUNTS=$(dirname "$0")/counts ;;
+*)
+    echo "REDIS_SUITE_MODE: own or external, not $MODE" >&2
+    exit 2
+    ;;
+esac
 
 URL=${REDIS_SUITE_URL:-http://deb.debian.org/debian/pool/main/r/redis/redis_7.0.15.orig.tar.gz}
 SHA256=4b1dc4ee6d622a09fff9c6777191209750fb5e5a725ef78ea012d6eef4c22982
@@ -62,7 +79,8 @@ LOG=$DIR/goblin.log
 # shellcheck source=tests/lib/testlib.sh
 source "$(dirname "$0")/../lib/testlib.sh"
 TEST_NAME=test_redis_suite
-trap 'for j in $(jobs -p); do kill "$j"; done 2>/dev/null; wait 2>/dev/null; rm -rf "$DIR"' EXIT
+trap 'for j in $(jobs -p); do kill "$j"; done 2>/dev/null; wait 2>/dev/null
+      if [ -n "${REDIS_SUITE_KEEP:-}" ]; then echo "kept $DIR"; else rm -rf "$DIR"; fi' EXIT
 
 skip() {
     echo "$TEST_NAME: SKIP: $*"
@@ -70,6 +88,15 @@ skip() {
 }
 
 command -v tclsh >/dev/null || skip "tclsh not installed (Debian package tcl)"
+# The suite's own mode runs Redis's tools from src/ (redis-cli for
+# integration/redis-cli, redis-check-aof for the AOF units, ...).
+TOOLS=(redis-cli redis-benchmark redis-check-aof redis-check-rdb)
+if [ "$MODE" = own ]; then
+    for t in "${TOOLS[@]}"; do
+        command -v "$t" >/dev/null || fail "$t not installed (Debian package redis-tools)"
+    done
+    SERVER_PATH=$(readlink -f "$GOBLIN_SERVER") || fail "no server at $GOBLIN_SERVER"
+fi
 
 sha_ok() { [ -f "$1" ] && echo "$SHA256  $1" | sha256sum -c --status; }
 
@@ -92,10 +119,12 @@ tar -xzf "$TARBALL" -C "$DIR" || fail "cannot unpack $TARBALL"
 if [ -n "${REDIS_SUITE_UNITS:-}" ]; then
     read -r -a UNITS <<<"$REDIS_SUITE_UNITS"
 else
-    # Every unit of tests/unit the suite itself runs (its ::all_tests);
-    # tests/integration needs the suite's own mode (servers it starts).
+    # Every unit the suite itself runs (its ::all_tests); tests/integration
+    # needs the suite's own mode (servers it starts).
+    units_re='unit/[A-Za-z0-9/_-]*'
+    [ "$MODE" = own ] && units_re='\(unit\|integration\)/[A-Za-z0-9/_-]*'
     mapfile -t UNITS < <(sed -n '/^set ::all_tests {/,/^}/p' "$DIR/redis-7.0.15/tests/test_helper.tcl" |
-        grep -o 'unit/[A-Za-z0-9/_-]*')
+        grep -o "$units_re")
     [ "${#UNITS[@]}" -gt 40 ] || fail "found ${#UNITS[@]} units in test_helper.tcl"
 fi
 SKIP_ARGS=()
@@ -114,43 +143,61 @@ claim() {
 }
 echo 0 >"$DIR/queue.next"
 
-# run_group G: runtest for the units it claims, one after the other, each
-# against a goblin-core of its own (a unit may leave configuration behind,
-# as hash.tcl leaves hash-max-listpack-entries at 2), in a tree of its own
-# (runtest writes under tests/tmp); unit I's output goes to $DIR/unit.I.out,
-# "unit ok stopped" to $DIR/unit.I.result.
+# run_own G I OUT: unit I in the suite's own mode, in group G's tree; the
+# suite starts its servers (src/redis-server, goblin-core) on group G's own
+# port range (cluster units add 10000 for the bus).
+run_own() {
+    local g=$1 i=$2 out=$3
+    (cd "$DIR/tree.$g" && timeout 900 ./runtest --clients 2 --timeout 120 \
+        --baseport $((21000 + g * 4000)) --portcount 4000 --tags "$TAGS" \
+        "${SKIP_ARGS[@]}" --single "${UNITS[$i]}") >"$out" 2>&1
+}
+
+# run_external G I OUT: unit I in external mode against a goblin-core of
+# its own (a unit may leave configuration behind, as hash.tcl leaves
+# hash-max-listpack-entries at 2).
+run_external() {
+    local g=$1 i=$2 out=$3 data=$DIR/data.$1.$2 log=$DIR/goblin.$1.$2.log
+    mkdir -p "$data"
+    LOG=$log
+    launch_goblin() {
+        "$GOBLIN_SERVER" --port "$PORT" --dir "$data" --save "" \
+            --enable-debug-command yes >"$log" 2>&1 &
+        PID=$!
+    }
+    start_server launch_goblin
+    pid=$PID
+    (cd "$DIR/tree.$g" && timeout 900 ./runtest --host 127.0.0.1 --port "$PORT" --clients 2 \
+        --timeout 120 --baseport $((20000 + g * 1000 + RANDOM % 500)) --tags "$TAGS" \
+        "${SKIP_ARGS[@]}" --single "${UNITS[$i]}") >"$out" 2>&1
+    if ! kill -0 "$pid" 2>/dev/null; then
+        echo "goblin-core exited during ${UNITS[$i]}; its log:" >>"$out"
+        cat "$log" >>"$out"
+        echo "[exception]: the server is gone" >>"$out"
+    fi
+    kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+    pid=
+}
+
+# run_group G: runtest for the units it claims, one after the other, in a
+# tree of its own (runtest writes under tests/tmp); unit I's output goes to
+# $DIR/unit.I.out, "unit ok stopped" to $DIR/unit.I.result.
 run_group() {
     local g=$1 tree=$DIR/tree.$1 i pid=
     trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null' EXIT
     cp -r "$DIR/redis-7.0.15" "$tree"
+    if [ "$MODE" = own ]; then
+        ln -sf "$SERVER_PATH" "$tree/src/redis-server"
+        for t in "${TOOLS[@]}"; do ln -sf "$(command -v "$t")" "$tree/src/$t"; done
+    fi
     while i=$(claim) && [ -n "$i" ]; do
-        local data=$DIR/data.$g.$i log=$DIR/goblin.$g.$i.log
-        mkdir -p "$data"
-        LOG=$log
-        launch_goblin() {
-            "$GOBLIN_SERVER" --port "$PORT" --dir "$data" --save "" \
-                --enable-debug-command yes >"$log" 2>&1 &
-            PID=$!
-        }
-        start_server launch_goblin
-        pid=$PID
-        local out=$DIR/unit.$i.out
-        (cd "$tree" && timeout 900 ./runtest --host 127.0.0.1 --port "$PORT" --clients 2 \
-            --timeout 120 --baseport $((20000 + g * 1000 + RANDOM % 500)) --tags "$TAGS" \
-            "${SKIP_ARGS[@]}" --single "${UNITS[$i]}") >"$out" 2>&1
+        local out=$DIR/unit.$i.out ok stopped=no
+        "run_$MODE" "$g" "$i" "$out"
         sed -i 's/\x1b\[[0-9;]*m//g' "$out"
-        local ok stopped=no
         ok=$(grep -c '^\[ok\]' "$out")
         grep -q '\[exception\]\|\[TIMEOUT\]' "$out" && stopped=yes
         grep -q 'All tests passed\|The following tests failed' "$out" || stopped=yes
-        if ! kill -0 "$pid" 2>/dev/null; then
-            echo "goblin-core exited during ${UNITS[$i]}; its log:" >>"$out"
-            cat "$log" >>"$out"
-            stopped=yes
-        fi
         echo "${UNITS[$i]} $ok $stopped" >"$DIR/unit.$i.result"
-        kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-        pid=
     done
 }
 
