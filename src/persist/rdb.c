@@ -55,9 +55,13 @@ static void write_aux_ll(struct rdb_writer *w, const char *key, long long value)
  * the idle seconds (RDB_OPCODE_IDLE) or under an LFU policy the decayed
  * counter (RDB_OPCODE_FREQ), then the key and value. Other policies
  * (noeviction, *-random, volatile-ttl) write neither, as Redis. */
+long long rdb_key_save_delay;
+static void debug_delay(long long us);
+
 static void write_key(struct kv *kv, void *arg)
 {
     struct rdb_writer *w = arg;
+    if (rdb_key_save_delay) debug_delay(rdb_key_save_delay);
     if (kv->expire_ms) {
         rdbw_u8(w, RDB_OPCODE_EXPIRETIME_MS);
         rdbw_u64le(w, (uint64_t)kv->expire_ms);
@@ -254,17 +258,17 @@ long long rdb_key_load_delay;
 bool (*rdb_load_progress)(size_t loaded, size_t total);
 long long rdb_load_events_interval = 2 * 1024 * 1024;
 
-/* Redis's debugDelay. */
-static void key_load_delay(void)
+/* Redis's debugDelay: us microseconds, or (us < 0) one microsecond once in
+ * -us calls. */
+static void debug_delay(long long us)
 {
-    long long us = rdb_key_load_delay;
     if (us < 0) us = rand_below((uint64_t)-us) == 0 ? 1 : 0;
     if (us) usleep((useconds_t)us);
 }
 
 static bool load_key(struct load_state *s, unsigned type)
 {
-    if (rdb_key_load_delay) key_load_delay();
+    if (rdb_key_load_delay) debug_delay(rdb_key_load_delay);
     struct rdb_str key;
     size_t at = s->r.pos;
     if (!rdbr_string(&s->r, &key)) return false;
@@ -719,6 +723,15 @@ static const struct config_param rdb_params[] = {
      .value_name = "US",
      .help = "testing: sleep this long after each key an RDB load reads (negative: 1 us once in -N "
              "keys), as Redis (default 0)"},
+    {.name = "rdb-key-save-delay",
+     .kind = CFG_INT,
+     .value = &rdb_key_save_delay,
+     .min = INT_MIN,
+     .max = INT_MAX,
+     .flags = CFG_HIDDEN,
+     .value_name = "US",
+     .help = "testing: sleep this long before each key an RDB save (or an AOF rewrite's RDB "
+             "preamble) writes (negative: 1 us once in -N keys), as Redis (default 0)"},
     {.name = "loading-process-events-interval-bytes",
      .kind = CFG_MEMORY,
      .value = &rdb_load_events_interval,

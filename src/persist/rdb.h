@@ -160,6 +160,8 @@ bool rdb_payload_decode(const void *p, size_t len, const char *key, size_t key_l
 /* key-load-delay: microseconds slept after each key a load reads (< 0:
  * one microsecond with probability 1/-N), Redis's testing aid. */
 extern long long rdb_key_load_delay;
+/* rdb-key-save-delay: the same before each key a save writes. */
+extern long long rdb_key_save_delay;
 
 /* The key-load-delay setting (core/config.h). */
 struct config_table;
