@@ -2,6 +2,7 @@
 #include "server/daemon.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <execinfo.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
@@ -31,6 +33,7 @@ static struct {
     bool crash_log_enabled;
     char *shutdown_on_sigint;
     char *shutdown_on_sigterm;
+    long long watchdog_period; /* ms; 0: off */
 } daemon_settings;
 
 enum supervisor { SUPERVISED_NONE, SUPERVISED_SYSTEMD, SUPERVISED_UPSTART };
@@ -124,6 +127,47 @@ static void apply_crash_log(void)
         }
         sigaction(fatal_signals[i], &sa, NULL);
     }
+}
+
+/* --- the watchdog (watchdog-period) --------------------------------------- */
+
+/* Redis's software watchdog: each housekeeping run re-arms a one-shot
+ * SIGALRM watchdog-period ms ahead, so it fires only when the loop has not
+ * come back to housekeeping for that long (a slow command, a long script),
+ * and the handler logs where the server is. Cost: one setitimer() per
+ * housekeeping run while it is on, nothing when off. */
+static bool watchdog_armed;
+
+static void on_watchdog(int sig)
+{
+    (void)sig;
+    crash_write("\n--- WATCHDOG TIMER EXPIRED ---\n");
+    void *frames[64];
+    int n = backtrace(frames, 64);
+    backtrace_symbols_fd(frames, n, log_fd());
+    crash_write("--------\n");
+}
+
+static void watchdog_arm(long long ms)
+{
+    struct itimerval it = {.it_value = {.tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000}};
+    setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static void apply_watchdog(void)
+{
+    if (daemon_settings.watchdog_period > 0 && !watchdog_armed) {
+        struct sigaction sa = {.sa_handler = on_watchdog, .sa_flags = SA_RESTART};
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGALRM, &sa, NULL);
+        watchdog_armed = true;
+    } else if (daemon_settings.watchdog_period <= 0 && watchdog_armed) {
+        watchdog_arm(0);
+        signal(SIGALRM, SIG_IGN);
+        watchdog_armed = false;
+        return;
+    }
+    if (watchdog_armed) watchdog_arm(daemon_settings.watchdog_period);
 }
 
 /* --- start, ready, stop --------------------------------------------------- */
@@ -284,6 +328,7 @@ bool daemon_shutdown_saves(int sig, bool default_save)
 
 void daemon_housekeeping(void)
 {
+    if (watchdog_armed) watchdog_arm(daemon_settings.watchdog_period);
     if (log_reopen_if_requested()) log_notice("Received SIGHUP: log file reopened");
 }
 
@@ -369,6 +414,16 @@ static const struct config_param daemon_params[] = {
      .help = "on SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT log a stack trace before dying "
              "(default yes)",
      .apply = apply_crash_log},
+    {.name = "watchdog-period",
+     .kind = CFG_INT,
+     .value = &daemon_settings.watchdog_period,
+     .min = 0,
+     .max = INT_MAX,
+     .flags = CFG_HIDDEN,
+     .value_name = "MS",
+     .help = "testing: log a stack trace when the loop has not run its housekeeping for this long "
+             "(Redis's software watchdog; 0: off, the default)",
+     .apply = apply_watchdog},
     {.name = "shutdown-on-sigint",
      .kind = CFG_ENUM,
      .value = &daemon_settings.shutdown_on_sigint,

@@ -107,10 +107,20 @@ grep -q "STOPPING=1" "$DIR/notify.out" || fail "no STOPPING=1 at exit"
 # --- the crash report ------------------------------------------------------------
 launch_crash() {
     "$bin" --port "$PORT" --save "" --mlockall no --dir "$DIR" --logfile "$LOG" \
-        --pidfile "$DIR/c.pid" >/dev/null 2>&1 &
+        --pidfile "$DIR/c.pid" --enable-debug-command yes >/dev/null 2>&1 &
     PID=$!
 }
 start_server launch_crash
+# watchdog-period (Redis's software watchdog): a loop held past the period
+# logs where it is; once it is off again, a long command logs nothing.
+[ "$(redis-cli -p "$PORT" CONFIG SET watchdog-period 200)" = OK ] || fail "watchdog-period refused"
+redis-cli -p "$PORT" DEBUG SLEEP 1 >/dev/null
+for _ in $(seq 50); do grep -q 'WATCHDOG TIMER EXPIRED' "$LOG" && break; sleep 0.1; done
+grep -A3 'WATCHDOG TIMER EXPIRED' "$LOG" | grep -q 'goblin-core(' || fail "no watchdog stack trace"
+redis-cli -p "$PORT" CONFIG SET watchdog-period 0 >/dev/null
+: >"$LOG"
+redis-cli -p "$PORT" DEBUG SLEEP 1 >/dev/null
+grep -q 'WATCHDOG' "$LOG" && fail "the watchdog fired after watchdog-period 0"
 [ -s "$DIR/c.pid" ] || fail "pidfile (not daemonized) not written"
 kill -SEGV "$PID"
 wait "$PID" 2>/dev/null && fail "the server survived SIGSEGV"
