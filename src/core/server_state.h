@@ -8,6 +8,7 @@
 #ifndef GOBLIN_SERVER_STATE_H
 #define GOBLIN_SERVER_STATE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct server {
@@ -20,6 +21,7 @@ struct server {
     long long ops_sample_count; /* its value then */
     long long input_sample_bytes, output_sample_bytes; /* net bytes then */
     const char *supervised; /* "systemd" or "upstart" when supervised (server/daemon.c); NULL: no */
+    bool cron_paused;       /* DEBUG PAUSE-CRON 1: housekeeping skipped, as Redis's serverCron */
 };
 
 extern struct server server;

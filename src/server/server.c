@@ -161,6 +161,7 @@ static void sample_ops_per_sec(void)
 
 void server_housekeeping(void)
 {
+    if (server.cron_paused) return;
     keyspace_update_lru_clock();
     evict_housekeeping((size_t)config.maxmemory);
     sample_ops_per_sec();

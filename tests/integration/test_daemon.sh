@@ -118,6 +118,15 @@ redis-cli -p "$PORT" DEBUG SLEEP 1 >/dev/null
 for _ in $(seq 50); do grep -q 'WATCHDOG TIMER EXPIRED' "$LOG" && break; sleep 0.1; done
 grep -A3 'WATCHDOG TIMER EXPIRED' "$LOG" | grep -q 'goblin-core(' || fail "no watchdog stack trace"
 redis-cli -p "$PORT" CONFIG SET watchdog-period 0 >/dev/null
+# DEBUG PAUSE-CRON 1 stops housekeeping (the active expiry cycle with it):
+# an expired key stays counted until it is resumed.
+redis-cli -p "$PORT" DEBUG PAUSE-CRON 1 >/dev/null
+redis-cli -p "$PORT" SET short v PX 50 >/dev/null
+sleep 0.5
+[ "$(redis-cli -p "$PORT" DBSIZE)" = 1 ] || fail "housekeeping ran under DEBUG PAUSE-CRON 1"
+redis-cli -p "$PORT" DEBUG PAUSE-CRON 0 >/dev/null
+for _ in $(seq 50); do [ "$(redis-cli -p "$PORT" DBSIZE)" = 0 ] && break; sleep 0.1; done
+[ "$(redis-cli -p "$PORT" DBSIZE)" = 0 ] || fail "housekeeping not resumed by DEBUG PAUSE-CRON 0"
 : >"$LOG"
 redis-cli -p "$PORT" DEBUG SLEEP 1 >/dev/null
 grep -q 'WATCHDOG' "$LOG" && fail "the watchdog fired after watchdog-period 0"

@@ -16,6 +16,7 @@
  *   PROTOCOL <type>       a sample reply of each RESP3 type
  *   STRINGMATCH-TEST      a randomised run of the glob matcher
  *   CHANGE-REPL-ID        a new master_replid (INFO replication)
+ *   PAUSE-CRON 0|1        housekeeping (Redis's serverCron) stopped and resumed
  *   SLEEP s, RELOAD, HELP
  *
  * Differences: "Value at:" is the address of our kv (stable while the value
@@ -532,6 +533,8 @@ static void debug_help(struct cmd_ctx *ctx)
         "QUICKLIST-PACKED-THRESHOLD <size>",
         "    Sets the threshold for elements to be inserted as plain vs packed nodes",
         "    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default.",
+        "PAUSE-CRON <0|1>",
+        "    Stop periodic cron job processing.",
         "RELOAD",
         "    Save the RDB on disk and reload it back to memory.",
         "SET-ACTIVE-EXPIRE <0|1>",
@@ -593,6 +596,9 @@ void cmd_debug(struct cmd_ctx *ctx)
         debug_digest_value(ctx);
     } else if (argc == 3 && arg_equals(ctx, 1, "set-disable-deny-scripts")) {
         script_disable_deny_scripts = atoi(arg_cstr(ctx, 2, text, sizeof text)) != 0;
+        reply_ok(ctx->reply);
+    } else if (argc == 3 && arg_equals(ctx, 1, "pause-cron")) {
+        server.cron_paused = atoi(arg_cstr(ctx, 2, text, sizeof text)) != 0;
         reply_ok(ctx->reply);
     } else if (argc == 3 && arg_equals(ctx, 1, "set-active-expire")) {
         keyspace.active_expire_disabled = atoi(arg_cstr(ctx, 2, text, sizeof text)) == 0;
