@@ -215,6 +215,8 @@ static enum supervisor detect_supervisor(void)
     return SUPERVISED_NONE;
 }
 
+static void show_logo(void);
+
 bool daemon_start(void)
 {
     if (!log_set_file(daemon_settings.logfile)) {
@@ -247,6 +249,10 @@ bool daemon_start(void)
     struct sigaction sa = {.sa_handler = on_sighup};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGHUP, &sa, NULL);
+    /* Before the data set loads, as Redis: the banner's PID line is what
+     * Redis's own test suite waits for before it watches the server, so a
+     * server that then fails to load is seen to exit, not waited for. */
+    show_logo();
     return true;
 }
 
@@ -294,7 +300,6 @@ static void show_logo(void)
 void daemon_ready(void)
 {
     write_pidfile();
-    show_logo();
     if (supervisor == SUPERVISED_SYSTEMD) {
         if (sd_notify(0, "READY=1\nSTATUS=Ready to accept connections") <= 0)
             log_warning("sd_notify: readiness not reported (NOTIFY_SOCKET unset or unreachable)");

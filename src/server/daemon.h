@@ -5,7 +5,8 @@
  * do (shutdown-on-sigterm/-sigint).
  *
  * Order at startup (main.c): daemon_start() after the settings are read and
- * before anything listens; daemon_ready() once the server is listening and
+ * before anything listens (the banner is logged there, before the data set
+ * loads, as Redis); daemon_ready() once the server is listening and
  * has loaded its data, just before the loop serves (the pidfile is written
  * there, before the first request is served); daemon_stop() at exit.
  *
