@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <systemd/sd-daemon.h>
@@ -322,13 +323,83 @@ void daemon_stop(void)
     }
 }
 
+/* shutdown-on-sigint/-sigterm: Redis's flag words, any combination of
+ * save, nosave, now and force ("default": none). */
+enum { SHUTDOWN_SAVE = 1, SHUTDOWN_NOSAVE = 2, SHUTDOWN_NOW = 4, SHUTDOWN_FORCE = 8 };
+static const char *const shutdown_words[] = {"save", "nosave", "now", "force"};
+
+/* The flags of text, or -1 with the reason in *why. */
+static int shutdown_flags_parse(const char *text, const char **why)
+{
+    int flags = 0;
+    const char *p = text;
+    while (*p) {
+        while (*p == ' ') p++;
+        size_t n = strcspn(p, " ");
+        if (n == 0) break;
+        int bit = -1;
+        if (n == 7 && strncasecmp(p, "default", 7) == 0) bit = 0;
+        for (int i = 0; i < 4 && bit < 0; i++)
+            if (strlen(shutdown_words[i]) == n && strncasecmp(p, shutdown_words[i], n) == 0)
+                bit = 1 << i;
+        if (bit < 0) {
+            *why = "argument(s) must be one of the following: default, save, nosave, now, force";
+            return -1;
+        }
+        flags |= bit;
+        p += n;
+    }
+    if ((flags & SHUTDOWN_SAVE) && (flags & SHUTDOWN_NOSAVE)) {
+        *why = "shutdown options SAVE and NOSAVE can't be used simultaneously";
+        return -1;
+    }
+    return flags;
+}
+
+static const char *validate_shutdown_flags(const char *text)
+{
+    const char *why = NULL;
+    return shutdown_flags_parse(text, &why) < 0 ? why : NULL;
+}
+
+/* Keeps the value as Redis shows it: the words in Redis's order, or
+ * "default". */
+static void canonical_shutdown_flags(char **value)
+{
+    const char *why;
+    int flags = shutdown_flags_parse(*value, &why);
+    char out[32] = "";
+    for (int i = 0; i < 4; i++) {
+        if (!(flags & (1 << i))) continue;
+        if (*out) strcat(out, " ");
+        strcat(out, shutdown_words[i]);
+    }
+    xfree(*value);
+    *value = xstrdup(*out ? out : "default");
+}
+
+static void apply_shutdown_on_sigint(void)
+{
+    canonical_shutdown_flags(&daemon_settings.shutdown_on_sigint);
+}
+
+static void apply_shutdown_on_sigterm(void)
+{
+    canonical_shutdown_flags(&daemon_settings.shutdown_on_sigterm);
+}
+
 bool daemon_shutdown_saves(int sig, bool default_save)
 {
-    const char *how =
-        sig == SIGINT ? daemon_settings.shutdown_on_sigint : daemon_settings.shutdown_on_sigterm;
-    if (strcmp(how, "save") == 0) return true;
-    if (strcmp(how, "nosave") == 0) return false;
-    return default_save; /* default; now and force as default (no replicas to wait for) */
+    const char *why;
+    int flags = shutdown_flags_parse(sig == SIGINT ? daemon_settings.shutdown_on_sigint
+                                                   : daemon_settings.shutdown_on_sigterm,
+                                     &why);
+    if (flags > 0 && (flags & SHUTDOWN_SAVE)) return true;
+    if (flags > 0 && (flags & SHUTDOWN_NOSAVE)) return false;
+    /* Neither: as the save points say. now and force change nothing here:
+     * a shutdown does not wait for replicas, and a failed final save does
+     * not keep a signalled server running. */
+    return default_save;
 }
 
 void daemon_housekeeping(void)
@@ -354,7 +425,6 @@ static void daemon_defaults(void)
 static const char *const facilities[] = {"user",   "local0", "local1", "local2", "local3",
                                          "local4", "local5", "local6", "local7", NULL};
 static const char *const supervised_modes[] = {"upstart", "systemd", "auto", "no", NULL};
-static const char *const shutdown_modes[] = {"default", "save", "nosave", "now", "force", NULL};
 
 #define STARTUP (CFG_IMMUTABLE | CFG_REDIS_IMMUTABLE)
 
@@ -430,17 +500,23 @@ static const struct config_param daemon_params[] = {
              "(Redis's software watchdog; 0: off, the default)",
      .apply = apply_watchdog},
     {.name = "shutdown-on-sigint",
-     .kind = CFG_ENUM,
+     .kind = CFG_STRING,
      .value = &daemon_settings.shutdown_on_sigint,
-     .value_name = "default|save|nosave|now|force",
-     .help = "what SIGINT's shutdown does: save, nosave, or as the save points say (default)",
-     .choices = shutdown_modes},
+     .flags = CFG_MULTI_ARG,
+     .value_name = "default|[save|nosave] [now] [force]",
+     .help = "what SIGINT's shutdown does: save, nosave, or as the save points say (default); "
+             "now and force are accepted as Redis's words",
+     .validate = validate_shutdown_flags,
+     .apply = apply_shutdown_on_sigint},
     {.name = "shutdown-on-sigterm",
-     .kind = CFG_ENUM,
+     .kind = CFG_STRING,
      .value = &daemon_settings.shutdown_on_sigterm,
-     .value_name = "default|save|nosave|now|force",
-     .help = "what SIGTERM's shutdown does: save, nosave, or as the save points say (default)",
-     .choices = shutdown_modes},
+     .flags = CFG_MULTI_ARG,
+     .value_name = "default|[save|nosave] [now] [force]",
+     .help = "what SIGTERM's shutdown does: save, nosave, or as the save points say (default); "
+             "now and force are accepted as Redis's words",
+     .validate = validate_shutdown_flags,
+     .apply = apply_shutdown_on_sigterm},
 };
 
 const struct config_table daemon_config = CONFIG_TABLE(daemon_params, daemon_defaults);

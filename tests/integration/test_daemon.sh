@@ -162,7 +162,9 @@ wait "$PID" 2>/dev/null || true
 PID=
 
 # --- shutdown-on-sigterm ---------------------------------------------------------
-for mode in save nosave; do
+# Redis's flag words in any combination, shown in Redis's order (the
+# replies redis-server 7.0.15 gives).
+for mode in save "now nosave"; do
     rm -f "$DIR/dump.rdb"
     launch_term() {
         "$bin" --port "$PORT" --save "" --mlockall no --dir "$DIR" \
@@ -171,6 +173,20 @@ for mode in save nosave; do
     }
     start_server launch_term
     redis-cli -p "$PORT" SET k v >/dev/null
+    if [ "$mode" != save ]; then
+        [ "$(redis-cli -p "$PORT" CONFIG GET shutdown-on-sigterm | tail -n 1)" = "nosave now" ] ||
+            fail "shutdown-on-sigterm 'now nosave' not shown as Redis shows it"
+        [ "$(redis-cli -p "$PORT" CONFIG SET shutdown-on-sigint "force now DEFAULT")" = OK ] ||
+            fail "shutdown-on-sigint flag words refused"
+        [ "$(redis-cli -p "$PORT" CONFIG GET shutdown-on-sigint | tail -n 1)" = "now force" ] ||
+            fail "shutdown-on-sigint not in Redis's order"
+        [ "$(redis-cli -p "$PORT" CONFIG SET shutdown-on-sigint "save nosave")" = \
+            "ERR CONFIG SET failed (possibly related to argument 'shutdown-on-sigint') - shutdown options SAVE and NOSAVE can't be used simultaneously" ] ||
+            fail "save nosave accepted"
+        [ "$(redis-cli -p "$PORT" CONFIG SET shutdown-on-sigint bogus)" = \
+            "ERR CONFIG SET failed (possibly related to argument 'shutdown-on-sigint') - argument(s) must be one of the following: default, save, nosave, now, force" ] ||
+            fail "an unknown word accepted"
+    fi
     kill -TERM "$PID"
     wait "$PID" 2>/dev/null || true
     PID=
