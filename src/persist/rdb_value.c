@@ -8,6 +8,7 @@
 
 #include "store/listpack.h"
 #include "persist/rdb_stream.h"
+#include "persist/ziplist.h"
 #include "store/hash.h"
 #include "store/list.h"
 #include "store/set.h"
@@ -277,47 +278,67 @@ static enum rdb_load_status hash_load_fields(struct rdb_reader *r, unsigned type
 }
 
 /* Reads a string value holding a listpack and checks its header. */
-static bool listpack_open(struct rdb_reader *r, struct rdb_str *blob, struct lp_iter *it)
+/* A packed blob: a listpack, or a ziplist (the RDB types of Redis before
+ * 7.0), read through the same entries. */
+struct packed_iter {
+    struct lp_iter it;
+    bool ziplist;
+};
+
+static bool packed_open(struct rdb_reader *r, struct rdb_str *blob, struct packed_iter *pi,
+                        bool ziplist)
 {
     if (!rdbr_string(r, blob)) return false;
-    if (!lp_iter_init(it, blob->ptr, blob->len)) {
+    pi->ziplist = ziplist;
+    bool ok = ziplist ? zl_iter_init(&pi->it, blob->ptr, blob->len)
+                      : lp_iter_init(&pi->it, blob->ptr, blob->len);
+    if (!ok) {
         rdb_str_free(blob);
-        return rdbr_fail(r, "%s", it->err);
+        return rdbr_fail(r, "%s", pi->it.err);
     }
     return true;
 }
 
-static bool listpack_close(struct rdb_reader *r, struct rdb_str *blob, struct lp_iter *it, int last)
+static int packed_next(struct packed_iter *pi, struct lp_entry *e)
 {
-    bool ok = last == 0 && lp_iter_end(it);
-    if (!ok && !r->err[0]) rdbr_fail(r, "%s", it->err ? it->err : "malformed listpack");
+    return pi->ziplist ? zl_iter_next(&pi->it, e) : lp_iter_next(&pi->it, e);
+}
+
+static bool packed_close(struct rdb_reader *r, struct rdb_str *blob, struct packed_iter *pi,
+                         int last)
+{
+    bool ok = last == 0 && (pi->ziplist ? zl_iter_end(&pi->it) : lp_iter_end(&pi->it));
+    if (!ok && !r->err[0])
+        rdbr_fail(r, "%s",
+                  pi->it.err    ? pi->it.err
+                  : pi->ziplist ? "malformed ziplist"
+                                : "malformed listpack");
     rdb_str_free(blob);
     return ok;
 }
 
-static enum rdb_load_status hash_load_listpack(struct rdb_reader *r, unsigned type, const char *key,
-                                               size_t key_len, struct kv **out)
+static enum rdb_load_status hash_load_packed(struct rdb_reader *r, unsigned type, const char *key,
+                                             size_t key_len, struct kv **out)
 {
-    (void)type;
     struct rdb_str blob;
-    struct lp_iter it;
-    if (!listpack_open(r, &blob, &it)) return RDB_VALUE_ERROR;
+    struct packed_iter it;
+    if (!packed_open(r, &blob, &it, type == RDB_TYPE_HASH_ZIPLIST)) return RDB_VALUE_ERROR;
     struct hash *h = hash_new();
     struct lp_entry f, v;
     int got;
-    while ((got = lp_iter_next(&it, &f)) == 1) {
-        if ((got = lp_iter_next(&it, &v)) != 1) {
-            if (got == 0) it.err = "listpack hash with a field but no value";
+    while ((got = packed_next(&it, &f)) == 1) {
+        if ((got = packed_next(&it, &v)) != 1) {
+            if (got == 0) it.it.err = "packed hash with a field but no value";
             got = -1;
             break;
         }
         if (!hash_set(h, f.ptr, f.len, v.ptr, v.len)) {
-            it.err = "duplicate hash field in listpack";
+            it.it.err = "duplicate hash field in a packed hash";
             got = -1;
             break;
         }
     }
-    if (!listpack_close(r, &blob, &it, got)) {
+    if (!packed_close(r, &blob, &it, got)) {
         hash_free(h);
         return RDB_VALUE_ERROR;
     }
@@ -387,25 +408,24 @@ static bool listpack_score(const struct lp_entry *e, double *score)
     return *end == '\0';
 }
 
-static enum rdb_load_status zset_load_listpack(struct rdb_reader *r, unsigned type, const char *key,
-                                               size_t key_len, struct kv **out)
+static enum rdb_load_status zset_load_packed(struct rdb_reader *r, unsigned type, const char *key,
+                                             size_t key_len, struct kv **out)
 {
-    (void)type;
     struct rdb_str blob;
-    struct lp_iter it;
-    if (!listpack_open(r, &blob, &it)) return RDB_VALUE_ERROR;
+    struct packed_iter it;
+    if (!packed_open(r, &blob, &it, type == RDB_TYPE_ZSET_ZIPLIST)) return RDB_VALUE_ERROR;
     struct zset *z = zset_new();
     struct lp_entry m, s;
     int got;
-    while ((got = lp_iter_next(&it, &m)) == 1) {
+    while ((got = packed_next(&it, &m)) == 1) {
         double score;
-        if ((got = lp_iter_next(&it, &s)) != 1) {
-            if (got == 0) it.err = "listpack sorted set with a member but no score";
+        if ((got = packed_next(&it, &s)) != 1) {
+            if (got == 0) it.it.err = "listpack sorted set with a member but no score";
             got = -1;
             break;
         }
         if (!listpack_score(&s, &score)) {
-            it.err = "listpack sorted set with an invalid score";
+            it.it.err = "listpack sorted set with an invalid score";
             got = -1;
             break;
         }
@@ -414,7 +434,7 @@ static enum rdb_load_status zset_load_listpack(struct rdb_reader *r, unsigned ty
             break;
         }
     }
-    if (!listpack_close(r, &blob, &it, got)) {
+    if (!packed_close(r, &blob, &it, got)) {
         zset_free(z);
         return RDB_VALUE_ERROR;
     }
@@ -536,32 +556,36 @@ static enum rdb_load_status list_load_elements(struct rdb_reader *r, unsigned ty
 static enum rdb_load_status list_load_quicklist(struct rdb_reader *r, unsigned type,
                                                 const char *key, size_t key_len, struct kv **out)
 {
-    (void)type;
-    uint64_t nodes;
-    if (!rdbr_count(r, &nodes)) return RDB_VALUE_ERROR;
+    /* Type 10: one ziplist; 14: ziplist nodes; 15: listpack or plain nodes. */
+    bool ziplist = type != RDB_TYPE_LIST_QUICKLIST_2;
+    uint64_t nodes = 1;
+    if (type != RDB_TYPE_LIST_ZIPLIST && !rdbr_count(r, &nodes)) return RDB_VALUE_ERROR;
     struct list *l = list_new();
     for (uint64_t i = 0; i < nodes && !r->err[0]; i++) {
-        uint64_t container;
-        bool encoded;
-        if (!rdbr_len(r, &container, &encoded)) break;
-        if (encoded || (container != QUICKLIST_NODE_PLAIN && container != QUICKLIST_NODE_PACKED)) {
-            rdbr_fail(r, "unknown quicklist container %llu", (unsigned long long)container);
-            break;
-        }
-        if (container == QUICKLIST_NODE_PLAIN) {
-            struct rdb_str e;
-            if (!rdbr_string(r, &e)) break;
-            list_push(l, LIST_TAIL, e.ptr, e.len);
-            rdb_str_free(&e);
-            continue;
+        if (type == RDB_TYPE_LIST_QUICKLIST_2) {
+            uint64_t container;
+            bool encoded;
+            if (!rdbr_len(r, &container, &encoded)) break;
+            if (encoded ||
+                (container != QUICKLIST_NODE_PLAIN && container != QUICKLIST_NODE_PACKED)) {
+                rdbr_fail(r, "unknown quicklist container %llu", (unsigned long long)container);
+                break;
+            }
+            if (container == QUICKLIST_NODE_PLAIN) {
+                struct rdb_str e;
+                if (!rdbr_string(r, &e)) break;
+                list_push(l, LIST_TAIL, e.ptr, e.len);
+                rdb_str_free(&e);
+                continue;
+            }
         }
         struct rdb_str blob;
-        struct lp_iter it;
-        if (!listpack_open(r, &blob, &it)) break;
+        struct packed_iter it;
+        if (!packed_open(r, &blob, &it, ziplist)) break;
         struct lp_entry e;
         int got;
-        while ((got = lp_iter_next(&it, &e)) == 1) list_push(l, LIST_TAIL, e.ptr, e.len);
-        if (!listpack_close(r, &blob, &it, got)) break;
+        while ((got = packed_next(&it, &e)) == 1) list_push(l, LIST_TAIL, e.ptr, e.len);
+        if (!packed_close(r, &blob, &it, got)) break;
     }
     if (r->err[0]) {
         list_free(l);
@@ -586,14 +610,15 @@ static const struct value_loader loaders[RDB_TYPE_COUNT] = {
     [RDB_TYPE_MODULE_PRE_GA] = {"module", "module (pre-GA)", NULL},
     [RDB_TYPE_MODULE_2] = {"module", "module", NULL},
     [RDB_TYPE_HASH_ZIPMAP] = {"hash", "zipmap (Redis < 2.6)", NULL},
-    [RDB_TYPE_LIST_ZIPLIST] = {"list", "ziplist", NULL},
+    [RDB_TYPE_LIST_ZIPLIST] = {"list", "ziplist", list_load_quicklist},
     [RDB_TYPE_SET_INTSET] = {"set", "intset", set_load_intset},
-    [RDB_TYPE_ZSET_ZIPLIST] = {"zset", "ziplist (Redis < 7.0)", NULL},
-    [RDB_TYPE_HASH_ZIPLIST] = {"hash", "ziplist (Redis < 7.0)", NULL},
-    [RDB_TYPE_LIST_QUICKLIST] = {"list", "quicklist", NULL},
+    [RDB_TYPE_ZSET_ZIPLIST] = {"zset", "ziplist (Redis < 7.0)", zset_load_packed},
+    [RDB_TYPE_HASH_ZIPLIST] = {"hash", "ziplist (Redis < 7.0)", hash_load_packed},
+    [RDB_TYPE_LIST_QUICKLIST] = {"list", "quicklist of ziplists (Redis < 7.0)",
+                                 list_load_quicklist},
     [RDB_TYPE_STREAM_LISTPACKS] = {"stream", "listpacks (Redis < 7.0)", rdb_stream_load},
-    [RDB_TYPE_HASH_LISTPACK] = {"hash", "listpack", hash_load_listpack},
-    [RDB_TYPE_ZSET_LISTPACK] = {"zset", "listpack", zset_load_listpack},
+    [RDB_TYPE_HASH_LISTPACK] = {"hash", "listpack", hash_load_packed},
+    [RDB_TYPE_ZSET_LISTPACK] = {"zset", "listpack", zset_load_packed},
     [RDB_TYPE_LIST_QUICKLIST_2] = {"list", "quicklist", list_load_quicklist},
     [RDB_TYPE_STREAM_LISTPACKS_2] = {"stream", "listpacks", rdb_stream_load},
 };

@@ -45,6 +45,7 @@ struct lp_iter {
     size_t count;      /* entries read so far */
     unsigned declared; /* header count (65535 = not recorded) */
     const char *err;
+    size_t prev, tail; /* persist/ziplist.c: the previous entry's size, zltail */
 };
 
 struct lp_entry {

@@ -4,7 +4,7 @@
  * rdb_value.c, rdb_io.c, listpack.c).
  *
  * fuzz-sources: src/persist/rdb.c src/persist/rdb_value.c src/persist/rdb_io.c
- * fuzz-sources: src/store/listpack.c src/persist/crc64.c
+ * fuzz-sources: src/store/listpack.c src/persist/ziplist.c src/persist/crc64.c
  * fuzz-sources: src/store/db.c src/store/dict.c src/store/kv.c src/store/hash.c
  * fuzz-sources: src/store/zset.c src/store/zindex.c src/store/packed.c src/store/set.c
  * fuzz-sources: src/store/sample.c src/store/list.c src/store/blocking.c src/store/watch.c

@@ -4,7 +4,7 @@
  * iterator, and the loader of src/store/stream.c).
  *
  * fuzz-sources: src/persist/rdb_stream.c src/persist/rdb_value.c src/persist/rdb_io.c
- * fuzz-sources: src/store/listpack.c src/persist/crc64.c
+ * fuzz-sources: src/store/listpack.c src/persist/ziplist.c src/persist/crc64.c
  * fuzz-sources: src/store/stream.c src/store/stream_cgroup.c src/store/stream_id.c
  * fuzz-sources: src/store/idtree.c src/store/kv.c src/store/hash.c src/store/zset.c
  * fuzz-sources: src/store/zindex.c src/store/packed.c src/store/set.c src/store/list.c

@@ -46,4 +46,7 @@ for comp in yes no; do
     redis-cli -p "$p" SHUTDOWN NOSAVE >/dev/null 2>&1 || true
     cp "$tmp/goblin-$comp.rdb" "$out/goblin-$comp.rdb"
 done
+# Redis < 7.0's encodings (ziplists, a quicklist of ziplists), as
+# tests/integration/py/old_rdb.py writes them.
+python3 "$(dirname "$0")/../integration/py/old_rdb.py" "$out/old-encodings.rdb"
 ls -l "$out"

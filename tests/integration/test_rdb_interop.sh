@@ -13,8 +13,11 @@
 #   BGSAVE, DEBUG RELOAD and the AOF rewrite's base;
 #   streams with consumer groups, PELs and consumers (XINFO STREAM FULL
 #     identical after the file moves, both ways);
-#   a type goblin-core does not implement, a truncated file and a flipped
-#   byte stop the start with an error naming the problem.
+#   RDB files of Redis < 7.0 (ziplists, quicklists of ziplists) load to
+#     the data redis-server loads from them;
+#   a type goblin-core does not implement (zipmap), a ziplist with a bad
+#   previous-entry length, a truncated file and a flipped byte stop the
+#   start with an error naming the problem.
 set -u
 
 GOBLIN_SERVER=${GOBLIN_SERVER:?GOBLIN_SERVER not set}
@@ -159,6 +162,21 @@ for dir in "goblin redis" "redis goblin"; do
     stamp_round "$from" "$to" noeviction allkeys-lru idle-dropped 1000
 done
 
+# 4b. RDB files of Redis before 7.0: ziplist hashes and sorted sets, a list
+# as one ziplist and as a quicklist of ziplists (py/old_rdb.py writes every
+# ziplist entry form); both servers load the same file to the same data.
+d=$DIR/old
+mkdir -p "$d/g" "$d/r"
+python3 "$(dirname "$0")/py/old_rdb.py" "$d/g/dump.rdb" || fail "old_rdb.py"
+cp "$d/g/dump.rdb" "$d/r/dump.rdb"
+start_redis "$d/r" --enable-debug-command yes
+start_goblin "$d/g"
+[ "$(cli "$GPORT" DBSIZE)" = 5 ] || fail "old encodings: $(cli "$GPORT" DBSIZE) keys loaded, 5 written"
+$COMPARE compare "$RPORT" "$GPORT" || fail "old encodings: goblin-core's data differs from redis-server's"
+[ "$(cli "$GPORT" DEBUG DIGEST)" = "$(cli "$RPORT" DEBUG DIGEST)" ] || fail "old encodings: digests differ"
+stop "$RPID"
+stop "$GPID"
+
 # 5. Refusals at start: exit status 1 and a message naming the problem.
 expect_refusal() {
     local what=$1 pattern=$2 d=$3 rc=0
@@ -172,16 +190,20 @@ start_redis "$d" --rdbchecksum no
 cli "$RPORT" HSET zhash f v >/dev/null
 cli "$RPORT" SAVE >/dev/null
 stop "$RPID"
-# The same hash as Redis < 7.0 wrote it: type byte 13 (ziplist) for 16.
+# The same hash as Redis < 2.6 wrote it: type byte 9 (zipmap) for 16.
 python3 - "$d/dump.rdb" <<'PY' || fail "patching the type byte"
 import sys
 p = sys.argv[1]
 b = bytearray(open(p, "rb").read())
 at = b.index(b"\x10\x05zhash")
-b[at] = 13
+b[at] = 9
 open(p, "wb").write(b)
 PY
-expect_refusal "a ziplist hash" "key 'zhash' \(hash.*not implemented" "$d"
+expect_refusal "a zipmap hash" "key 'zhash' \(hash.*not implemented" "$d"
+d=$DIR/badzl
+mkdir -p "$d"
+python3 "$(dirname "$0")/py/old_rdb.py" "$d/dump.rdb" corrupt || fail "old_rdb.py corrupt"
+expect_refusal "a ziplist with a wrong previous length" "key 'oldhash' \(hash.*bad previous length" "$d"
 d=$DIR/trunc
 mkdir -p "$d"
 head -c 1000 "$DIR/r/dump.rdb" >"$d/dump.rdb"
