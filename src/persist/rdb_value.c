@@ -280,18 +280,20 @@ static enum rdb_load_status hash_load_fields(struct rdb_reader *r, unsigned type
 /* Reads a string value holding a listpack and checks its header. */
 /* A packed blob: a listpack, or a ziplist (the RDB types of Redis before
  * 7.0), read through the same entries. */
+enum packed_kind { PACKED_LISTPACK, PACKED_ZIPLIST, PACKED_ZIPMAP };
 struct packed_iter {
     struct lp_iter it;
-    bool ziplist;
+    enum packed_kind kind;
 };
 
 static bool packed_open(struct rdb_reader *r, struct rdb_str *blob, struct packed_iter *pi,
-                        bool ziplist)
+                        enum packed_kind kind)
 {
     if (!rdbr_string(r, blob)) return false;
-    pi->ziplist = ziplist;
-    bool ok = ziplist ? zl_iter_init(&pi->it, blob->ptr, blob->len)
-                      : lp_iter_init(&pi->it, blob->ptr, blob->len);
+    pi->kind = kind;
+    bool ok = kind == PACKED_ZIPLIST  ? zl_iter_init(&pi->it, blob->ptr, blob->len)
+              : kind == PACKED_ZIPMAP ? zm_iter_init(&pi->it, blob->ptr, blob->len)
+                                      : lp_iter_init(&pi->it, blob->ptr, blob->len);
     if (!ok) {
         rdb_str_free(blob);
         return rdbr_fail(r, "%s", pi->it.err);
@@ -301,18 +303,20 @@ static bool packed_open(struct rdb_reader *r, struct rdb_str *blob, struct packe
 
 static int packed_next(struct packed_iter *pi, struct lp_entry *e)
 {
-    return pi->ziplist ? zl_iter_next(&pi->it, e) : lp_iter_next(&pi->it, e);
+    return pi->kind == PACKED_ZIPLIST  ? zl_iter_next(&pi->it, e)
+           : pi->kind == PACKED_ZIPMAP ? zm_iter_next(&pi->it, e)
+                                       : lp_iter_next(&pi->it, e);
 }
 
 static bool packed_close(struct rdb_reader *r, struct rdb_str *blob, struct packed_iter *pi,
                          int last)
 {
-    bool ok = last == 0 && (pi->ziplist ? zl_iter_end(&pi->it) : lp_iter_end(&pi->it));
-    if (!ok && !r->err[0])
-        rdbr_fail(r, "%s",
-                  pi->it.err    ? pi->it.err
-                  : pi->ziplist ? "malformed ziplist"
-                                : "malformed listpack");
+    static const char *const names[] = {"malformed listpack", "malformed ziplist",
+                                        "malformed zipmap"};
+    bool ok = last == 0 && (pi->kind == PACKED_ZIPLIST  ? zl_iter_end(&pi->it)
+                            : pi->kind == PACKED_ZIPMAP ? zm_iter_end(&pi->it)
+                                                        : lp_iter_end(&pi->it));
+    if (!ok && !r->err[0]) rdbr_fail(r, "%s", pi->it.err ? pi->it.err : names[pi->kind]);
     rdb_str_free(blob);
     return ok;
 }
@@ -322,7 +326,10 @@ static enum rdb_load_status hash_load_packed(struct rdb_reader *r, unsigned type
 {
     struct rdb_str blob;
     struct packed_iter it;
-    if (!packed_open(r, &blob, &it, type == RDB_TYPE_HASH_ZIPLIST)) return RDB_VALUE_ERROR;
+    enum packed_kind kind = type == RDB_TYPE_HASH_ZIPLIST  ? PACKED_ZIPLIST
+                            : type == RDB_TYPE_HASH_ZIPMAP ? PACKED_ZIPMAP
+                                                           : PACKED_LISTPACK;
+    if (!packed_open(r, &blob, &it, kind)) return RDB_VALUE_ERROR;
     struct hash *h = hash_new();
     struct lp_entry f, v;
     int got;
@@ -413,7 +420,9 @@ static enum rdb_load_status zset_load_packed(struct rdb_reader *r, unsigned type
 {
     struct rdb_str blob;
     struct packed_iter it;
-    if (!packed_open(r, &blob, &it, type == RDB_TYPE_ZSET_ZIPLIST)) return RDB_VALUE_ERROR;
+    if (!packed_open(r, &blob, &it,
+                     type == RDB_TYPE_ZSET_ZIPLIST ? PACKED_ZIPLIST : PACKED_LISTPACK))
+        return RDB_VALUE_ERROR;
     struct zset *z = zset_new();
     struct lp_entry m, s;
     int got;
@@ -581,7 +590,7 @@ static enum rdb_load_status list_load_quicklist(struct rdb_reader *r, unsigned t
         }
         struct rdb_str blob;
         struct packed_iter it;
-        if (!packed_open(r, &blob, &it, ziplist)) break;
+        if (!packed_open(r, &blob, &it, ziplist ? PACKED_ZIPLIST : PACKED_LISTPACK)) break;
         struct lp_entry e;
         int got;
         while ((got = packed_next(&it, &e)) == 1) list_push(l, LIST_TAIL, e.ptr, e.len);
@@ -609,7 +618,7 @@ static const struct value_loader loaders[RDB_TYPE_COUNT] = {
     [RDB_TYPE_ZSET_2] = {"zset", "skiplist", zset_load_members},
     [RDB_TYPE_MODULE_PRE_GA] = {"module", "module (pre-GA)", NULL},
     [RDB_TYPE_MODULE_2] = {"module", "module", NULL},
-    [RDB_TYPE_HASH_ZIPMAP] = {"hash", "zipmap (Redis < 2.6)", NULL},
+    [RDB_TYPE_HASH_ZIPMAP] = {"hash", "zipmap (Redis < 2.6)", hash_load_packed},
     [RDB_TYPE_LIST_ZIPLIST] = {"list", "ziplist", list_load_quicklist},
     [RDB_TYPE_SET_INTSET] = {"set", "intset", set_load_intset},
     [RDB_TYPE_ZSET_ZIPLIST] = {"zset", "ziplist (Redis < 7.0)", zset_load_packed},

@@ -143,3 +143,73 @@ bool zl_iter_end(struct lp_iter *it)
     }
     return true;
 }
+
+/* --- zipmap (RDB type 9, Redis < 2.6) ------------------------------------- */
+
+#define ZM_BIGLEN 254
+#define ZM_END 0xFF
+
+bool zm_iter_init(struct lp_iter *it, const void *blob, size_t len)
+{
+    *it = (struct lp_iter){.p = blob, .len = len, .pos = 1};
+    if (len < 2 || it->p[len - 1] != ZM_END) {
+        it->err = "zipmap without its end byte";
+        return false;
+    }
+    it->declared = it->p[0] < ZM_BIGLEN ? 2u * it->p[0] : ZL_COUNT_UNKNOWN;
+    return true;
+}
+
+/* A zipmap length: one byte below 254, else 254 and a u32. */
+static bool zm_len(struct lp_iter *it, size_t *out)
+{
+    size_t room = it->len - 1 - it->pos;
+    if (room < 1) return false;
+    unsigned c = it->p[it->pos];
+    if (c < ZM_BIGLEN) {
+        *out = c;
+        it->pos += 1;
+        return true;
+    }
+    if (c != ZM_BIGLEN || room < 5) return false;
+    *out = u32le(it->p + it->pos + 1);
+    it->pos += 5;
+    return true;
+}
+
+int zm_iter_next(struct lp_iter *it, struct lp_entry *e)
+{
+    if (it->err) return -1;
+    if (it->pos >= it->len) return zl_bad(it, "zipmap overrun");
+    bool value = it->prev != 0; /* fields and values alternate */
+    if (!value && it->p[it->pos] == ZM_END) return 0;
+    size_t n, free_bytes = 0;
+    if (!zm_len(it, &n)) return zl_bad(it, "zipmap entry overruns");
+    if (value) {
+        if (it->pos >= it->len - 1) return zl_bad(it, "zipmap entry overruns");
+        free_bytes = it->p[it->pos++];
+    }
+    size_t room = it->len - 1 - it->pos;
+    if (n > room || free_bytes > room - n) return zl_bad(it, "zipmap entry overruns");
+    e->is_int = false;
+    e->ptr = (const char *)it->p + it->pos;
+    e->len = n;
+    it->pos += n + free_bytes;
+    it->prev = !value;
+    it->count++;
+    return 1;
+}
+
+bool zm_iter_end(struct lp_iter *it)
+{
+    if (it->err) return false;
+    if (it->pos != it->len - 1) {
+        it->err = "zipmap has bytes after its end byte";
+        return false;
+    }
+    if (it->declared != ZL_COUNT_UNKNOWN && it->declared != it->count) {
+        it->err = "zipmap entry count differs from its header";
+        return false;
+    }
+    return true;
+}

@@ -1,5 +1,5 @@
 /*
- * ziplist.h — reading Redis's ziplist, the packed encoding RDB files of
+ * ziplist.h — reading Redis's ziplist (and the older zipmap), the packed encodings RDB files of
  * Redis before 7.0 use for small hashes, sorted sets and lists (RDB types
  * 10, 12, 13 and the nodes of 14). goblin-core never writes one: a loaded
  * ziplist becomes the server's own structures, as Redis 7.0 converts it to
@@ -36,5 +36,14 @@ int zl_iter_next(struct lp_iter *it, struct lp_entry *e);
 /* After zl_iter_next returned 0: the end byte is the blob's last, the
  * count and the tail offset as the header declared. */
 bool zl_iter_end(struct lp_iter *it);
+
+/* The zipmap of Redis before 2.6 (RDB type 9, hashes): a count byte (254:
+ * count them), then field and value, each a length (1 byte below 254,
+ * else 254 and a u32) and its bytes, a value with one byte of the free
+ * bytes that follow it, and the end byte 0xFF. Read as the alternating
+ * fields and values a listpack hash holds. */
+bool zm_iter_init(struct lp_iter *it, const void *blob, size_t len);
+int zm_iter_next(struct lp_iter *it, struct lp_entry *e);
+bool zm_iter_end(struct lp_iter *it);
 
 #endif

@@ -1,6 +1,7 @@
 """Writes an RDB file as Redis before 7.0 wrote small values: hashes and
 sorted sets as ziplists (types 13, 12), lists as one ziplist (type 10) and
-as a quicklist of ziplists (type 14). Every ziplist entry form appears:
+as a quicklist of ziplists (type 14), and a hash as Redis before 2.6 wrote
+it, a zipmap (type 9). Every ziplist entry form appears:
 strings of 6-, 14- and 32-bit length, integers 0..12 held in the encoding
 byte, int8/16/24/32/64, and 5-byte previous-entry lengths (after an entry of
 254 bytes or more). The checksum is 0 (not checked, as Redis writes it with
@@ -54,6 +55,18 @@ def zl_entry(value, prev):
     return head + enc
 
 
+def zipmap(pairs):
+    """Redis < 2.6's hash encoding: count, then field, value (with its free
+    bytes after it), lengths of 1 byte or 254 and a u32."""
+    def zm_len(n):
+        return bytes([n]) if n < 254 else b"\xfe" + struct.pack("<I", n)
+    out = bytes([len(pairs) if len(pairs) < 254 else 254])
+    for i, (f, v) in enumerate(pairs):
+        free = i % 3  # some values carry unused bytes after them
+        out += zm_len(len(f)) + f + zm_len(len(v)) + bytes([free]) + v + b"\0" * free
+    return out + b"\xff"
+
+
 def ziplist(values, corrupt=False):
     body, prev, tail = b"", 0, 10
     for i, v in enumerate(values):
@@ -92,6 +105,9 @@ def main():
     out += b"\x0e" + rdb_str(b"oldquicklist") + rdb_len(2)
     out += rdb_str(ziplist([b"a", b"b", 3, b"x" * 260]))
     out += rdb_str(ziplist([4, b"tail"]))
+    # a zipmap hash (type 9), one value longer than 253 bytes
+    out += b"\x09" + rdb_str(b"zipmaphash") + rdb_str(
+        zipmap([(b"f1", b"v1"), (b"", b"empty-field"), (b"big", b"B" * 400), (b"n", b"42")]))
     # an empty-string key holding a one-entry hash
     out += b"\x0d" + rdb_str(b"tiny") + rdb_str(ziplist([b"k", b"v"]))
     out += b"\xff" + b"\x00" * 8
