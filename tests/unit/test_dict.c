@@ -159,7 +159,13 @@ static void test_random_node(void)
     }
     int hits[N] = {0};
     for (int i = 0; i < 64000; i++) hits[((struct item *)dict_random_node(&d, lcg))->key]++;
-    for (int i = 0; i < N; i++) CHECKF(hits[i] > 200, "key %d drawn only %d times", i, hits[i]);
+    /* Every key is reachable. The draw picks a bucket, then a node of its
+     * chain, so a key in a long chain is drawn less (the hash seed, random
+     * per run, decides the chains): about 64000 / (occupied buckets * chain
+     * length), ~260 for a chain of 6 of 64 keys; 50 stays clear of that for
+     * any chain a 64-key table makes, where 200 failed about once in a few
+     * hundred runs. */
+    for (int i = 0; i < N; i++) CHECKF(hits[i] > 50, "key %d drawn only %d times", i, hits[i]);
     dict_release(&d, NULL, NULL);
 }
 
