@@ -125,17 +125,27 @@ int zl_iter_next(struct lp_iter *it, struct lp_entry *e)
     return 1;
 }
 
-bool zl_iter_end(struct lp_iter *it)
+/* After the end byte: nothing follows it, and the header's count (when it
+ * keeps one) is the entries read. */
+static bool ended_as_declared(struct lp_iter *it, const char *trailing, const char *miscounted)
 {
     if (it->err) return false;
     if (it->pos != it->len - 1) {
-        it->err = "ziplist has bytes after its end byte";
+        it->err = trailing;
         return false;
     }
     if (it->declared != ZL_COUNT_UNKNOWN && it->declared != it->count) {
-        it->err = "ziplist entry count differs from its header";
+        it->err = miscounted;
         return false;
     }
+    return true;
+}
+
+bool zl_iter_end(struct lp_iter *it)
+{
+    if (!ended_as_declared(it, "ziplist has bytes after its end byte",
+                           "ziplist entry count differs from its header"))
+        return false;
     size_t last = it->count ? it->pos - it->prev : ZL_HEADER;
     if (it->tail != last) {
         it->err = "ziplist tail offset differs from its last entry";
@@ -202,14 +212,6 @@ int zm_iter_next(struct lp_iter *it, struct lp_entry *e)
 
 bool zm_iter_end(struct lp_iter *it)
 {
-    if (it->err) return false;
-    if (it->pos != it->len - 1) {
-        it->err = "zipmap has bytes after its end byte";
-        return false;
-    }
-    if (it->declared != ZL_COUNT_UNKNOWN && it->declared != it->count) {
-        it->err = "zipmap entry count differs from its header";
-        return false;
-    }
-    return true;
+    return ended_as_declared(it, "zipmap has bytes after its end byte",
+                             "zipmap entry count differs from its header");
 }

@@ -368,6 +368,7 @@ static void canonical_shutdown_flags(char **value)
 {
     const char *why;
     int flags = shutdown_flags_parse(*value, &why);
+    if (flags < 0) return; /* not reached: validate_shutdown_flags refused it */
     char out[32] = "";
     for (int i = 0; i < 4; i++) {
         if (!(flags & (1 << i))) continue;
@@ -378,13 +379,11 @@ static void canonical_shutdown_flags(char **value)
     *value = xstrdup(*out ? out : "default");
 }
 
-static void apply_shutdown_on_sigint(void)
+/* Either row's apply: both values kept in Redis's form (a no-op for the
+ * one not just set). */
+static void apply_shutdown_flags(void)
 {
     canonical_shutdown_flags(&daemon_settings.shutdown_on_sigint);
-}
-
-static void apply_shutdown_on_sigterm(void)
-{
     canonical_shutdown_flags(&daemon_settings.shutdown_on_sigterm);
 }
 
@@ -507,7 +506,7 @@ static const struct config_param daemon_params[] = {
      .help = "what SIGINT's shutdown does: save, nosave, or as the save points say (default); "
              "now and force are accepted as Redis's words",
      .validate = validate_shutdown_flags,
-     .apply = apply_shutdown_on_sigint},
+     .apply = apply_shutdown_flags},
     {.name = "shutdown-on-sigterm",
      .kind = CFG_STRING,
      .value = &daemon_settings.shutdown_on_sigterm,
@@ -516,7 +515,7 @@ static const struct config_param daemon_params[] = {
      .help = "what SIGTERM's shutdown does: save, nosave, or as the save points say (default); "
              "now and force are accepted as Redis's words",
      .validate = validate_shutdown_flags,
-     .apply = apply_shutdown_on_sigterm},
+     .apply = apply_shutdown_flags},
 };
 
 const struct config_table daemon_config = CONFIG_TABLE(daemon_params, daemon_defaults);
