@@ -48,9 +48,9 @@ static int64_t node_timeout(void)
 
 void cluster_failover_reset_manual(void)
 {
-    /* A master handing over: its pause ends (one CLIENT PAUSE exists, so
-     * a user's pause ends with it). */
-    if (cluster.mf_replica) session_unpause();
+    /* A master handing over: its failover pause ends (a user's CLIENT
+     * PAUSE, a purpose of its own, stays). */
+    if (cluster.mf_replica) session_unpause(SESSION_PAUSE_FAILOVER);
     cluster.mf_end_ms = 0;
     cluster.mf_can_start = false;
     cluster.mf_replica = NULL;
@@ -140,7 +140,7 @@ void cluster_failover_mfstart(struct cluster_node *sender)
     int64_t now = clock_unix_ms();
     cluster.mf_end_ms = now + MF_TIMEOUT_MS;
     cluster.mf_replica = sender;
-    session_pause(SESSION_PAUSE_WRITE, now + MF_TIMEOUT_MS * MF_PAUSE_MULT);
+    session_pause(SESSION_PAUSE_FAILOVER, SESSION_PAUSE_WRITE, now + MF_TIMEOUT_MS * MF_PAUSE_MULT);
     log_warning("Manual failover requested by replica %.40s.", sender->name);
     /* The ping carries our offset and the PAUSED flag: the replica can
      * start as soon as it has applied that much. */

@@ -24,8 +24,9 @@
 
 static struct conn *live_head;
 static size_t live_count;
-static struct conn *closed_head; /* torn down, awaiting conn_reap_closed() */
-static struct conn *held_head;   /* output held until EV_PASS_WRITE (conn.h, "Held output") */
+static size_t replica_link_count; /* live conns marked CONN_REPLICA */
+static struct conn *closed_head;  /* torn down, awaiting conn_reap_closed() */
+static struct conn *held_head;    /* output held until EV_PASS_WRITE (conn.h, "Held output") */
 
 struct conn *conn_executing;
 
@@ -109,6 +110,11 @@ size_t conn_count(void)
     return live_count;
 }
 
+size_t conn_replica_link_count(void)
+{
+    return replica_link_count;
+}
+
 struct conn *conn_find_by_id(uint64_t id)
 {
     for (struct conn *c = live_head; c; c = c->next)
@@ -189,6 +195,7 @@ void conn_close(struct conn *c, const char *reason)
         live_head = c->next;
     if (c->next) c->next->prev = c->prev;
     live_count--;
+    if (c->flags & CONN_REPLICA) replica_link_count--;
     c->prev = NULL;
     c->next = closed_head;
     closed_head = c;
@@ -765,6 +772,7 @@ void conn_feed_input(struct conn *c, const void *data, size_t len)
 
 void conn_mark_replication_link(struct conn *c, enum conn_flag role)
 {
+    if ((role & CONN_REPLICA) && !(c->flags & CONN_REPLICA)) replica_link_count++;
     c->flags |= role & (CONN_REPLICA | CONN_MASTER);
 }
 

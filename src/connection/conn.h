@@ -360,6 +360,8 @@ void conn_write_held(void);
 /* Server-wide list (conn_count() is in conn_transport.h). */
 struct conn *conn_list_head(void);
 struct conn *conn_find_by_id(uint64_t id);
+/* Of conn_count(), the replicas' links (conn_mark_replication_link). */
+size_t conn_replica_link_count(void);
 
 /* Closes conns idle longer than the `timeout` setting (housekeeping). */
 void conn_close_idle(void);

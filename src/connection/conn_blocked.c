@@ -338,29 +338,61 @@ static void release_paused(void)
     }
 }
 
-void session_pause(enum session_pause type, int64_t end_ms)
+/* One pause per purpose (Redis's pause_event): the pause in force is the
+ * most restrictive live one, ending at the furthest end among those of
+ * that type. */
+static struct {
+    enum session_pause type;
+    int64_t end_ms;
+} pauses[SESSION_PAUSE_PURPOSES];
+
+static void pause_update(void)
 {
-    bool less_restrictive = type < session_pause_type;
+    enum session_pause old = session_pause_type, type = SESSION_PAUSE_OFF;
+    int64_t now = clock_unix_ms(), end = 0;
+    for (int i = 0; i < SESSION_PAUSE_PURPOSES; i++) {
+        if (pauses[i].type != SESSION_PAUSE_OFF && pauses[i].end_ms < now)
+            pauses[i].type = SESSION_PAUSE_OFF; /* expired */
+        if (pauses[i].type > type) type = pauses[i].type;
+    }
+    for (int i = 0; i < SESSION_PAUSE_PURPOSES; i++)
+        if (type != SESSION_PAUSE_OFF && pauses[i].type == type && pauses[i].end_ms > end)
+            end = pauses[i].end_ms;
     session_pause_type = type;
+    pause_end_ms = end;
     command_hook_set(HOOK_PAUSE, type != SESSION_PAUSE_OFF);
-    if (end_ms > pause_end_ms) pause_end_ms = end_ms;
-    keyspace.expire_paused = true;
-    if (less_restrictive) release_paused();
+    keyspace.expire_paused = type != SESSION_PAUSE_OFF;
+    if (type < old) release_paused();
 }
 
-void session_unpause(void)
+void session_pause(enum session_pause_purpose purpose, enum session_pause type, int64_t end_ms)
 {
-    session_pause_type = SESSION_PAUSE_OFF;
-    command_hook_set(HOOK_PAUSE, false);
-    pause_end_ms = 0;
-    keyspace.expire_paused = false;
-    release_paused();
+    if (pauses[purpose].type == SESSION_PAUSE_OFF) {
+        pauses[purpose].type = type;
+        pauses[purpose].end_ms = end_ms;
+    } else {
+        if (type > pauses[purpose].type) pauses[purpose].type = type;
+        if (end_ms > pauses[purpose].end_ms) pauses[purpose].end_ms = end_ms;
+    }
+    pause_update();
+}
+
+void session_unpause(enum session_pause_purpose purpose)
+{
+    if (pauses[purpose].type == SESSION_PAUSE_OFF) return;
+    pauses[purpose].type = SESSION_PAUSE_OFF;
+    pause_update();
+}
+
+bool session_paused_by(enum session_pause_purpose purpose)
+{
+    return pauses[purpose].type != SESSION_PAUSE_OFF;
 }
 
 void conn_pause_expire(void)
 {
-    if (session_pause_type == SESSION_PAUSE_OFF || clock_unix_ms() < pause_end_ms) return;
-    session_unpause();
+    if (session_pause_type == SESSION_PAUSE_OFF || clock_unix_ms() <= pause_end_ms) return;
+    pause_update();
     conn_blocked_resume();
 }
 

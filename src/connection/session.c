@@ -209,7 +209,7 @@ long long session_publish(enum pubsub_kind kind, const char *channel, size_t cha
 
 size_t session_client_count(void)
 {
-    return conn_count();
+    return conn_count() - conn_replica_link_count(); /* Redis: replicas are not clients */
 }
 
 void session_foreach_client(bool (*fn)(struct conn *c, void *arg), void *arg)
@@ -275,7 +275,8 @@ size_t session_memory(const struct conn *c)
 
 static bool add_client_memory(struct conn *c, void *arg)
 {
-    *(size_t *)arg += session_memory(c);
+    size_t *totals = arg;
+    totals[(c->flags & CONN_REPLICA) ? 1 : 0] += session_memory(c);
     return true;
 }
 
@@ -300,11 +301,12 @@ void session_clients_max_buffers(size_t *in, size_t *out)
     *out = m.out;
 }
 
-size_t session_clients_memory(void)
+void session_clients_memory(size_t *normal, size_t *replicas)
 {
-    size_t total = 0;
-    session_foreach_client(add_client_memory, &total);
-    return total;
+    size_t totals[2] = {0, 0};
+    session_foreach_client(add_client_memory, totals);
+    *normal = totals[0];
+    *replicas = totals[1];
 }
 
 void session_describe(const struct conn *c, struct buf *out)

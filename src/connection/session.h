@@ -128,14 +128,27 @@ size_t session_blocked_with_timeout_count(void);
 enum session_pause { SESSION_PAUSE_OFF, SESSION_PAUSE_WRITE, SESSION_PAUSE_ALL };
 extern enum session_pause session_pause_type;
 
-/* CLIENT PAUSE: holds `type` until end_ms (a later end is kept, the type is
- * the new one, as Redis 7.0); expiry and eviction stop meanwhile. A less
- * restrictive type releases the conns it no longer holds. */
-void session_pause(enum session_pause type, int64_t end_ms);
+/* Who pauses (Redis's pause purposes): each has its own pause, and the one
+ * in force is the most restrictive of them, so ending one (a failover
+ * done) leaves the others (a user's CLIENT PAUSE) holding. */
+enum session_pause_purpose {
+    SESSION_PAUSE_BY_CLIENT, /* CLIENT PAUSE */
+    SESSION_PAUSE_SHUTDOWN,  /* SHUTDOWN waiting for the replicas */
+    SESSION_PAUSE_FAILOVER,  /* FAILOVER, CLUSTER FAILOVER's master side */
+    SESSION_PAUSE_PURPOSES
+};
 
-/* CLIENT UNPAUSE: ends the pause; the paused conns run when the current
- * batch of commands ends, in the order they were paused. */
-void session_unpause(void);
+/* Holds `type` until end_ms for `purpose`: a pause it already has keeps
+ * the more restrictive type and the later end (Redis 7.0's pauseClients);
+ * an end already past changes nothing. Expiry and eviction stop while any
+ * pause holds. A less restrictive pause in force releases the conns it no
+ * longer holds. */
+void session_pause(enum session_pause_purpose purpose, enum session_pause type, int64_t end_ms);
+
+/* Ends purpose's pause; the conns no pause holds any more run when the
+ * current batch of commands ends, in the order they were paused. */
+void session_unpause(enum session_pause_purpose purpose);
+bool session_paused_by(enum session_pause_purpose purpose);
 
 /* The request being dispatched on c is held by the pause: c keeps a copy
  * and runs it when the pause ends; the caller answers nothing now. false
@@ -273,6 +286,8 @@ long long session_publish(enum pubsub_kind kind, const char *channel, size_t cha
 
 /* --- every client (CLIENT LIST / KILL, INFO) ------------------------------ */
 
+/* The connected clients, the replicas' links not counted (INFO
+ * connected_clients, as Redis 7.0). */
 size_t session_client_count(void);
 
 /* Calls fn for every live client, newest first; stops early when fn returns
@@ -315,9 +330,10 @@ void session_set_no_evict(struct conn *c, bool on);
  * (CLIENT LIST's tot-mem; what maxmemory-clients counts). */
 size_t session_memory(const struct conn *c);
 
-/* The sum of session_memory() over every client (INFO mem_clients_normal,
- * MEMORY STATS clients.normal): O(clients), for introspection. */
-size_t session_clients_memory(void);
+/* The sums of session_memory() over the clients and over the replicas'
+ * links (INFO mem_clients_normal / mem_clients_slaves, MEMORY STATS
+ * clients.normal / clients.slaves): O(clients), for introspection. */
+void session_clients_memory(size_t *normal, size_t *replicas);
 
 /* The largest input buffer and pending output of any client now (INFO
  * client_recent_max_input_buffer / _output_buffer). */

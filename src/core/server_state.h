@@ -8,7 +8,9 @@
 #ifndef GOBLIN_SERVER_STATE_H
 #define GOBLIN_SERVER_STATE_H
 
+#include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct server {
@@ -22,6 +24,12 @@ struct server {
     long long input_sample_bytes, output_sample_bytes; /* net bytes then */
     const char *supervised; /* "systemd" or "upstart" when supervised (server/daemon.c); NULL: no */
     bool cron_paused;       /* DEBUG PAUSE-CRON 1: housekeeping skipped, as Redis's serverCron */
+    /* The shutdown (server/shutdown.c): the SIGINT/SIGTERM received and
+     * not yet shut down for or aborted (Redis's shutdown_asap; a DEBUG
+     * SLEEP ends early on it), and while the replicas are waited for, when
+     * the wait ends (INFO shutdown_in_milliseconds; 0: no wait). */
+    volatile sig_atomic_t shutdown_signal;
+    int64_t shutdown_deadline_ms;
 };
 
 extern struct server server;
@@ -30,6 +38,7 @@ extern struct server server;
 struct repl_stats {
     long long sync_full, sync_partial_ok, sync_partial_err; /* syncs served */
     long long output_bytes;                                 /* stream bytes sent to replicas */
+    size_t backlog_bytes;                                   /* the backlog's ring, 0: none */
 };
 extern struct repl_stats repl_stats;
 

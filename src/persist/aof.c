@@ -1011,13 +1011,26 @@ void aof_apply_appendonly(void)
     }
 }
 
-void aof_shutdown(void)
+bool aof_shutdown(bool force)
 {
-    if (a.state == AOF_OFF) return;
-    kill_child();
+    if (a.child) {
+        if (a.state == AOF_WAIT_REWRITE) {
+            /* The AOF being written is the only one: exiting would lose the data. */
+            if (!force) {
+                log_warning("Writing initial AOF, can't exit.");
+                return false;
+            }
+            log_warning("Writing initial AOF. Exit anyway.");
+        }
+        log_warning("There is a child rewriting the AOF. Killing it!");
+        kill_child();
+    }
+    if (a.state == AOF_OFF) return true;
+    log_notice("Calling fsync() on the AOF file.");
     aof_flush_buffer();
-    if (a.fd >= 0) fdatasync(a.fd);
+    if (a.fd >= 0 && fdatasync(a.fd) != 0) log_warning("Fail to fsync the AOF file: %m.");
     bio_drain();
+    return true;
 }
 
 /* --- INFO --------------------------------------------------------------- */

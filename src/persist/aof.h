@@ -95,8 +95,11 @@ void aof_housekeeping(void);
  * written, else NULL. */
 const char *aof_write_error(void);
 
-/* Shutdown: writes and fsyncs what is buffered, stops a rewrite child. */
-void aof_shutdown(void);
+/* Shutdown (Redis's finishShutdown): stops a rewrite child, then writes
+ * and fsyncs what is buffered. False, with "Writing initial AOF, can't
+ * exit." logged, while the first rewrite after turning the AOF on runs
+ * (the only copy of the data being written), unless force. */
+bool aof_shutdown(bool force);
 
 /* INFO persistence aof_* lines. */
 void aof_info(struct buf *b);

@@ -52,7 +52,6 @@ static struct {
     long long saves;            /* successful saves, either kind */
     long long load_keys_loaded; /* last load's counts */
     long long load_keys_expired;
-    bool shutdown_done;
     /* the running child saves for replication (persist_bgsave_replication) */
     int child_target_fd;     /* the pipe it writes, -1: the file */
     int child_parent_end_fd; /* that pipe's other end, closed in the child */
@@ -212,6 +211,15 @@ static void saved(long long dirty_then)
     st.saves++;
 }
 
+/* The temp file of the synchronous save in progress ("" between saves),
+ * for a signal handler that exits during it. */
+static char sync_save_tmp[4096];
+
+void persist_remove_save_temp(void)
+{
+    if (sync_save_tmp[0]) unlink(sync_save_tmp);
+}
+
 bool persist_save(char *err, size_t err_len)
 {
     if (st.child) {
@@ -221,7 +229,10 @@ bool persist_save(char *err, size_t err_len)
     char path[4096], tmp[4096];
     rdb_paths(path, tmp, sizeof path, getpid());
     long long dirty = keyspace.stats.dirty;
-    if (!rdb_save_file(path, tmp, config.rdbcompression, config.rdbchecksum, err, err_len)) {
+    memcpy(sync_save_tmp, tmp, sizeof sync_save_tmp);
+    bool ok = rdb_save_file(path, tmp, config.rdbcompression, config.rdbchecksum, err, err_len);
+    sync_save_tmp[0] = '\0';
+    if (!ok) {
         log_warning("%s", err);
         return false;
     }
@@ -372,10 +383,27 @@ static void child_finished(int status)
             log_warning("Background saving terminated by signal %d", WTERMSIG(status));
         else
             log_warning("Background saving error");
-        set_bgsave_ok(false);
+        /* SIGUSR1 is the server's own abort (FLUSHALL): not a failed save. */
+        if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGUSR1) set_bgsave_ok(false);
     }
     st.child = 0;
     if (done) done(ok);
+}
+
+void persist_after_flushall(void)
+{
+    bool save = st.npoints > 0;
+    if (st.child) {
+        /* The snapshot being made is of data that no longer exists. */
+        kill(st.child, SIGUSR1);
+        int status;
+        /* Reaped by housekeeping, unless the save below needs it gone. */
+        if (save && waitpid(st.child, &status, 0) == st.child) child_finished(status);
+    }
+    if (save && !st.child) {
+        char err[1024];
+        persist_save(err, sizeof err);
+    }
 }
 
 static bool save_point_reached(int64_t now_s)
@@ -490,23 +518,24 @@ void persist_loading_info(struct buf *b)
     buf_append_fmt(b, "loading_eta_seconds:%lld\r\n", eta);
 }
 
-bool persist_prepare_shutdown(bool save)
+bool persist_prepare_shutdown(bool save, bool force)
 {
-    if (st.shutdown_done) return true;
     if (save && loading.active) {
         /* The data set is partial: the snapshot on disk stays the last whole one. */
         log_warning("Not saving the final RDB snapshot: a load is in progress.");
         save = false;
     }
     kill_child();
-    aof_shutdown();
-    st.shutdown_done = true;
+    if (!aof_shutdown(force)) return false;
     if (!save) return true;
     log_notice("Saving the final RDB snapshot before exiting.");
     char err[1024];
     if (!persist_save(err, sizeof err)) {
+        if (force) {
+            log_warning("Error trying to save the DB. Exit anyway.");
+            return true;
+        }
         log_warning("Error trying to save the DB, can't exit.");
-        st.shutdown_done = false;
         return false;
     }
     return true;

@@ -87,10 +87,23 @@ long long persist_lastsave(void);
 /* Whether writes must be refused (stop-writes-on-bgsave-error). */
 bool persist_writes_refused(void);
 
-/* SHUTDOWN and SIGTERM: stops a running child (its temp file removed)
- * and, when `save` (SHUTDOWN SAVE, or save points configured and not
- * NOSAVE), saves. False when that save failed. */
-bool persist_prepare_shutdown(bool save);
+/* FLUSHALL (Redis's flushAllDataAndResetRDB): a running RDB child is
+ * aborted (SIGUSR1, not counted as a failed save; a diskless transfer's
+ * replicas see it fail), then, with save points configured, the empty data
+ * set is saved at once. */
+void persist_after_flushall(void);
+
+/* Removes the temp file of a synchronous save in progress, if any
+ * (async-signal-safe: a second SIGINT exits in the middle of the save). */
+void persist_remove_save_temp(void);
+
+/* The data's last steps before exit (server/shutdown.c): stops a running
+ * child (its temp file removed), ends the AOF (aof_shutdown) and, when
+ * `save` (SHUTDOWN SAVE, or save points configured and not NOSAVE), saves.
+ * False when the process must keep running: the initial AOF is being
+ * written or the save failed (each logged), unless force (SHUTDOWN
+ * FORCE), which exits anyway. */
+bool persist_prepare_shutdown(bool save, bool force);
 
 /* Whether any save point is configured (SHUTDOWN's default). */
 bool persist_has_save_points(void);

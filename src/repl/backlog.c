@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "core/server_state.h"
 #include "util/xmalloc.h"
 
 void backlog_create(struct backlog *b, size_t size)
@@ -11,6 +12,7 @@ void backlog_create(struct backlog *b, size_t size)
     b->size = size;
     b->head = 0;
     b->histlen = 0;
+    repl_stats.backlog_bytes = size; /* the one backlog: INFO mem_replication_backlog */
 }
 
 void backlog_free(struct backlog *b)
@@ -18,6 +20,7 @@ void backlog_free(struct backlog *b)
     xfree(b->ring);
     b->ring = NULL;
     b->size = b->head = b->histlen = 0;
+    repl_stats.backlog_bytes = 0;
 }
 
 void backlog_feed(struct backlog *b, const char *p, size_t n)

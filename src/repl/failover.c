@@ -53,7 +53,7 @@ static void clear_state(void)
     f.port = 0;
     f.force = false;
     f.end_ms = 0;
-    session_unpause();
+    session_unpause(SESSION_PAUSE_FAILOVER);
 }
 
 void repl_failover_abort(const char *why)
@@ -135,6 +135,6 @@ const char *repl_failover_command(const char *host, size_t host_len, long long p
     f.force = force;
     repl_failover_state = FAILOVER_WAIT_FOR_SYNC;
     /* Writes wait while the replica catches up (Redis's PAUSE_DURING_FAILOVER). */
-    session_pause(SESSION_PAUSE_WRITE, INT64_MAX);
+    session_pause(SESSION_PAUSE_FAILOVER, SESSION_PAUSE_WRITE, INT64_MAX);
     return NULL;
 }

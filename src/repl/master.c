@@ -1117,6 +1117,41 @@ bool repl_writes_refused(void)
            m.good_replicas < repl_settings.min_replicas_to_write;
 }
 
+/* --- a shutdown waiting for the replicas (server/shutdown.c) -------------- */
+
+bool repl_replicas_in_sync(void)
+{
+    for (struct replica *r = m.replicas; r; r = r->next)
+        if (r->ack_offset != m.backlog.offset) return false;
+    return true;
+}
+
+void repl_request_acks(void)
+{
+    if (!m.count) return;
+    m.getack_pending = true;
+    request_flush();
+}
+
+static const char *state_name(const struct replica *r);
+
+void repl_log_shutdown_sync(void)
+{
+    int n = 0, lagging = 0;
+    int64_t now = clock_unix_ms();
+    for (struct replica *r = m.replicas; r; r = r->next) {
+        n++;
+        if (r->ack_offset == m.backlog.offset) continue;
+        lagging++;
+        char ip[64];
+        replica_ip(r, ip, sizeof ip);
+        long long lag = r->state == REPLICA_ONLINE ? (now - r->ack_ms) / 1000 : 0;
+        log_warning("Lagging replica %s:%d reported offset %lld behind master, lag=%lld, state=%s.",
+                    ip, r->listening_port, m.backlog.offset - r->ack_offset, lag, state_name(r));
+    }
+    if (n) log_notice("%d of %d replicas are in sync when shutting down.", n - lagging, n);
+}
+
 /* --- ROLE and INFO ---------------------------------------------------------- */
 
 static const char *state_name(const struct replica *r)

@@ -140,6 +140,14 @@ void repl_reply_role(struct reply *r);
  * the sync_* and repl bytes counters of INFO stats are core/server_state.h's). */
 void repl_info(struct buf *b);
 
+/* A shutdown waiting for its replicas (Redis's isReadyToShutdown,
+ * sendGetackToReplicas, finishShutdown's log): whether every replica has
+ * acknowledged the whole stream; REPLCONF GETACK to them after this pass;
+ * the "Lagging replica ..." and "N of M replicas are in sync" lines. */
+bool repl_replicas_in_sync(void);
+void repl_request_acks(void);
+void repl_log_shutdown_sync(void);
+
 /* The replication id and offset (INFO, RDB aux fields). */
 const char *repl_id(void);
 long long repl_offset(void);

@@ -712,7 +712,7 @@ static bool source_more(void *arg, struct buf *out, bool block, char *err, size_
         }
         loading_newline();
         ev_wait_readable_nested(s.fd, 100);
-        if (ev_stopping()) {
+        if (ev_stopping() || server.shutdown_signal) {
             snprintf(err, err_len, "the load was abandoned (shutdown)");
             return false;
         }

@@ -32,8 +32,6 @@ static struct {
     char *supervised;
     bool always_show_logo;
     bool crash_log_enabled;
-    char *shutdown_on_sigint;
-    char *shutdown_on_sigterm;
     long long watchdog_period; /* ms; 0: off */
 } daemon_settings;
 
@@ -323,84 +321,6 @@ void daemon_stop(void)
     }
 }
 
-/* shutdown-on-sigint/-sigterm: Redis's flag words, any combination of
- * save, nosave, now and force ("default": none). */
-enum { SHUTDOWN_SAVE = 1, SHUTDOWN_NOSAVE = 2, SHUTDOWN_NOW = 4, SHUTDOWN_FORCE = 8 };
-static const char *const shutdown_words[] = {"save", "nosave", "now", "force"};
-
-/* The flags of text, or -1 with the reason in *why. */
-static int shutdown_flags_parse(const char *text, const char **why)
-{
-    int flags = 0;
-    const char *p = text;
-    while (*p) {
-        while (*p == ' ') p++;
-        size_t n = strcspn(p, " ");
-        if (n == 0) break;
-        int bit = -1;
-        if (n == 7 && strncasecmp(p, "default", 7) == 0) bit = 0;
-        for (int i = 0; i < 4 && bit < 0; i++)
-            if (strlen(shutdown_words[i]) == n && strncasecmp(p, shutdown_words[i], n) == 0)
-                bit = 1 << i;
-        if (bit < 0) {
-            *why = "argument(s) must be one of the following: default, save, nosave, now, force";
-            return -1;
-        }
-        flags |= bit;
-        p += n;
-    }
-    if ((flags & SHUTDOWN_SAVE) && (flags & SHUTDOWN_NOSAVE)) {
-        *why = "shutdown options SAVE and NOSAVE can't be used simultaneously";
-        return -1;
-    }
-    return flags;
-}
-
-static const char *validate_shutdown_flags(const char *text)
-{
-    const char *why = NULL;
-    return shutdown_flags_parse(text, &why) < 0 ? why : NULL;
-}
-
-/* Keeps the value as Redis shows it: the words in Redis's order, or
- * "default". */
-static void canonical_shutdown_flags(char **value)
-{
-    const char *why;
-    int flags = shutdown_flags_parse(*value, &why);
-    if (flags < 0) return; /* not reached: validate_shutdown_flags refused it */
-    char out[32] = "";
-    for (int i = 0; i < 4; i++) {
-        if (!(flags & (1 << i))) continue;
-        if (*out) strcat(out, " ");
-        strcat(out, shutdown_words[i]);
-    }
-    xfree(*value);
-    *value = xstrdup(*out ? out : "default");
-}
-
-/* Either row's apply: both values kept in Redis's form (a no-op for the
- * one not just set). */
-static void apply_shutdown_flags(void)
-{
-    canonical_shutdown_flags(&daemon_settings.shutdown_on_sigint);
-    canonical_shutdown_flags(&daemon_settings.shutdown_on_sigterm);
-}
-
-bool daemon_shutdown_saves(int sig, bool default_save)
-{
-    const char *why;
-    int flags = shutdown_flags_parse(sig == SIGINT ? daemon_settings.shutdown_on_sigint
-                                                   : daemon_settings.shutdown_on_sigterm,
-                                     &why);
-    if (flags > 0 && (flags & SHUTDOWN_SAVE)) return true;
-    if (flags > 0 && (flags & SHUTDOWN_NOSAVE)) return false;
-    /* Neither: as the save points say. now and force change nothing here:
-     * a shutdown does not wait for replicas, and a failed final save does
-     * not keep a signalled server running. */
-    return default_save;
-}
-
 void daemon_housekeeping(void)
 {
     if (watchdog_armed) watchdog_arm(daemon_settings.watchdog_period);
@@ -417,8 +337,6 @@ static void daemon_defaults(void)
     daemon_settings.syslog_facility = xstrdup("local0");
     daemon_settings.supervised = xstrdup("no");
     daemon_settings.crash_log_enabled = true;
-    daemon_settings.shutdown_on_sigint = xstrdup("default");
-    daemon_settings.shutdown_on_sigterm = xstrdup("default");
 }
 
 static const char *const facilities[] = {"user",   "local0", "local1", "local2", "local3",
@@ -498,24 +416,6 @@ static const struct config_param daemon_params[] = {
      .help = "testing: log a stack trace when the loop has not run its housekeeping for this long "
              "(Redis's software watchdog; 0: off, the default)",
      .apply = apply_watchdog},
-    {.name = "shutdown-on-sigint",
-     .kind = CFG_STRING,
-     .value = &daemon_settings.shutdown_on_sigint,
-     .flags = CFG_MULTI_ARG,
-     .value_name = "default|[save|nosave] [now] [force]",
-     .help = "what SIGINT's shutdown does: save, nosave, or as the save points say (default); "
-             "now and force are accepted as Redis's words",
-     .validate = validate_shutdown_flags,
-     .apply = apply_shutdown_flags},
-    {.name = "shutdown-on-sigterm",
-     .kind = CFG_STRING,
-     .value = &daemon_settings.shutdown_on_sigterm,
-     .flags = CFG_MULTI_ARG,
-     .value_name = "default|[save|nosave] [now] [force]",
-     .help = "what SIGTERM's shutdown does: save, nosave, or as the save points say (default); "
-             "now and force are accepted as Redis's words",
-     .validate = validate_shutdown_flags,
-     .apply = apply_shutdown_flags},
 };
 
 const struct config_table daemon_config = CONFIG_TABLE(daemon_params, daemon_defaults);

@@ -35,11 +35,6 @@ void daemon_ready(void);
 /* Removes the pidfile; tells systemd the server is stopping. */
 void daemon_stop(void);
 
-/* Whether a shutdown by signal sig (SIGTERM, SIGINT) saves: the signal's
- * shutdown-on-* setting, or default_save (save points configured) for
- * "default". */
-bool daemon_shutdown_saves(int sig, bool default_save);
-
 /* The housekeeping hook: reopens the log file after SIGHUP and logs it. */
 void daemon_housekeeping(void);
 

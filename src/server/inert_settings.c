@@ -65,7 +65,6 @@ static struct {
     char *sanitize_dump_payload;
     char *server_cpulist;
     bool set_proc_title;
-    long long shutdown_timeout;
     long long socket_mark_id;
     char *tls_client_cert_file;
     char *tls_client_key_file;
@@ -137,7 +136,6 @@ static void inert_defaults(void)
     inert.sanitize_dump_payload = xstrdup("no");
     inert.server_cpulist = xstrdup("");
     inert.set_proc_title = true;
-    inert.shutdown_timeout = 10;
     inert.socket_mark_id = 0;
     inert.tls_client_cert_file = xstrdup("");
     inert.tls_client_key_file = xstrdup("");
@@ -501,14 +499,6 @@ static const struct config_param inert_params[] = {
      .flags = INERT_STARTUP,
      .value_name = "yes|no",
      .help = "the process title is not rewritten"},
-    {.name = "shutdown-timeout",
-     .kind = CFG_INT,
-     .value = &inert.shutdown_timeout,
-     .min = 0,
-     .max = INT_MAX,
-     .flags = INERT,
-     .value_name = "N",
-     .help = "shutdown does not wait for replicas to catch up"},
     {.name = "socket-mark-id",
      .kind = CFG_INT,
      .value = &inert.socket_mark_id,

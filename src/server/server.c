@@ -19,6 +19,7 @@
 #include "core/latency.h"
 #include "server/daemon.h"
 #include "server/placement.h"
+#include "server/shutdown.h"
 #include "core/version.h"
 #include "persist/aof.h"
 #include "persist/persist.h"
@@ -34,15 +35,6 @@
 #include "util/hash.h"
 #include "util/log.h"
 #include "util/stats.h"
-
-/* The signal that asked for the shutdown (0: SHUTDOWN). */
-static volatile sig_atomic_t shutdown_signal;
-
-static void on_signal(int sig)
-{
-    shutdown_signal = sig;
-    ev_stop();
-}
 
 /* Every client holds a descriptor: raise the soft RLIMIT_NOFILE to
  * maxclients plus a reserve for listeners, epoll, rings and logs (as Redis
@@ -97,6 +89,7 @@ bool server_start(void)
     }
     if (!fit_maxclients_to_open_files_limit()) return false;
     repl_init(); /* its commands and role checks, before the table is built */
+    shutdown_init();
     command_table_init();
     if (!acl_file_load_startup()) return false;
     keyspace_init((int)config.databases);
@@ -124,10 +117,7 @@ bool server_start(void)
      * particular). */
     placement_lock_memory();
 
-    struct sigaction sa = {.sa_handler = on_signal};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    shutdown_install_signal_handlers();
     signal(SIGPIPE, SIG_IGN);
     memory_report_note_startup();
     /* Redis's words: its test suite and log watchers wait for them. */
@@ -204,17 +194,12 @@ void server_housekeeping(void)
     transports_housekeeping();
     cluster_housekeeping();
     allocator_decay();
+    shutdown_housekeeping(); /* last: it may stop the loop */
 }
 
 void server_run(void)
 {
-    ev_run(server_housekeeping, housekeeping_hz);
-    log_notice("shutting down");
-    /* SIGINT/SIGTERM (SHUTDOWN has done this already): save as
-     * shutdown-on-sigint/-sigterm say; by default when save points are
-     * configured, as Redis does. */
-    bool save = persist_has_save_points();
-    persist_prepare_shutdown(shutdown_signal ? daemon_shutdown_saves(shutdown_signal, save) : save);
+    ev_run(server_housekeeping, housekeeping_hz); /* until the shutdown (shutdown.c) stops it */
 }
 
 void server_stop(void)

@@ -21,6 +21,7 @@
 #include "repl/repl.h"
 #include "server/placement.h"
 #include "server/server.h"
+#include "server/shutdown.h"
 #include "store/db.h"
 #include "store/evict.h"
 #include "store/hash.h"
@@ -47,7 +48,7 @@ static const struct config_table *const tables[] = {
     &script_lua_config,  &script_sandbox_config, &cluster_config,
     &aof_config,         &evict_config,          &conn_evict_config,
     &rdb_config,         &conn_tracking_config,  &repl_config,
-    &daemon_config,      &inert_config,
+    &daemon_config,      &shutdown_config,       &inert_config,
 };
 
 void settings_init(void)

@@ -90,6 +90,40 @@ void log_msg(enum log_level level, const char *fmt, ...)
     if (log_syslog_on) log_syslog_line((int)level, msg);
 }
 
+/* Appends v in decimal to line at *n (async-signal-safe). */
+static void append_decimal(char *line, size_t cap, size_t *n, long long v)
+{
+    char digits[24];
+    int i = 0;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do {
+        digits[i++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0 && *n < cap) line[(*n)++] = '-';
+    while (i > 0 && *n < cap) line[(*n)++] = digits[--i];
+}
+
+static void append_text(char *line, size_t cap, size_t *n, const char *s)
+{
+    while (*s && *n < cap) line[(*n)++] = *s++;
+}
+
+void log_from_signal_handler(const char *msg)
+{
+    char line[512];
+    size_t n = 0, cap = sizeof line - 1;
+    append_decimal(line, cap, &n, (long long)getpid());
+    append_text(line, cap, &n, ":signal-handler (");
+    append_decimal(line, cap, &n, (long long)time(NULL));
+    append_text(line, cap, &n, ") ");
+    append_text(line, cap, &n, msg);
+    line[n++] = '\n';
+    if (write(current_fd, line, n) < 0) {
+        /* nowhere to report a failed log write */
+    }
+}
+
 void log_warning_limited(struct log_limiter *l, const char *fmt, ...)
 {
     struct timespec ts;

@@ -32,6 +32,11 @@ void log_syslog_line(int level, const char *msg);
 /* The descriptor lines go to (the crash report writes there directly). */
 int log_fd(void);
 
+/* One line from a signal handler, async-signal-safe (no stdio, no
+ * localtime): Redis's serverLogFromHandler form,
+ * "pid:signal-handler (unix-seconds) msg". */
+void log_from_signal_handler(const char *msg);
+
 void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)

@@ -75,13 +75,15 @@ long long pubsub_publish(enum pubsub_kind kind, const char *channel, size_t chan
 
 /* A manual failover's pause of clients' writes (connection/session.h). */
 enum session_pause session_pause_type;
-void session_pause(enum session_pause type, int64_t end_ms)
+void session_pause(enum session_pause_purpose purpose, enum session_pause type, int64_t end_ms)
 {
+    (void)purpose;
     (void)end_ms;
     session_pause_type = type;
 }
-void session_unpause(void)
+void session_unpause(enum session_pause_purpose purpose)
 {
+    (void)purpose;
     session_pause_type = SESSION_PAUSE_OFF;
 }
 

@@ -6,7 +6,8 @@
 # error), the same text redis-server 7.0 gives in the same situation;
 # SIGKILL of the server and its child mid-save keeps the previous snapshot
 # valid; SHUTDOWN during a save stops the child and removes its temp file;
-# rdb-key-save-delay slows a save down as Redis's does.
+# rdb-key-save-delay slows a save down as Redis's does; FLUSHALL aborts a
+# running BGSAVE and, with save points, saves the empty data set.
 #
 # The child is held with SIGSTOP so the "during the save" checks do not
 # depend on timing; the data set is big enough that the child is still
@@ -191,6 +192,32 @@ for i in $(seq 20); do cli SET "d$i" "$i" >/dev/null; done
 cli BGSAVE >/dev/null
 sleep 1
 [ "$(info_field rdb_bgsave_in_progress)" = 1 ] || fail "rdb-key-save-delay did not slow the save"
+# FLUSHALL aborts the save of data that no longer exists (Redis's
+# flushAllDataAndResetRDB): the child ends at once, its temp file goes, the
+# abort is not a failed save (writes stay allowed), the changes stay unsaved.
+cli FLUSHALL >/dev/null
+for _ in $(seq 20); do [ "$(info_field rdb_bgsave_in_progress)" = 0 ] && break; sleep 0.05; done
+[ "$(info_field rdb_bgsave_in_progress)" = 0 ] || fail "FLUSHALL did not abort the BGSAVE"
+[ "$(info_field rdb_last_bgsave_status)" = ok ] || fail "an aborted BGSAVE counted as failed"
+[ "$(info_field rdb_changes_since_last_save)" -ge 20 ] || fail "the aborted save reset the changes"
+ls "$DIR"/temp-*.rdb >/dev/null 2>&1 && fail "the aborted save left its temp file"
+[ "$(cli SET after-abort 1)" = OK ] || fail "writes refused after the aborted save"
+# With save points, FLUSHALL then saves the empty data set at once.
+cli CONFIG SET save "900 1" >/dev/null
+for i in $(seq 20); do cli SET "e$i" "$i" >/dev/null; done
+cli BGSAVE >/dev/null
+[ "$(info_field rdb_bgsave_in_progress)" = 1 ] || fail "no BGSAVE to abort"
+cli FLUSHALL >/dev/null
+for _ in $(seq 20); do [ "$(info_field rdb_bgsave_in_progress)" = 0 ] && break; sleep 0.05; done
+[ "$(info_field rdb_bgsave_in_progress)" = 0 ] || fail "FLUSHALL with save points left the BGSAVE"
+[ "$(info_field rdb_changes_since_last_save)" = 0 ] || fail "FLUSHALL with save points did not save"
+cli CONFIG SET save "" >/dev/null
+kill "$PID"
+wait "$PID" 2>/dev/null
+out=$(redis-check-rdb "$DIR/dump.rdb" 2>&1) || fail "the snapshot FLUSHALL saved: $out"
+start_server launch_goblin
+PIDS+=("$PID")
+[ "$(cli DBSIZE)" = 0 ] || fail "the snapshot FLUSHALL saved is not empty"
 cli CONFIG SET rdb-key-save-delay 0 >/dev/null
 kill "$PID"
 wait "$PID" 2>/dev/null

@@ -520,13 +520,13 @@ static void cmd_client_pause(struct cmd_ctx *ctx)
     /* Redis 7.0 adds the time without an overflow check: a huge timeout
      * wraps to an end already past (the pause ends at the next check). */
     uint64_t end = ms > 0 ? (uint64_t)clock_unix_ms() + (uint64_t)ms : 0;
-    session_pause(type, (int64_t)end);
+    session_pause(SESSION_PAUSE_BY_CLIENT, type, (int64_t)end);
     reply_ok(ctx->reply);
 }
 
 static void cmd_client_unpause(struct cmd_ctx *ctx)
 {
-    session_unpause();
+    session_unpause(SESSION_PAUSE_BY_CLIENT);
     reply_ok(ctx->reply);
 }
 

@@ -74,8 +74,9 @@ static void debug_sleep(double seconds)
     if (!(micros >= 0 && micros < 9223372036854775807.0)) return; /* NaN fails both */
     long long utime = (long long)micros;
     struct timespec left = {(time_t)(utime / 1000000), (long)(utime % 1000000) * 1000};
-    /* SIGINT/SIGTERM interrupt nanosleep (no SA_RESTART) and set the stop flag. */
-    while (nanosleep(&left, &left) != 0 && errno == EINTR && !ev_stopping()) {
+    /* SIGINT/SIGTERM interrupt nanosleep (no SA_RESTART) and ask for a shutdown. */
+    while (nanosleep(&left, &left) != 0 && errno == EINTR && !ev_stopping() &&
+           !server.shutdown_signal) {
     }
 }
 

@@ -71,6 +71,9 @@ static void section_server(struct buf *b)
     buf_append_fmt(b, "executable:%s\r\n", exe);
     buf_append_fmt(b, "config_file:%s\r\n", config_file_path() ? config_file_path() : "");
     buf_append_fmt(b, "io_threads_active:0\r\n"); /* one thread (DESIGN: run to completion) */
+    if (server.shutdown_deadline_ms)              /* a shutdown waiting for its replicas */
+        buf_append_fmt(b, "shutdown_in_milliseconds:%lld\r\n",
+                       (long long)(server.shutdown_deadline_ms - clock_unix_ms()));
 }
 
 static void section_clients(struct buf *b)

@@ -1,5 +1,6 @@
 /* cmd_server.c — commands about the server: DBSIZE, FLUSHALL, FLUSHDB, SWAPDB,
- * TIME, CONFIG, SHUTDOWN, DEBUG (whose subcommands are in cmd_debug.c).
+ * TIME, CONFIG, DEBUG (whose subcommands are in cmd_debug.c); SHUTDOWN is
+ * server/shutdown.c's.
  * (INFO, COMMAND and the persistence commands have their own files.) */
 #include <errno.h>
 #include <math.h>
@@ -11,11 +12,9 @@
 #include "cluster/cluster.h"
 #include "commands/command.h"
 #include "commands/server/debug.h"
-#include "scripting/script_lua.h"
 #include "connection/session.h"
-#include "persist/persist.h"
 #include "core/config.h"
-#include "core/event_loop.h"
+#include "persist/persist.h"
 #include "core/latency.h"
 #include "core/server_state.h"
 #include "util/stats.h"
@@ -47,6 +46,7 @@ static void cmd_flushall(struct cmd_ctx *ctx)
     if (!flush_mode_ok(ctx)) return;
     if (session_tracking_clients || session_tracking_keys()) session_tracking_flush();
     keyspace_flush_all();
+    persist_after_flushall();
     allocator_purge();
     reply_ok(ctx->reply);
 }
@@ -90,45 +90,6 @@ static void cmd_time(struct cmd_ctx *ctx)
     reply_array_len(ctx->reply, 2);
     reply_bulk_ll(ctx->reply, us / 1000000);
     reply_bulk_ll(ctx->reply, us % 1000000);
-}
-
-static void cmd_shutdown(struct cmd_ctx *ctx)
-{
-    bool abort_requested = false, nosave = false, save = false, other = false;
-    for (int j = 1; j < ctx->argc; j++) {
-        if (arg_equals(ctx, j, "nosave")) {
-            nosave = true;
-        } else if (arg_equals(ctx, j, "save")) {
-            save = true;
-        } else if (arg_equals(ctx, j, "now") || arg_equals(ctx, j, "force")) {
-            other = true;
-        } else if (arg_equals(ctx, j, "abort")) {
-            abort_requested = true;
-        } else {
-            reply_error_syntax(ctx->reply);
-            return;
-        }
-    }
-    if ((abort_requested && (nosave || save || other)) || (nosave && save)) {
-        reply_error_syntax(ctx->reply);
-        return;
-    }
-    if (abort_requested) {
-        reply_error(ctx->reply, "ERR No shutdown in progress.");
-        return;
-    }
-    if (!nosave && script_busy_reply) { /* a busy script: only SHUTDOWN NOSAVE */
-        reply_error(ctx->reply, script_busy_reply);
-        return;
-    }
-    /* FORCE would exit even when the save fails; here a failed save keeps
-     * the server running, as without FORCE. */
-    if (!persist_prepare_shutdown(save || (!nosave && persist_has_save_points()))) {
-        reply_error(ctx->reply, "ERR Errors trying to SHUTDOWN. Check logs.");
-        return;
-    }
-    /* Stop the loop; clients see the connection close. */
-    ev_stop();
 }
 
 /* --- CONFIG ---------------------------------------------------------- */
@@ -399,13 +360,5 @@ struct command server_commands[] = {
      .since = "2.0.0",
      .group = "server",
      .complexity = "Depends on subcommand."},
-    {.name = "shutdown",
-     .arity = -1,
-     .flags = CMD_ALLOW_BUSY | CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
-     .fn = cmd_shutdown,
-     .summary = "Synchronously saves the database(s) to disk and shuts down the server.",
-     .since = "1.0.0",
-     .group = "server",
-     .complexity = "O(N) when saving, where N is the total number of keys in all databases"},
     COMMAND_END,
 };

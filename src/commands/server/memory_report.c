@@ -11,6 +11,7 @@
 #include "connection/session.h"
 #include "persist/aof.h"
 #include "core/config.h"
+#include "core/server_state.h"
 #include "store/stream.h"
 #include "store/evict.h"
 #include "store/db.h"
@@ -60,14 +61,15 @@ void memory_report_compute(struct memory_report *m)
         m->alloc.allocated = m->used;
     }
     size_t overhead = m->startup;
-    m->clients_normal = session_clients_memory();
+    session_clients_memory(&m->clients_normal, &m->clients_replicas);
+    m->repl_backlog = repl_stats.backlog_bytes;
     m->aof_buffer = aof_buffer_bytes();
     size_t links;
     cluster_bus_links_stats(&links, &m->cluster_links);
     script_cache_stats(&m->cached_scripts, &m->vm_eval);
     function_stats(&m->functions, &m->libraries, &m->functions_bytes, &m->vm_functions);
-    overhead +=
-        m->clients_normal + m->cluster_links + m->aof_buffer + m->scripts_eval + m->functions_bytes;
+    overhead += m->clients_normal + m->clients_replicas + m->repl_backlog + m->cluster_links +
+                m->aof_buffer + m->scripts_eval + m->functions_bytes;
     for (int i = 0; i < keyspace.count; i++) {
         struct db *db = keyspace_db(i);
         size_t keys = dict_size(&db->keys);
@@ -289,7 +291,9 @@ void memory_report_info(struct buf *b)
     /* maxmemory counts every allocation (store/evict.h): nothing is left out. */
     LINE("mem_not_counted_for_evict:0");
     LINE("mem_replication_backlog:%zu", m.repl_backlog);
-    LINE("mem_total_replication_buffers:0");
+    /* Redis 7.0's shared replication buffer: the backlog and what the
+     * replicas have not been sent. */
+    LINE("mem_total_replication_buffers:%zu", m.repl_backlog + m.clients_replicas);
     LINE("mem_clients_slaves:%zu", m.clients_replicas);
     LINE("mem_clients_normal:%zu", m.clients_normal);
     LINE("mem_cluster_links:%zu", m.cluster_links);
