@@ -286,7 +286,7 @@ bool acl_file_load_startup(void)
 {
     const char *path = acl_file_path();
     if (!path) return true;
-    if (config.auth_file) {
+    if (config.auth_file && *config.auth_file) {
         log_warning("aclfile and --auth-file both name users: give one of them, not both");
         return false;
     }

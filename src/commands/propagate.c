@@ -522,8 +522,15 @@ void propagate_command(struct cmd_ctx *ctx, int argc, const char *const *argv, c
 
 void propagate_to_replicas(struct cmd_ctx *ctx)
 {
+    propagate_argv_to_replicas(ctx, ctx->argc, (const char *const *)ctx->argv, ctx->argv_len);
+}
+
+void propagate_argv_to_replicas(struct cmd_ctx *ctx, int argc, const char *const *argv,
+                                const size_t *len)
+{
+    (void)ctx;
     if (!propagate_on || !p.current || !propagation_feeds_replicas()) return;
-    op_argv(p.current->db, ctx->argc, (const char *const *)ctx->argv, ctx->argv_len);
+    op_argv(p.current->db, argc, argv, len);
     struct op_span *s = (struct op_span *)(buf_tail(&p.spans) - sizeof *s);
     s->target = PROPAGATION_REPLICAS;
 }

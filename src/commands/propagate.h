@@ -80,6 +80,10 @@ void propagate_spop_member(struct cmd_ctx *ctx, const char *member, size_t len);
  * SPUBLISH outside cluster mode, as Redis 7.0); no-op without a replica
  * feed. */
 void propagate_to_replicas(struct cmd_ctx *ctx);
+/* argv goes to replicas only, as an op of the running call (DEBUG
+ * REPLICATE: Redis's replicationFeedSlaves, divergence on purpose). */
+void propagate_argv_to_replicas(struct cmd_ctx *ctx, int argc, const char *const *argv,
+                                const size_t *len);
 
 /* The running call's own command is not written (Redis's
  * preventCommandPropagation); no-op while propagation is off. */

@@ -513,10 +513,29 @@ static void conn_reply_wire_error(struct conn *c, const struct request *req)
 /* CLIENT REPLY OFF/SKIP: drops what the command just answered (an empty
  * framed unit is dropped when closed) and moves SKIP along, as Redis's
  * resetClient() does. */
+/* A replica's link answering its master with an error: the data sets
+ * diverge, logged as Redis's afterErrorReply does (propagation-error-
+ * behavior's panic is not implemented: the replica goes on). */
+static void log_error_to_master(const struct conn *c, size_t out_before)
+{
+    const char *reply = buf_head(&c->out) + out_before + 1;
+    size_t n = buf_len(&c->out) - out_before - 1;
+    const char *eol = memchr(reply, '\r', n);
+    if (eol) n = (size_t)(eol - reply);
+    if (n > 4096) n = 4096;
+    log_warning("== CRITICAL == This replica is sending an error to its master: '%.*s' after "
+                "processing the command '%s'",
+                (int)n, reply, c->last_command ? c->last_command : "<unknown>");
+}
+
 void conn_apply_reply_mode(struct conn *c, size_t out_before)
 {
-    if ((c->flags & (CONN_REPLY_OFF | CONN_REPLY_SKIP)) && !(c->flags & CONN_REPLY_PUSHED))
+    if ((c->flags & (CONN_REPLY_OFF | CONN_REPLY_SKIP)) && !(c->flags & CONN_REPLY_PUSHED)) {
+        if ((c->flags & CONN_MASTER) && buf_len(&c->out) > out_before &&
+            buf_head(&c->out)[out_before] == '-')
+            log_error_to_master(c, out_before);
         buf_truncate(&c->out, out_before);
+    }
     c->flags &= ~(CONN_REPLY_SKIP | CONN_REPLY_PUSHED);
     if (c->flags & CONN_REPLY_SKIP_NEXT) {
         c->flags &= ~CONN_REPLY_SKIP_NEXT;

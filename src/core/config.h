@@ -318,8 +318,10 @@ bool config_load_file(const char *path, bool from_stdin);
  * setting's line rewritten in place, new ones appended under "# Generated
  * by CONFIG REWRITE", leftover lines of a rewritten setting blanked — into
  * a temporary file, fsynced and renamed over the old one. NULL on success,
- * else Redis's error text in err. */
-const char *config_rewrite(struct config_error *err);
+ * else Redis's error text in err. force_all (DEBUG CONFIG-REWRITE-FORCE-ALL)
+ * writes every setting at its default too, but the start-up lists
+ * (listen, ring ...) and secrets, which keep their lines as written. */
+const char *config_rewrite(bool force_all, struct config_error *err);
 
 /* Visits every row in registration order (for CONFIG REWRITE and the
  * docs check); stops when fn returns true. */

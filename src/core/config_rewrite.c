@@ -35,6 +35,7 @@ struct rewrite_state {
     } * options;
     size_t option_count;
     bool needs_signature;
+    bool force_all; /* DEBUG CONFIG-REWRITE-FORCE-ALL: defaults written too */
 };
 
 static void append_line(struct rewrite_state *st, char *line)
@@ -269,7 +270,7 @@ static bool rewrite_param(const struct config_param *p, void *arg)
     } else if ((p->flags & CFG_MULTI_ARG) && !*value) {
         /* No words (replicaof of a master): no line; old ones are blanked
          * below, as Redis's rewrite of replicaof does. */
-    } else if (!is_default || o) {
+    } else if (!is_default || o || st->force_all) {
         struct buf line;
         buf_init(&line, 64);
         buf_append(&line, p->name, strlen(p->name));
@@ -340,14 +341,14 @@ static bool replace_file(const char *path, const char *content, size_t len,
     return true;
 }
 
-const char *config_rewrite(struct config_error *err)
+const char *config_rewrite(bool force_all, struct config_error *err)
 {
     const char *path = config_file_path();
     if (!path) {
         config_fail(err, "ERR The server is running without a config file");
         return err->text;
     }
-    struct rewrite_state st = {.needs_signature = true};
+    struct rewrite_state st = {.needs_signature = true, .force_all = force_all};
     bool ok = read_old_file(&st, path, err);
     if (ok) {
         config_each(rewrite_param, &st);

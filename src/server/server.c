@@ -80,7 +80,7 @@ bool server_start(void)
         log_warning("libsodium failed to initialise");
         return false;
     }
-    if (config.auth_file) {
+    if (config.auth_file && *config.auth_file) { /* "" (a rewritten default): none */
         char err[512];
         if (!auth_load_file(config.auth_file, err, sizeof err)) {
             log_warning("%s", err);

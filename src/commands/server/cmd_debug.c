@@ -17,6 +17,8 @@
  *   STRINGMATCH-TEST      a randomised run of the glob matcher
  *   CHANGE-REPL-ID        a new master_replid (INFO replication)
  *   PAUSE-CRON 0|1        housekeeping (Redis's serverCron) stopped and resumed
+ *   CONFIG-REWRITE-FORCE-ALL  CONFIG REWRITE writing every setting, defaults too
+ *   REPLICATE cmd [arg ...]   cmd sent to the replicas only (divergence, for tests)
  *   SLEEP s, RELOAD, HELP
  *
  * Differences: "Value at:" is the address of our kv (stable while the value
@@ -39,6 +41,7 @@
 #include "commands/server/debug.h"
 #include "persist/persist.h"
 #include "persist/rdb.h"
+#include "commands/propagate.h"
 #include "core/config.h"
 #include "core/event_loop.h"
 #include "core/server_state.h"
@@ -509,6 +512,9 @@ static void debug_help(struct cmd_ctx *ctx)
         "CHANGE-REPL-ID",
         "    Change the replication IDs of the instance.",
         "    Dangerous: should be used only for testing the replication subsystem.",
+        "CONFIG-REWRITE-FORCE-ALL",
+        "    Like CONFIG REWRITE but writes all configuration options, including",
+        "    keywords not listed in original configuration file or default values.",
         "DIGEST",
         "    Output a hex signature representing the current DB content.",
         "DIGEST-VALUE <key> [<key> ...]",
@@ -536,6 +542,8 @@ static void debug_help(struct cmd_ctx *ctx)
         "    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default.",
         "PAUSE-CRON <0|1>",
         "    Stop periodic cron job processing.",
+        "REPLICATE <string>",
+        "    Replicates the provided string to replicas, allowing data divergence.",
         "RELOAD",
         "    Save the RDB on disk and reload it back to memory.",
         "SET-ACTIVE-EXPIRE <0|1>",
@@ -622,6 +630,18 @@ void cmd_debug(struct cmd_ctx *ctx)
         debug_protocol(ctx);
     } else if (argc == 2 && arg_equals(ctx, 1, "stringmatch-test")) {
         debug_stringmatch_test(ctx);
+    } else if (argc >= 3 && arg_equals(ctx, 1, "replicate")) {
+        propagate_argv_to_replicas(ctx, argc - 2, (const char *const *)ctx->argv + 2,
+                                   ctx->argv_len + 2);
+        reply_ok(ctx->reply);
+    } else if (argc == 2 && arg_equals(ctx, 1, "config-rewrite-force-all")) {
+        struct config_error err;
+        const char *why = config_rewrite(true, &err);
+        if (why)
+            reply_error_fmt(ctx->reply, "ERR CONFIG-REWRITE-FORCE-ALL failed: %s",
+                            why + (strncmp(why, "ERR ", 4) == 0 ? 4 : 0));
+        else
+            reply_ok(ctx->reply);
     } else if (argc == 2 && arg_equals(ctx, 1, "change-repl-id")) {
         log_warning("Changing replication IDs after receiving DEBUG change-repl-id");
         server_change_repl_id();

@@ -231,7 +231,7 @@ static void cmd_config_resetstat(struct cmd_ctx *ctx)
 static void cmd_config_rewrite(struct cmd_ctx *ctx)
 {
     struct config_error err;
-    const char *why = config_rewrite(&err);
+    const char *why = config_rewrite(false, &err);
     if (why)
         reply_error(ctx->reply, why);
     else
