@@ -161,8 +161,9 @@ static void cancel(void)
     server.shutdown_deadline_ms = 0;
     shutdown_flags = 0;
     while (callers) session_unblock_custom(callers->c); /* caller_done unlinks it */
+    /* The callers and the writes released run when the current batch ends
+     * (SHUTDOWN ABORT) or right after housekeeping (shutdown_housekeeping). */
     session_unpause(SESSION_PAUSE_SHUTDOWN);
-    conn_blocked_resume();
 }
 
 /* Redis's finishShutdown: true when the loop is stopping. */
@@ -211,9 +212,11 @@ static int signal_flags(int sig)
 void shutdown_housekeeping(void)
 {
     if (server.shutdown_signal && !server.shutdown_deadline_ms) {
-        begin(signal_flags(server.shutdown_signal));
+        if (begin(signal_flags(server.shutdown_signal)) == BEGIN_FAILED) conn_blocked_resume();
     } else if (server.shutdown_deadline_ms) {
-        if (clock_unix_ms() >= server.shutdown_deadline_ms || repl_replicas_in_sync()) finish();
+        if ((clock_unix_ms() >= server.shutdown_deadline_ms || repl_replicas_in_sync()) &&
+            !finish())
+            conn_blocked_resume(); /* cancelled: the callers' errors, the paused writes */
     }
 }
 
