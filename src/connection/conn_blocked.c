@@ -384,11 +384,6 @@ void session_unpause(enum session_pause_purpose purpose)
     pause_update();
 }
 
-bool session_paused_by(enum session_pause_purpose purpose)
-{
-    return pauses[purpose].type != SESSION_PAUSE_OFF;
-}
-
 void conn_pause_expire(void)
 {
     if (session_pause_type == SESSION_PAUSE_OFF || clock_unix_ms() <= pause_end_ms) return;

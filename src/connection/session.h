@@ -148,7 +148,6 @@ void session_pause(enum session_pause_purpose purpose, enum session_pause type, 
 /* Ends purpose's pause; the conns no pause holds any more run when the
  * current batch of commands ends, in the order they were paused. */
 void session_unpause(enum session_pause_purpose purpose);
-bool session_paused_by(enum session_pause_purpose purpose);
 
 /* The request being dispatched on c is held by the pause: c keeps a copy
  * and runs it when the pause ends; the caller answers nothing now. false

@@ -283,7 +283,7 @@ static void cmd_shutdown(struct cmd_ctx *ctx)
         return;
     case BEGIN_WAITING:
     case BEGIN_ALREADY: {
-        if (!ctx->conn) return; /* not reached: refused above */
+        if (!ctx->conn) return; /* SHUTDOWN NOW joining a wait, with no caller to block */
         struct caller *w = xcalloc(1, sizeof *w);
         w->c = ctx->conn;
         w->next = callers;

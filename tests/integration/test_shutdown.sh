@@ -124,10 +124,14 @@ wait_field "$M" clients blocked_clients 0
 # SIGTERM, then ABORT before the housekeeping runs it.
 cli "$M" DEBUG PAUSE-CRON 1 >/dev/null
 kill -TERM "$MPID"
-sleep 0.1
+wait_log "$DIR/m2.log" "signal-handler ([0-9]*) Received SIGTERM scheduling shutdown"
 [ "$(cli "$M" SHUTDOWN ABORT)" = OK ] || fail "SHUTDOWN ABORT of a signal's shutdown"
+# Housekeeping runs again (its active expiry removes a key set to expire)
+# and does not shut down.
+expired=$(field "$M" stats expired_keys)
+cli "$M" SET gone 1 PX 1 >/dev/null
 cli "$M" DEBUG PAUSE-CRON 0 >/dev/null
-sleep 0.2
+wait_field "$M" stats expired_keys $((expired + 1))
 [ "$(cli "$M" PING)" = PONG ] || fail "the aborted SIGTERM stopped the server"
 
 # --- shutdown-timeout gives up; NOW does not wait -------------------------------
