@@ -12,7 +12,7 @@ int main(int argc, char **argv)
 {
     settings_init();
     bool exit_now;
-    if (!config_parse_args(argc - 1, argv + 1, &exit_now)) return config_parse_failure_status();
+    if (!config_parse_args(argc - 1, argv + 1, &exit_now)) return 1;
     if (exit_now) return 0;
     if (!daemon_start()) return 1;
     if (!server_start()) {

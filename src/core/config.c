@@ -13,6 +13,7 @@
 #include "core/version.h"
 #include "util/glob.h"
 #include "util/numparse.h"
+#include "util/split_args.h"
 #include "util/xmalloc.h"
 
 struct config config;
@@ -469,34 +470,6 @@ void config_print_help(void)
     printf("\n");
 }
 
-/* Overwrites a secret flag's value in place in argv — the memory the kernel
- * shows as /proc/<pid>/cmdline and ps print — as Redis hides its own
- * arguments. The value's length stays visible as the run of '*'. */
-static void arg_scrub(char *value)
-{
-    memset(value, '*', strlen(value));
-}
-
-/* A flag of several values (--ring PATH SIZE): argv[*i] is the flag. */
-static bool parse_multi_value(const struct config_param *p, int argc, char **argv, int *i,
-                              bool has_eq)
-{
-    int nargs = p->nargs;
-    if (has_eq || *i + nargs >= argc) {
-        fprintf(stderr, "goblin-core: flag '--%s' needs %d values (%s)\n", p->name, nargs,
-                p->value_name);
-        return false;
-    }
-    struct config_error err;
-    if (!p->parse((const char *const *)argv + *i + 1, &err)) {
-        fprintf(stderr, "goblin-core: bad value for --%s: %s\n", p->name, err.text);
-        return false;
-    }
-    if (p->apply) p->apply();
-    *i += nargs;
-    return true;
-}
-
 /* --- defaults, directives, the command line ---------------------------- */
 
 /* Each row's value as rendered before anything was applied (CONFIG
@@ -584,13 +557,6 @@ bool config_apply_directive(int argc, char *const *argv, struct config_error *er
 }
 
 static char *config_file_abs;
-static bool load_failed;
-
-int config_parse_failure_status(void)
-{
-    return load_failed ? 1 : 2;
-}
-
 const char *config_file_path(void)
 {
     return config_file_abs;
@@ -608,6 +574,77 @@ static char *absolute_path(const char *path)
     char *out = xmalloc(n);
     snprintf(out, n, "%s/%s", cwd, path);
     return out;
+}
+
+/* Overwrites a secret's value in place in argv — the memory the kernel shows
+ * as /proc/<pid>/cmdline and ps print — as Redis hides its own arguments.
+ * The value's length stays visible as the run of '*'. */
+static void arg_scrub(char *value)
+{
+    memset(value, '*', strlen(value));
+}
+
+static bool starts_option(const char *arg)
+{
+    return arg[0] == '-' && arg[1] == '-';
+}
+
+/* The command line as config lines, as redis-server 7.0 builds them: each
+ * "--name" starts a line (the name as typed, so "--maxmemory 700mb" in one
+ * argument is a whole line), every other word is a value of the line
+ * before, quoted as sdscatrepr does, and the word right after a bare
+ * "--name" is its value even when it starts with "--"
+ * (`--proc-title-template --x`). A bare `--save` before another option or
+ * last is `save ""`. goblin-core's additions: `--name=value` for a known
+ * setting, and a boolean flag alone (`--enable-sbe`) takes no value. */
+static void args_to_lines(int argc, char **argv, struct buf *out)
+{
+    bool value_next = false; /* the last word was a bare "--name" */
+    bool secret = false;     /* the current line's setting is CFG_SECRET */
+    struct buf words;
+    buf_init(&words, 64);
+    size_t *lens = NULL;
+    int lens_cap = 0;
+    for (int i = 0; i < argc; i++) {
+        char *arg = argv[i];
+        if (value_next || !starts_option(arg)) {
+            buf_append_repr(out, arg, strlen(arg));
+            buf_append_char(out, ' ');
+            if (secret) arg_scrub(arg);
+            value_next = false;
+            continue;
+        }
+        char *name = arg + 2;
+        if (buf_len(out)) buf_append_char(out, '\n');
+        size_t name_len = strcspn(name, " \t\r\n");
+        char *eq = memchr(name, '=', name_len);
+        const struct config_param *p = config_find(name, eq ? (size_t)(eq - name) : name_len);
+        secret = p && (p->flags & CFG_SECRET);
+        if (eq && p) {
+            buf_append(out, name, (size_t)(eq - name));
+            buf_append_char(out, ' ');
+            buf_append_repr(out, eq + 1, strlen(eq + 1));
+            if (secret) arg_scrub(eq + 1);
+            continue;
+        }
+        size_t len = strlen(name);
+        buf_append(out, name, len);
+        buf_append_char(out, ' ');
+        buf_reset(&words, 64);
+        if (split_args(name, len, &words, &lens, &lens_cap) != 1) {
+            if (secret && name[name_len]) arg_scrub(name + name_len);
+            continue; /* name and value in one argument */
+        }
+        bool last = i == argc - 1;
+        bool before_option = !last && starts_option(argv[i + 1]);
+        if (p && strcmp(p->name, "save") == 0 && (last || before_option)) {
+            buf_append(out, "\"\"", 2);
+            continue;
+        }
+        value_next = !(p && p->kind == CFG_FLAG);
+    }
+    xfree(lens);
+    buf_free(&words);
 }
 
 bool config_parse_args(int argc, char **argv, bool *exit_now)
@@ -643,81 +680,13 @@ bool config_parse_args(int argc, char **argv, bool *exit_now)
             return true;
         }
     }
+    struct buf options;
+    buf_init(&options, 256);
+    args_to_lines(argc - first, argv + first, &options);
     config_load_begin();
-    if (file || from_stdin) {
-        if (file) config_file_abs = absolute_path(file);
-        if (!config_load_file(file, from_stdin)) {
-            load_failed = true;
-            return false;
-        }
-    }
-    for (int i = first; i < argc; i++) {
-        const char *arg = argv[i];
-        if (strncmp(arg, "--", 2) != 0) {
-            fprintf(stderr,
-                    "goblin-core: unexpected argument '%s' (flags start with --; see --help)\n",
-                    arg);
-            return false;
-        }
-        const char *name = arg + 2;
-        const char *eq = strchr(name, '=');
-        size_t name_len = eq ? (size_t)(eq - name) : strlen(name);
-        const struct config_param *p = config_find(name, name_len);
-        if (!p || (p->flags & CFG_NO_CLI)) {
-            fprintf(stderr, "goblin-core: unknown flag '--%.*s' (see --help)\n", (int)name_len,
-                    name);
-            return false;
-        }
-        if (p->kind == CFG_FLAG && !eq) {
-            *(bool *)p->value = true;
-            if (p->apply) p->apply();
-            continue;
-        }
-        if (p->kind == CFG_CUSTOM && p->nargs > 1) {
-            if (!parse_multi_value(p, argc, argv, &i, eq != NULL)) return false;
-            continue;
-        }
-        if ((p->flags & CFG_MULTI_ARG) && !eq) {
-            /* Redis's command line: the values run to the next "--" (`--save
-             * 900 1`; `--save` before another flag or at the end is `save
-             * ""`), applied as a file line is. */
-            int n = 0;
-            while (i + 1 + n < argc && strncmp(argv[i + 1 + n], "--", 2) != 0) n++;
-            char **line = xcalloc((size_t)n + 2, sizeof *line);
-            line[0] = (char *)p->name;
-            for (int k = 0; k < n; k++) line[1 + k] = argv[i + 1 + k];
-            char empty[1] = "";
-            if (n == 0) line[1] = empty;
-            struct config_error err;
-            bool ok = config_apply_directive(n ? n + 1 : 2, line, &err);
-            xfree(line);
-            if (!ok) {
-                fprintf(stderr, "goblin-core: bad value for --%s: %s\n", p->name, err.text);
-                return false;
-            }
-            i += n;
-            continue;
-        }
-        char *value;
-        if (eq) {
-            value = argv[i] + (eq + 1 - arg);
-        } else {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "goblin-core: flag '--%s' needs a value (%s)\n", p->name,
-                        p->value_name);
-                return false;
-            }
-            value = argv[++i];
-        }
-        struct config_error err;
-        bool ok = param_apply(p, value, strlen(value), &err);
-        bool secret = p->flags & CFG_SECRET;
-        if (secret) arg_scrub(value);
-        if (!ok) {
-            fprintf(stderr, "goblin-core: bad value '%s' for --%s: %s\n", secret ? "***" : value,
-                    p->name, err.text);
-            return false;
-        }
-    }
-    return true;
+    if (file) config_file_abs = absolute_path(file);
+    bool ok = config_load_file(config_file_abs, from_stdin, buf_head(&options), buf_len(&options));
+    if (buf_len(&options)) explicit_bzero(buf_head(&options), buf_len(&options)); /* passwords */
+    buf_free(&options);
+    return ok;
 }

@@ -306,12 +306,14 @@ void config_load_begin(void);
  * REWRITE writes it, INFO shows it), or NULL. Set by config_parse_args. */
 const char *config_file_path(void);
 
-/* Reads a redis.conf-syntax file (path; NULL: none) and then standard input
- * (when from_stdin) and applies every directive (core/config_file.c):
- * `include` (glob patterns too), Redis's quoting and escapes. On an error
- * prints Redis's "*** FATAL CONFIG FILE ERROR ***" block naming the line to
- * stderr and returns false. */
-bool config_load_file(const char *path, bool from_stdin);
+/* Reads a redis.conf-syntax file (path; NULL: none), then standard input
+ * (when from_stdin), then the command line's options as config lines
+ * (options, len bytes), as one text, and applies every directive
+ * (core/config_file.c): `include` (glob patterns too), Redis's quoting and
+ * escapes. On an error prints Redis's "*** FATAL CONFIG FILE ERROR ***"
+ * block naming the line (counted through the whole text) to stderr and
+ * returns false. */
+bool config_load_file(const char *path, bool from_stdin, const char *options, size_t len);
 
 /* CONFIG REWRITE (core/config_rewrite.c): rewrites the config file as
  * Redis 7.0 does — comments, order and unknown lines kept, each changed
@@ -335,10 +337,6 @@ const struct config_param *config_find(const char *name, size_t len);
  * any flag or file line was applied. */
 void config_render(const struct config_param *p, struct buf *out);
 const char *config_default_text(const struct config_param *p);
-
-/* The exit status after config_parse_args() failed: 1 for a config file
- * (redis-server's), 2 for a bad flag. */
-int config_parse_failure_status(void);
 
 /* Prints --help. */
 void config_print_help(void);

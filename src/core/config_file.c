@@ -175,10 +175,10 @@ static bool load_path(const char *path, int depth)
     return ok;
 }
 
-bool config_load_file(const char *path, bool from_stdin)
+bool config_load_file(const char *path, bool from_stdin, const char *options, size_t len)
 {
-    /* As Redis: the file's text, then standard input's, read as one text
-     * (line numbers count through both). */
+    /* As Redis: the file's text, then standard input's, then a newline and
+     * the options, read as one text (line numbers count through all). */
     struct buf text;
     buf_init(&text, 4096);
     bool ok = true;
@@ -195,8 +195,13 @@ bool config_load_file(const char *path, bool from_stdin)
         }
     }
     if (ok && from_stdin) {
-        if (buf_len(&text)) buf_append_char(&text, '\n');
+        if (buf_len(&text) && buf_head(&text)[buf_len(&text) - 1] != '\n')
+            buf_append_char(&text, '\n');
         ok = read_stream(stdin, &text);
+    }
+    if (ok && len) {
+        buf_append_char(&text, '\n');
+        buf_append(&text, options, len);
     }
     if (ok) ok = load_text(buf_len(&text) ? buf_head(&text) : "", buf_len(&text), 0);
     if (buf_len(&text)) explicit_bzero(buf_head(&text), buf_len(&text)); /* passwords */

@@ -121,43 +121,6 @@ static void format_memory(struct buf *out, long long bytes)
         buf_append_fmt(out, "%lld", bytes);
 }
 
-/* Redis's sdscatrepr: the string in double quotes with escapes. */
-static void format_quoted(struct buf *out, const char *s, size_t len)
-{
-    buf_append_char(out, '"');
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        switch (c) {
-        case '\\':
-        case '"':
-            buf_append_char(out, '\\');
-            buf_append_char(out, (char)c);
-            break;
-        case '\n':
-            buf_append(out, "\\n", 2);
-            break;
-        case '\r':
-            buf_append(out, "\\r", 2);
-            break;
-        case '\t':
-            buf_append(out, "\\t", 2);
-            break;
-        case '\a':
-            buf_append(out, "\\a", 2);
-            break;
-        case '\b':
-            buf_append(out, "\\b", 2);
-            break;
-        default:
-            if (c >= 0x20 && c < 0x7f)
-                buf_append_char(out, (char)c);
-            else
-                buf_append_fmt(out, "\\x%02x", c);
-        }
-    }
-    buf_append_char(out, '"');
-}
-
 /* Splits rendered text into words (values never hold spaces inside a word
  * where this is used: lists of paths, addresses, numbers). */
 static int split_words(const char *text, char ***out)
@@ -278,7 +241,7 @@ static bool rewrite_param(const struct config_param *p, void *arg)
         if (p->kind == CFG_MEMORY)
             format_memory(&line, *(long long *)p->value);
         else if (p->kind == CFG_STRING && !(p->flags & CFG_MULTI_ARG))
-            format_quoted(&line, value, strlen(value));
+            buf_append_repr(&line, value, strlen(value));
         else
             buf_append(&line, value, strlen(value));
         place_line(st, p, &line);

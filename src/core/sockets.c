@@ -78,3 +78,23 @@ void socket_format_addr(const struct sockaddr_storage *ss, char *out, size_t cap
         snprintf(out, cap, "?:0");
     }
 }
+
+bool socket_bind_source(int fd, int family, const char *addr)
+{
+    struct sockaddr_storage ss = {0};
+    socklen_t len;
+    if (family == AF_INET) {
+        struct sockaddr_in *in4 = (struct sockaddr_in *)&ss;
+        if (inet_pton(AF_INET, addr, &in4->sin_addr) != 1) return false;
+        in4->sin_family = AF_INET;
+        len = sizeof *in4;
+    } else if (family == AF_INET6) {
+        struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+        if (inet_pton(AF_INET6, addr, &in6->sin6_addr) != 1) return false;
+        in6->sin6_family = AF_INET6;
+        len = sizeof *in6;
+    } else {
+        return false;
+    }
+    return bind(fd, (struct sockaddr *)&ss, len) == 0;
+}

@@ -16,6 +16,11 @@ struct sockaddr_storage;
  * (EINVAL: not a numeric address). */
 int socket_listen_tcp(const char *host, int port, int backlog);
 
+/* Binds fd, before its connect(), to the numeric address addr of family
+ * (port 0: the kernel picks one); false (fd unchanged) when addr is of
+ * another family or cannot be bound. */
+bool socket_bind_source(int fd, int family, const char *addr);
+
 /* Redis 7.0.15's loopback: 127.0.0.1 or ::1 exactly (protected mode,
  * enable-debug-command local). */
 bool socket_addr_is_loopback(const struct sockaddr_storage *peer);

@@ -65,6 +65,7 @@ struct repl_replica_settings {
     bool serve_stale_data;   /* replica-serve-stale-data: no: MASTERDOWN while the link is down */
     long long priority;      /* replica-priority (INFO slave_priority, for Sentinel) */
     char *announce_ip;       /* replica-announce-ip (REPLCONF ip-address) */
+    char *bind_source_addr;  /* the link to the master's local address ("": the kernel's) */
     long long announce_port; /* replica-announce-port (REPLCONF listening-port; 0: --port) */
     bool announced;          /* replica-announced (INFO replica_announced) */
     char *diskless_load;     /* repl-diskless-load: disabled|on-empty-db|swapdb (replica.c) */

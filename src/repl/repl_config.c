@@ -1,12 +1,38 @@
 /* repl_config.c — replication's settings (repl.h): Redis 7.0's names,
  * aliases and defaults, registered by server/settings.c. */
 #include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 
 #include "core/config.h"
 #include "repl/repl.h"
 #include "util/xmalloc.h"
 
 static const char *const diskless_load_choices[] = {"disabled", "on-empty-db", "swapdb", NULL};
+
+/* replicaof's line as Redis reads it: HOST PORT, or NO ONE (none). */
+static const char *validate_replicaof(const char *text)
+{
+    char host[256], port[32], extra[2];
+    int words = sscanf(text, "%255s %31s %1s", host, port, extra);
+    if (words <= 0) return NULL; /* "": not a replica */
+    if (words != 2) return "wrong number of arguments";
+    if (strcasecmp(host, "no") == 0 && strcasecmp(port, "one") == 0) return NULL;
+    char *end;
+    long n = strtol(port, &end, 10);
+    if (n < 0 || n > 65535 || *end) return "Invalid master port";
+    return NULL;
+}
+
+static void apply_replicaof(void)
+{
+    if (strncasecmp(repl_replica_settings.replicaof, "no ", 3) == 0) {
+        xfree(repl_replica_settings.replicaof); /* NO ONE: the default, none */
+        repl_replica_settings.replicaof = xstrdup("");
+    }
+}
 
 static const struct config_param repl_params[] = {
     /* the master side (master.c) */
@@ -83,7 +109,9 @@ static const struct config_param repl_params[] = {
      .value = &repl_replica_settings.replicaof,
      .flags = CFG_IMMUTABLE | CFG_MULTI_ARG,
      .value_name = "'HOST PORT'",
-     .help = "start as a replica of HOST PORT (REPLICAOF at run time)"},
+     .help = "start as a replica of HOST PORT (REPLICAOF at run time)",
+     .validate = validate_replicaof,
+     .apply = apply_replicaof},
     {.name = "masterauth",
      .kind = CFG_STRING,
      .value = &repl_replica_settings.masterauth,
@@ -114,6 +142,12 @@ static const struct config_param repl_params[] = {
      .max = INT_MAX,
      .value_name = "N",
      .help = "Sentinel's promotion order, lower first; 0 = never promoted (default 100)"},
+    {.name = "bind-source-addr",
+     .kind = CFG_STRING,
+     .value = &repl_replica_settings.bind_source_addr,
+     .value_name = "ADDR",
+     .help = "the local address the link to the master connects from (best effort, as Redis: "
+             "the kernel's when it cannot be bound; default none)"},
     {.name = "replica-announce-ip",
      .alias = "slave-announce-ip",
      .kind = CFG_STRING,
@@ -148,6 +182,7 @@ static void repl_config_defaults(void)
     repl_replica_settings.masterauth = xstrdup("");
     repl_replica_settings.masteruser = xstrdup("");
     repl_replica_settings.announce_ip = xstrdup("");
+    repl_replica_settings.bind_source_addr = xstrdup("");
     repl_replica_settings.diskless_load = xstrdup("disabled");
 }
 

@@ -1052,6 +1052,11 @@ static void link_connect(void)
         return;
     }
     int fd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    const char *source = repl_replica_settings.bind_source_addr;
+    if (fd >= 0 && *source && !socket_bind_source(fd, res->ai_family, source))
+        log_verbose("bind-source-addr %s could not be bound (%s): connecting from the kernel's "
+                    "address",
+                    source, strerror(errno));
     if (fd < 0 || (connect(fd, res->ai_addr, res->ai_addrlen) != 0 && errno != EINPROGRESS)) {
         log_warning("Unable to connect to MASTER %s:%d: %s", s.host, s.port, strerror(errno));
         if (fd >= 0) close(fd);

@@ -28,7 +28,6 @@ static struct {
     bool aof_rewrite_incremental_fsync;
     char *aof_rewrite_cpulist;
     char *bgsave_cpulist;
-    char *bind_source_addr;
     char *bio_cpulist;
     bool cluster_allow_pubsubshard_when_down;
     bool cluster_allow_replica_migration;
@@ -99,7 +98,6 @@ static void inert_defaults(void)
     inert.aof_rewrite_incremental_fsync = true;
     inert.aof_rewrite_cpulist = xstrdup("");
     inert.bgsave_cpulist = xstrdup("");
-    inert.bind_source_addr = xstrdup("");
     inert.bio_cpulist = xstrdup("");
     inert.cluster_allow_pubsubshard_when_down = true;
     inert.cluster_allow_replica_migration = true;
@@ -256,12 +254,6 @@ static const struct config_param inert_params[] = {
      .flags = INERT_STARTUP,
      .value_name = "TEXT",
      .help = "background children are not pinned (use --cpu for the server thread)"},
-    {.name = "bind-source-addr",
-     .kind = CFG_STRING,
-     .value = &inert.bind_source_addr,
-     .flags = INERT,
-     .value_name = "TEXT",
-     .help = "outgoing connections (replication) use the kernel's source address"},
     {.name = "bio_cpulist",
      .kind = CFG_STRING,
      .value = &inert.bio_cpulist,

@@ -91,6 +91,10 @@ static int shutdown_flags_parse(const char *text, const char **why)
         flags |= bit;
         p += n;
     }
+    if (strspn(text, " ") == strlen(text)) { /* no word: Redis's enum refuses it */
+        *why = "argument(s) must be one of the following: default, save, nosave, now, force";
+        return -1;
+    }
     if ((flags & SHUTDOWN_SAVE) && (flags & SHUTDOWN_NOSAVE)) {
         *why = "shutdown options SAVE and NOSAVE can't be used simultaneously";
         return -1;

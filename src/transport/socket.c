@@ -40,6 +40,11 @@ struct listener {
     int64_t paused_until_ms;    /* 0 = in the event loop */
     char *path;                 /* Unix socket path to unlink on stop */
     char desc[160];
+    /* Opened for an address of the bind list (the host as listed, "-"
+     * marker included): CONFIG SET port/bind reopens these. */
+    bool from_bind;
+    char bind_host[64];
+    int port;
 };
 
 struct socket_conn {
@@ -49,8 +54,11 @@ struct socket_conn {
     bool local;    /* TCP from 127.0.0.1 or ::1 (conn_is_local) */
 };
 
-static struct listener *listeners;
+/* Separately allocated: the event loop holds each one's handler. */
+static struct listener **listeners;
 static int listener_count;
+/* The TLS transport's accept, when it listens at the bind addresses. */
+static socket_accept_fn bind_tls_accept;
 
 /* --- the conn transport --------------------------------------------- */
 
@@ -280,7 +288,7 @@ static void socket_housekeeping(void)
 {
     int64_t now_ms = clock_mono_us() / 1000;
     for (int i = 0; i < listener_count; i++) {
-        struct listener *l = &listeners[i];
+        struct listener *l = listeners[i];
         if (!l->paused_until_ms || now_ms < l->paused_until_ms) continue;
         if (!ev_add(l->fd, EV_READABLE, &l->handler)) {
             log_warning("epoll_ctl for listener %s failed: %s", l->desc, strerror(errno));
@@ -345,18 +353,30 @@ static void on_listener_readable(struct ev_handler *h, uint32_t mask)
     }
 }
 
-static struct listener *listener_new(void)
+static void listener_add(struct listener *l)
 {
     listeners = xrealloc(listeners, sizeof *listeners * (size_t)(listener_count + 1));
-    struct listener *l = &listeners[listener_count++];
-    memset(l, 0, sizeof *l);
-    l->fd = -1;
-    l->handler.on_event = on_listener_readable;
-    return l;
+    listeners[listener_count++] = l;
 }
 
-static bool listen_tcp(const char *host, int port, socket_accept_fn on_accept)
+static void listener_close(struct listener *l)
 {
+    ev_remove(l->fd);
+    close(l->fd);
+    if (l->path) {
+        unlink(l->path);
+        xfree(l->path);
+    }
+    xfree(l);
+}
+
+/* Opens a TCP listener on host:port, not yet in the list or the event loop.
+ * NULL with *failed set after logging why; NULL with *failed clear for an
+ * optional ("-"-marked) address this host does not have. */
+static struct listener *open_tcp(const char *host, int port, socket_accept_fn on_accept,
+                                 bool *failed)
+{
+    *failed = false;
     const char *h = host[0] == '-' ? host + 1 : host; /* Redis's optional-bind marker */
     /* Redis 7.0's wildcards (its default `bind * -::*`): every IPv4, every
      * IPv6 address (IPV6_V6ONLY, so both can be bound on one port). */
@@ -369,30 +389,142 @@ static bool listen_tcp(const char *host, int port, socket_accept_fn on_accept)
         int err = errno;
         if (err == EINVAL) {
             log_warning("invalid listen address '%s' (numeric IPv4 or IPv6 expected)", h);
-            return false;
+            *failed = true;
+            return NULL;
         }
-        if (host[0] == '-' && (err == EADDRNOTAVAIL || err == EAFNOSUPPORT)) return true;
+        if (host[0] == '-' && (err == EADDRNOTAVAIL || err == EAFNOSUPPORT)) return NULL;
         log_warning("could not listen on %s:%d: %s", h, port, strerror(err));
-        return false;
+        *failed = true;
+        return NULL;
     }
-    struct listener *l = listener_new();
+    struct listener *l = xcalloc(1, sizeof *l);
+    l->handler.on_event = on_listener_readable;
     l->fd = fd;
     l->on_accept = on_accept;
+    l->port = port;
     snprintf(l->desc, sizeof l->desc, strchr(h, ':') ? "[%s]:%d%s" : "%s:%d%s", h, port,
              on_accept ? " (TLS)" : "");
-    if (!server.tcp_port && !on_accept) server.tcp_port = port;
-    return true;
+    return l;
 }
 
-bool socket_listen_bind_addresses(int port, socket_accept_fn on_accept)
+static bool listen_tcp(const char *host, int port, socket_accept_fn on_accept)
+{
+    bool failed;
+    struct listener *l = open_tcp(host, port, on_accept, &failed);
+    if (l) listener_add(l);
+    if (l && !server.tcp_port && !on_accept) server.tcp_port = port;
+    return !failed;
+}
+
+/* The bind list's listeners for port and on_accept appended to *out: each
+ * one already open for the same address taken out of the list, the others
+ * opened (marked in *opened). False when one cannot be opened. */
+static bool open_bind_group(int port, socket_accept_fn on_accept, struct listener ***out,
+                            bool **opened, int *n)
 {
     bool ok = true;
     char *addrs = xstrdup(config.bind ? config.bind : "127.0.0.1");
     char *save = NULL;
-    for (char *tok = strtok_r(addrs, " ", &save); tok && ok; tok = strtok_r(NULL, " ", &save))
-        ok = listen_tcp(tok, port, on_accept);
+    for (char *tok = strtok_r(addrs, " ", &save); tok && ok; tok = strtok_r(NULL, " ", &save)) {
+        struct listener *l = NULL;
+        bool fresh = false;
+        for (int i = 0; i < listener_count && !l; i++) {
+            struct listener *old = listeners[i];
+            if (old->from_bind && old->port == port && old->on_accept == on_accept &&
+                strcmp(old->bind_host, tok) == 0) {
+                l = old;
+                listeners[i] = listeners[--listener_count];
+            }
+        }
+        if (!l) {
+            bool failed;
+            l = open_tcp(tok, port, on_accept, &failed);
+            ok = !failed;
+            fresh = true;
+        }
+        if (!l) continue;
+        l->from_bind = true;
+        snprintf(l->bind_host, sizeof l->bind_host, "%s", tok);
+        *out = xrealloc(*out, sizeof **out * (size_t)(*n + 1));
+        *opened = xrealloc(*opened, sizeof **opened * (size_t)(*n + 1));
+        (*out)[*n] = l;
+        (*opened)[(*n)++] = fresh;
+    }
     xfree(addrs);
     return ok;
+}
+
+bool socket_listen_bind_addresses(int port, socket_accept_fn on_accept)
+{
+    struct listener **group = NULL;
+    bool *opened = NULL;
+    int n = 0;
+    bool ok = open_bind_group(port, on_accept, &group, &opened, &n);
+    for (int i = 0; i < n; i++) {
+        listener_add(group[i]);
+        if (!server.tcp_port && !on_accept) server.tcp_port = port;
+    }
+    if (on_accept) bind_tls_accept = on_accept;
+    xfree(group);
+    xfree(opened);
+    return ok;
+}
+
+/* The bind list the listeners were last opened for. */
+static char *active_bind;
+
+/* CONFIG SET port / bind (Redis's changeListener and changeBindAddr): the
+ * bind list's listeners, plain and TLS, reopened for the new values —
+ * addresses kept are not closed — and swapped in only when every one
+ * opened; else the old ones stay and the values are put back. */
+static const char *socket_commit_listeners(void)
+{
+    bool bind_changed = strcmp(active_bind ? active_bind : "", config.bind ? config.bind : "");
+    struct listener **group = NULL;
+    bool *opened = NULL;
+    int n = 0;
+    bool ok = true;
+    if (config.port > 0) ok = open_bind_group((int)config.port, NULL, &group, &opened, &n);
+    if (ok && bind_tls_accept)
+        ok = open_bind_group((int)config.tls_port, bind_tls_accept, &group, &opened, &n);
+    for (int i = 0; ok && i < n; i++) {
+        if (!opened[i]) continue;
+        if (!ev_add(group[i]->fd, EV_READABLE, &group[i]->handler)) {
+            log_warning("epoll_ctl for listener %s failed: %s", group[i]->desc, strerror(errno));
+            ok = false;
+        }
+    }
+    if (!ok) {
+        for (int i = 0; i < n; i++) {
+            if (opened[i])
+                listener_close(group[i]);
+            else
+                listener_add(group[i]);
+        }
+    } else {
+        /* What is left of the old bind listeners is closed. */
+        for (int i = 0; i < listener_count;) {
+            if (listeners[i]->from_bind) {
+                log_notice("closed listener %s", listeners[i]->desc);
+                listener_close(listeners[i]);
+                listeners[i] = listeners[--listener_count];
+            } else {
+                i++;
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            listener_add(group[i]);
+            if (opened[i]) log_notice("listening on %s", group[i]->desc);
+        }
+        if (config.port > 0) server.tcp_port = (int)config.port;
+        xfree(active_bind);
+        active_bind = xstrdup(config.bind ? config.bind : "");
+    }
+    xfree(group);
+    xfree(opened);
+    if (ok) return NULL;
+    return bind_changed ? "Failed to bind to specified addresses."
+                        : "Unable to listen on this port. Check server logs.";
 }
 
 static bool listen_unix(const char *path)
@@ -424,11 +556,13 @@ static bool listen_unix(const char *path)
         if (bound == 0) unlink(path);
         return false;
     }
-    struct listener *l = listener_new();
+    struct listener *l = xcalloc(1, sizeof *l);
+    l->handler.on_event = on_listener_readable;
     l->fd = fd;
     l->is_unix = true;
     l->path = xstrdup(path);
     snprintf(l->desc, sizeof l->desc, "%s", path);
+    listener_add(l);
     return true;
 }
 
@@ -441,12 +575,14 @@ static bool socket_start(void)
     for (int i = 0; ok && i < config.unixsocket_count; i++) ok = listen_unix(config.unixsocket[i]);
     if (!ok) return false;
     for (int i = 0; i < listener_count; i++) {
-        if (!ev_add(listeners[i].fd, EV_READABLE, &listeners[i].handler)) {
-            log_warning("epoll_ctl for listener %s failed: %s", listeners[i].desc, strerror(errno));
+        struct listener *l = listeners[i];
+        if (!ev_add(l->fd, EV_READABLE, &l->handler)) {
+            log_warning("epoll_ctl for listener %s failed: %s", l->desc, strerror(errno));
             return false;
         }
-        log_notice("listening on %s", listeners[i].desc);
+        log_notice("listening on %s", l->desc);
     }
+    active_bind = xstrdup(config.bind ? config.bind : "");
     return true;
 }
 
@@ -457,17 +593,12 @@ static int socket_endpoint_count(void)
 
 static void socket_stop(void)
 {
-    for (int i = 0; i < listener_count; i++) {
-        ev_remove(listeners[i].fd);
-        close(listeners[i].fd);
-        if (listeners[i].path) {
-            unlink(listeners[i].path);
-            xfree(listeners[i].path);
-        }
-    }
+    for (int i = 0; i < listener_count; i++) listener_close(listeners[i]);
     xfree(listeners);
     listeners = NULL;
     listener_count = 0;
+    xfree(active_bind);
+    active_bind = NULL;
 }
 
 /* --listen ADDR:PORT, IPv4 or [IPv6]:PORT. */
@@ -539,15 +670,18 @@ static const struct config_param socket_params[] = {
      .kind = CFG_INT,
      .value = &config.port,
      .max = 65535,
-     .flags = CFG_IMMUTABLE,
      .value_name = "P",
-     .help = "TCP port on the --bind addresses (default 6379; 0 = none)"},
+     .help = "TCP port on the --bind addresses (default 6379; 0 = none); CONFIG SET reopens "
+             "the listeners",
+     .commit = socket_commit_listeners},
     {.name = "bind",
      .kind = CFG_STRING,
      .value = &config.bind,
-     .flags = CFG_IMMUTABLE | CFG_MULTI_ARG,
+     .flags = CFG_MULTI_ARG,
      .value_name = "ADDRS",
-     .help = "addresses for --port, space-separated (default 127.0.0.1)"},
+     .help = "addresses for --port and --tls-port, space-separated (default 127.0.0.1); "
+             "CONFIG SET reopens the listeners",
+     .commit = socket_commit_listeners},
     {.name = "listen",
      .kind = CFG_CUSTOM,
      .flags = CFG_IMMUTABLE,

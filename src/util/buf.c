@@ -86,3 +86,39 @@ void buf_append_fmt(struct buf *b, const char *fmt, ...)
     va_end(ap);
     b->end += (size_t)n;
 }
+
+void buf_append_repr(struct buf *out, const char *s, size_t len)
+{
+    buf_append_char(out, '"');
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        switch (c) {
+        case '\\':
+        case '"':
+            buf_append_char(out, '\\');
+            buf_append_char(out, (char)c);
+            break;
+        case '\n':
+            buf_append(out, "\\n", 2);
+            break;
+        case '\r':
+            buf_append(out, "\\r", 2);
+            break;
+        case '\t':
+            buf_append(out, "\\t", 2);
+            break;
+        case '\a':
+            buf_append(out, "\\a", 2);
+            break;
+        case '\b':
+            buf_append(out, "\\b", 2);
+            break;
+        default:
+            if (c >= 0x20 && c < 0x7f)
+                buf_append_char(out, (char)c);
+            else
+                buf_append_fmt(out, "\\x%02x", c);
+        }
+    }
+    buf_append_char(out, '"');
+}

@@ -98,4 +98,8 @@ void buf_insert(struct buf *b, size_t at, const void *p, size_t n);
 /* Appends printf-style text, whatever its length (no fixed-size line). */
 void buf_append_fmt(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Appends s as Redis's sdscatrepr writes it: in double quotes, with \\ \" \n
+ * \r \t \a \b and \xHH escapes, so split_args reads it back as one word. */
+void buf_append_repr(struct buf *b, const char *s, size_t len);
+
 #endif

@@ -10,8 +10,9 @@
 #   4. a failover chain: the replica promoted (REPLICAOF NO ONE), the old
 #      master and the redis replica re-pointed at it continue partially
 #      (replid2 / second_repl_offset);
-#   5. redis-server master -> goblin replica: full sync, load, digests,
-#      partial resync after a link drop;
+#   5. redis-server master -> goblin replica (its link from the
+#      bind-source-addr address): full sync, load, digests, partial resync
+#      after a link drop;
 #   6. expiry as Redis on a replica: an expired key reads nil but stays
 #      until the master's DEL; replica-serve-stale-data no answers
 #      MASTERDOWN as redis-server does;
@@ -143,8 +144,14 @@ cli "$RM" FUNCTION LOAD "$FUNC" >/dev/null
 $LOAD "$RM" 21 2000 >/dev/null || fail "load on the redis master"
 goblin g2
 G2=$GP
+# bind-source-addr: the link comes from that address (127.0.0.2 is not
+# Redis's loopback, so the master's protected mode is off).
+cli "$RM" CONFIG SET protected-mode no >/dev/null
+[ "$(cli "$G2" CONFIG SET bind-source-addr 127.0.0.2)" = OK ] || fail "CONFIG SET bind-source-addr"
 [ "$(cli "$G2" REPLICAOF 127.0.0.1 "$RM")" = OK ] || fail "REPLICAOF redis"
 wait_synced "$RM" "$G2"
+cli "$RM" INFO replication | grep -q "^slave0:ip=127.0.0.2," ||
+    fail "the link does not come from bind-source-addr: $(cli "$RM" INFO replication | grep slave0)"
 $LOAD "$RM" 22 6000 3000 >/dev/null || fail "load on the redis master"
 same_digest "$RM" "$G2" "goblin replica of redis"
 cli "$RM" CLIENT KILL TYPE replica >/dev/null

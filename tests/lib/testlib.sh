@@ -6,8 +6,9 @@
 #   free_port          a free TCP port on 127.0.0.1 (bound, then released)
 #   start_server FN    calls FN, which must start a server on $PORT logging
 #                      to $LOG in the background and set PID; waits until it
-#                      answers PING; retries on another port when it exited
-#                      because the port was taken meanwhile (up to 10 times)
+#                      answers PING (PONG, or NOAUTH with requirepass);
+#                      retries on another port when it exited because the
+#                      port was taken meanwhile (up to 10 times)
 #
 # The test sets LOG (and may set DIR, removed by fail) before using them.
 
@@ -41,7 +42,9 @@ start_server() {
                 PID=
                 break
             fi
-            [ "$(timeout 5 redis-cli -p "$PORT" PING 2>/dev/null)" = "PONG" ] && return 0
+            case "$(timeout 5 redis-cli -p "$PORT" PING 2>/dev/null)" in
+            PONG | NOAUTH*) return 0 ;; # answering (NOAUTH: a requirepass server)
+            esac
             sleep 0.05
         done
         [ -n "$PID" ] && fail "server did not answer PING on port $PORT"
