@@ -23,6 +23,8 @@
 #define CONN_BUF_KEEP (16 * 1024)
 
 static struct conn *live_head;
+/* Where the reply buffer sizing's next housekeeping run goes on. */
+static struct conn *resize_cursor;
 static size_t live_count;
 static size_t replica_link_count; /* live conns marked CONN_REPLICA */
 static struct conn *closed_head;  /* torn down, awaiting conn_reap_closed() */
@@ -85,6 +87,7 @@ struct conn *conn_create(const struct conn_transport *transport, int fd, void *t
     c->io.transport_data = transport_data;
     buf_init(&c->in, CONN_READ_CHUNK);
     buf_init(&c->out, CONN_BUF_KEEP);
+    c->out_rest = CONN_BUF_KEEP;
     /* Without SBE on this conn, every first byte means RESP: no detection.
      * Otherwise the wire stays NULL until the first bytes choose it. */
     c->unit_open = SIZE_MAX;
@@ -189,6 +192,7 @@ void conn_close(struct conn *c, const char *reason)
         }
     if (c->flags & CONN_HELD) conn_unhold(c);
     c->io.transport->close(c);
+    if (c == resize_cursor) resize_cursor = c->next;
     if (c->prev)
         c->prev->next = c->next;
     else
@@ -384,17 +388,18 @@ conn_write_buf(struct conn *c, struct buf *b, enum out_unit_kind kind, bool clos
 bool conn_flush(struct conn *c)
 {
     /* Nothing to write and no state to leave: done. */
-    if (!conn_output_pending(c) && c->out.cap <= CONN_BUF_KEEP &&
+    if (!conn_output_pending(c) && c->out.cap <= c->out_rest &&
         (c->push_fifo_fixed || c->push_fifo.cap <= CONN_BUF_KEEP) &&
         !(c->flags & (CONN_CLOSE_AFTER_REPLY | CONN_WANT_WRITE | CONN_OUTPUT_BACKPRESSURED)))
         return true;
     /* `out` is older than `push_fifo` (see conn.h): never start the FIFO
      * while replies are still unsent. Held (the AOF's writes are pending):
      * nothing more now, not even an interest change. */
+    if (buf_len(&c->out) > c->out_peak) c->out_peak = (uint32_t)buf_len(&c->out);
     enum write_result w = conn_write_buf(c, &c->out, OUT_REPLY, true);
     if (__builtin_expect(w != WRITE_DONE, 0)) return w == WRITE_HELD;
     if (buf_len(&c->out) == 0) {
-        if (c->out.cap > CONN_BUF_KEEP) buf_reset(&c->out, CONN_BUF_KEEP);
+        if (c->out.cap > c->out_rest) buf_reset(&c->out, c->out_rest);
         /* (An empty FIFO is most replies: not even a call.) */
         if (buf_len(&c->push_fifo) > 0 &&
             (w = conn_write_buf(c, &c->push_fifo, OUT_PUSH, true)) != WRITE_DONE)
@@ -812,6 +817,66 @@ void conn_close_idle(void)
             now - c->last_interaction_ms > config.timeout * 1000)
             conn_close(c, "idle timeout");
         c = next;
+    }
+}
+
+/* --- reply buffer sizing (Redis 7.0's) --------------------------------- */
+
+#define REPLY_BUFFER_MIN 1024u /* PROTO_REPLY_MIN_BYTES */
+
+struct session_reply_buffer_settings session_reply_buffer = {
+    .peak_reset_ms = SESSION_REPLY_PEAK_RESET_DEFAULT_MS, .resizing = true};
+
+size_t conn_reply_buffer_size(const struct conn *c)
+{
+    return c->out.cap < c->out_rest ? c->out.cap : c->out_rest;
+}
+
+size_t conn_reply_buffer_peak(const struct conn *c)
+{
+    return c->out_peak < c->out_rest ? c->out_peak : c->out_rest;
+}
+
+static void resize_reply_buffer(struct conn *c, int64_t now)
+{
+    uint32_t rest = c->out_rest;
+    uint32_t peak = (uint32_t)conn_reply_buffer_peak(c);
+    uint32_t next = 0;
+    if (rest / 2 >= REPLY_BUFFER_MIN && peak < rest / 2) {
+        next = peak + 1 > REPLY_BUFFER_MIN ? peak + 1 : REPLY_BUFFER_MIN;
+        stats.reply_buffer_shrinks++;
+    } else if (rest < CONN_BUF_KEEP && peak == rest) {
+        next = rest * 2 < CONN_BUF_KEEP ? rest * 2 : CONN_BUF_KEEP;
+        stats.reply_buffer_expands++;
+    }
+    if (session_reply_buffer.peak_reset_ms >= 0 &&
+        now - c->out_peak_reset_ms >= session_reply_buffer.peak_reset_ms) {
+        c->out_peak = (uint32_t)buf_len(&c->out);
+        c->out_peak_reset_ms = now;
+    }
+    if (!next) return;
+    c->out_rest = next;
+    /* Pending output keeps its buffer: the drain takes it to the new size. */
+    if (buf_len(&c->out) == 0 && c->out.cap != next) {
+        buf_reset(&c->out, next);
+        if (c->out.cap < next) buf_reserve_exact(&c->out, next);
+    }
+}
+
+void conn_resize_reply_buffers(void)
+{
+    if (!session_reply_buffer.resizing) return;
+    /* As Redis's clientsCron: each run visits a hz-th of the conns, at
+     * least 5, so each one about once a second (every run when few). */
+    size_t visits = live_count / (size_t)(config.hz > 0 ? config.hz : 1);
+    if (visits < 5) visits = 5;
+    if (visits > live_count) visits = live_count;
+    int64_t now = clock_unix_ms();
+    for (size_t i = 0; i < visits; i++) {
+        if (!resize_cursor) resize_cursor = live_head;
+        struct conn *c = resize_cursor;
+        resize_cursor = c->next;
+        resize_reply_buffer(c, now);
     }
 }
 

@@ -238,6 +238,13 @@ struct conn {
     struct strbuf *big_arg; /* a big bulk being received, see "Big arguments" */
     size_t big_arg_need;    /* its declared length plus the CRLF */
     struct buf out;
+    /* Redis 7.0's reply buffer sizing (conn_resize_reply_buffers): the
+     * capacity `out` goes back to once drained (CLIENT LIST rbs), between
+     * 1 KB and 16 KB, and the most it held since the peak was last reset
+     * (rbp); a bigger reply grows `out` for as long as it is pending. */
+    uint32_t out_rest;
+    uint32_t out_peak;
+    int64_t out_peak_reset_ms;
     const struct wire *wire;      /* protocol/wire.h; RESP unless SBE is possible and chosen */
     bool framed;                  /* output kept as units: a framed wire on a framed transport */
     uint64_t requests;            /* requests parsed: the correlation of the next reply unit */
@@ -365,6 +372,17 @@ size_t conn_replica_link_count(void);
 
 /* Closes conns idle longer than the `timeout` setting (housekeeping). */
 void conn_close_idle(void);
+
+/* Redis 7.0's clientsCronResizeOutputBuffer, from housekeeping (each
+ * conn about once a second, every run when there are few): a conn's reply
+ * buffer shrinks to its peak (at least 1 KB) when the peak is under half
+ * of it, doubles (up to 16 KB) when the peak filled it; the peak restarts
+ * every session_reply_buffer.peak_reset_ms (connection/session.h). */
+void conn_resize_reply_buffers(void);
+
+/* CLIENT LIST's rbs and rbp of c. */
+size_t conn_reply_buffer_size(const struct conn *c);
+size_t conn_reply_buffer_peak(const struct conn *c);
 
 /* The peer is on this host: a Unix socket or a TCP peer at 127.0.0.1 or
  * ::1 (Redis's islocalClient), else what the transport's is_local says (a

@@ -313,7 +313,6 @@ void session_describe(const struct conn *c, struct buf *out)
 {
     int64_t now = clock_unix_ms();
     /* A big argument being received counts as query buffer, as in Redis. */
-    size_t big_cap = c->big_arg ? c->big_arg->cap : 0;
     size_t big_free = c->big_arg ? c->big_arg->cap - c->big_arg->len : 0;
     /* Names and library fields are unbounded: appended as they are, never
      * through a fixed-size line. */
@@ -331,18 +330,19 @@ void session_describe(const struct conn *c, struct buf *out)
     if (c->flags & CONN_NO_EVICT) *f++ = 'e';
     if (f == flags) *f++ = 'N';
     *f = '\0';
-    buf_append_fmt(
-        out,
-        " age=%lld idle=%lld flags=%s db=%d sub=%zu psub=%zu ssub=%zu multi=-1 "
-        "qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 rbs=%zu rbp=0 obl=%zu oll=0 "
-        "omem=%zu tot-mem=%zu events=r cmd=%s user=%s redir=%lld resp=%d lib-name=",
-        (long long)((now - c->created_ms) / 1000),
-        (long long)((now - c->last_interaction_ms) / 1000), flags, c->db_index,
-        dict_size(&c->pubsub.links[PUBSUB_CHANNEL]), dict_size(&c->pubsub.links[PUBSUB_PATTERN]),
-        dict_size(&c->pubsub.links[PUBSUB_SHARD]), conn_query_bytes(c),
-        c->in.cap - c->in.end + big_free, c->in.cap + big_cap, buf_len(&c->out),
-        conn_output_bytes(c), session_memory(c), c->last_command ? c->last_command : "NULL",
-        session_user(c), session_tracking_redirect(c), (int)session_protocol(c));
+    buf_append_fmt(out,
+                   " age=%lld idle=%lld flags=%s db=%d sub=%zu psub=%zu ssub=%zu multi=-1 "
+                   "qbuf=%zu qbuf-free=%zu argv-mem=0 multi-mem=0 rbs=%zu rbp=%zu obl=%zu oll=0 "
+                   "omem=%zu tot-mem=%zu events=r cmd=%s user=%s redir=%lld resp=%d lib-name=",
+                   (long long)((now - c->created_ms) / 1000),
+                   (long long)((now - c->last_interaction_ms) / 1000), flags, c->db_index,
+                   dict_size(&c->pubsub.links[PUBSUB_CHANNEL]),
+                   dict_size(&c->pubsub.links[PUBSUB_PATTERN]),
+                   dict_size(&c->pubsub.links[PUBSUB_SHARD]), conn_query_bytes(c),
+                   c->in.cap - c->in.end + big_free, conn_reply_buffer_size(c),
+                   conn_reply_buffer_peak(c), buf_len(&c->out), conn_output_bytes(c),
+                   session_memory(c), c->last_command ? c->last_command : "NULL", session_user(c),
+                   session_tracking_redirect(c), (int)session_protocol(c));
     if (c->lib_name) buf_append(out, c->lib_name, strlen(c->lib_name));
     buf_append(out, " lib-ver=", 9);
     if (c->lib_ver) buf_append(out, c->lib_ver, strlen(c->lib_ver));

@@ -334,6 +334,16 @@ size_t session_memory(const struct conn *c);
  * clients.normal / clients.slaves): O(clients), for introspection. */
 void session_clients_memory(size_t *normal, size_t *replicas);
 
+/* The reply buffer sizing's knobs (conn_resize_reply_buffers), DEBUG
+ * REPLYBUFFER's: how often a buffer's peak restarts (-1: never) and
+ * whether buffers are resized at all. */
+struct session_reply_buffer_settings {
+    long long peak_reset_ms; /* default SESSION_REPLY_PEAK_RESET_DEFAULT_MS */
+    bool resizing;           /* default on */
+};
+extern struct session_reply_buffer_settings session_reply_buffer;
+#define SESSION_REPLY_PEAK_RESET_DEFAULT_MS 5000
+
 /* The largest input buffer and pending output of any client now (INFO
  * client_recent_max_input_buffer / _output_buffer). */
 void session_clients_max_buffers(size_t *in, size_t *out);

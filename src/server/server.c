@@ -185,6 +185,7 @@ void server_housekeeping(void)
     stream_lazy_free_step(1000); /* big streams deleted since: a millisecond's worth */
     daemon_housekeeping();       /* the log file reopened after SIGHUP */
     conn_close_idle();
+    conn_resize_reply_buffers();
     conn_evict_housekeeping();
     persist_housekeeping();
     repl_housekeeping();

@@ -30,6 +30,8 @@ struct stats {
     long long evicted_clients;          /* closed by maxmemory-clients */
     long long total_forks;              /* BGSAVE / BGREWRITEAOF children started */
     long long latest_fork_usec;         /* how long the last fork() took */
+    long long reply_buffer_shrinks;     /* conn_resize_reply_buffers */
+    long long reply_buffer_expands;
 };
 
 extern struct stats stats;

@@ -19,6 +19,8 @@
  *   PAUSE-CRON 0|1        housekeeping (Redis's serverCron) stopped and resumed
  *   CONFIG-REWRITE-FORCE-ALL  CONFIG REWRITE writing every setting, defaults too
  *   REPLICATE cmd [arg ...]   cmd sent to the replicas only (divergence, for tests)
+ *   REPLYBUFFER PEAK-RESET-TIME never|reset|ms, REPLYBUFFER RESIZING 0|1
+ *                         the reply buffer sizing's knobs (session_reply_buffer)
  *   SLEEP s, RELOAD, HELP
  *
  * Differences: "Value at:" is the address of our kv (stable while the value
@@ -42,6 +44,7 @@
 #include "persist/persist.h"
 #include "persist/rdb.h"
 #include "commands/propagate.h"
+#include "connection/session.h"
 #include "core/config.h"
 #include "core/event_loop.h"
 #include "core/server_state.h"
@@ -505,6 +508,29 @@ static void debug_stringmatch_test(struct cmd_ctx *ctx)
 
 /* --- HELP and dispatch --------------------------------------------------- */
 
+/* DEBUG REPLYBUFFER PEAK-RESET-TIME <never|reset|ms> | RESIZING <0|1>. */
+static void debug_replybuffer(struct cmd_ctx *ctx)
+{
+    char text[32];
+    if (arg_equals(ctx, 2, "peak-reset-time")) {
+        long long ms;
+        if (arg_equals(ctx, 3, "never"))
+            session_reply_buffer.peak_reset_ms = -1;
+        else if (arg_equals(ctx, 3, "reset"))
+            session_reply_buffer.peak_reset_ms = SESSION_REPLY_PEAK_RESET_DEFAULT_MS;
+        else if (arg_to_ll(ctx, 3, &ms))
+            session_reply_buffer.peak_reset_ms = ms;
+        else
+            return;
+    } else if (arg_equals(ctx, 2, "resizing")) {
+        session_reply_buffer.resizing = atoi(arg_cstr(ctx, 3, text, sizeof text)) != 0;
+    } else {
+        reply_subcommand_syntax_error(ctx);
+        return;
+    }
+    reply_ok(ctx->reply);
+}
+
 static void debug_help(struct cmd_ctx *ctx)
 {
     static const char *const lines[] = {
@@ -544,6 +570,12 @@ static void debug_help(struct cmd_ctx *ctx)
         "    Stop periodic cron job processing.",
         "REPLICATE <string>",
         "    Replicates the provided string to replicas, allowing data divergence.",
+        "REPLYBUFFER PEAK-RESET-TIME <NEVER||RESET|time>",
+        "    Sets the time (in milliseconds) to wait between client reply buffer peak resets.",
+        "    In case NEVER is provided the last observed peak will never be reset",
+        "    In case RESET is provided the peak reset time will be restored to the default value",
+        "REPLYBUFFER RESIZING <0|1>",
+        "    Enable or disable the reply buffer resize cron job",
         "RELOAD",
         "    Save the RDB on disk and reload it back to memory.",
         "SET-ACTIVE-EXPIRE <0|1>",
@@ -634,6 +666,8 @@ void cmd_debug(struct cmd_ctx *ctx)
         propagate_argv_to_replicas(ctx, argc - 2, (const char *const *)ctx->argv + 2,
                                    ctx->argv_len + 2);
         reply_ok(ctx->reply);
+    } else if (argc == 4 && arg_equals(ctx, 1, "replybuffer")) {
+        debug_replybuffer(ctx);
     } else if (argc == 2 && arg_equals(ctx, 1, "config-rewrite-force-all")) {
         struct config_error err;
         const char *why = config_rewrite(true, &err);

@@ -178,8 +178,8 @@ static void section_stats(struct buf *b)
     buf_append_fmt(b, "io_threaded_writes_processed:0\r\n");
     /* Redis 7.0 resizes its fixed reply buffers; goblin-core's output
      * buffers grow as needed and none is resized on a schedule. */
-    buf_append_fmt(b, "reply_buffer_shrinks:0\r\n");
-    buf_append_fmt(b, "reply_buffer_expands:0\r\n");
+    buf_append_fmt(b, "reply_buffer_shrinks:%lld\r\n", stats.reply_buffer_shrinks);
+    buf_append_fmt(b, "reply_buffer_expands:%lld\r\n", stats.reply_buffer_expands);
     /* goblin-core's own counters, after Redis's. */
     buf_append_fmt(b, "pubsub_slow_consumer_disconnections:%lld\r\n",
                    s->pubsub_slow_consumer_disconnections);
