@@ -6,7 +6,8 @@
 # cannot be bound "Failed to bind to specified addresses." (both compared
 # with redis-server's replies), and then the server still listens where it
 # did and every setting of that CONFIG SET is rolled back. bind "" leaves
-# no TCP listener while connected clients keep working.
+# no TCP listener while connected clients keep working. With TLS on, a
+# bind change moves the TLS listener too.
 set -euo pipefail
 bin="${GOBLIN_SERVER:?GOBLIN_SERVER not set}"
 redis="${REDIS_SERVER:-/usr/bin/redis-server}"
@@ -32,7 +33,7 @@ for _ in $(seq 1 100); do
     [ "$(redis-cli -p "$RPORT" PING 2>/dev/null)" = PONG ] && break
     sleep 0.05
 done
-g() { redis-cli -p "$PORT" "$@" 2>&1; }
+g() { redis-cli -h "${GHOST:-127.0.0.1}" -p "$PORT" "$@" 2>&1; }
 ping_at() { [ "$(timeout 5 redis-cli -h "$1" -p "$2" PING 2>/dev/null)" = PONG ]; }
 
 # A port another socket holds (a listener of this test).
@@ -90,4 +91,28 @@ read -r -t 5 reply <&3 || fail "the connected client got no reply"
 exec 3<&-
 ping_at 127.0.0.1 "$PORT" || fail "no PONG after bind is back"
 ping_at 127.0.0.2 "$PORT" && fail "127.0.0.2 still answers"
+
+# TLS: the TLS port's listeners follow the bind list.
+kill -9 "$PID" 2>/dev/null || true
+wait "$PID" 2>/dev/null || true
+PID=
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$DIR/k.pem" -out "$DIR/c.pem" -days 1 \
+    -subj /CN=localhost 2>/dev/null || fail "openssl could not make a certificate"
+TPORT=$(free_port)
+launch_tls() {
+    "$bin" --port "$PORT" --tls-port "$TPORT" --tls-cert-file "$DIR/c.pem" \
+        --tls-key-file "$DIR/k.pem" --tls-ca-cert-file "$DIR/c.pem" --tls-auth-clients no \
+        --dir "$DIR" --save "" >"$LOG" 2>&1 &
+    PID=$!
+}
+start_server launch_tls
+tping() {
+    [ "$(timeout 5 redis-cli --tls --cacert "$DIR/c.pem" -h "$1" -p "$TPORT" PING 2>/dev/null)" = PONG ]
+}
+tping 127.0.0.1 || fail "no TLS PONG"
+[ "$(g CONFIG SET bind 127.0.0.2)" = OK ] || fail "CONFIG SET bind with TLS on"
+GHOST=127.0.0.2
+tping 127.0.0.2 || fail "no TLS PONG on the new address"
+tping 127.0.0.1 && fail "the TLS listener stayed on the old address"
+ping_at 127.0.0.2 "$PORT" || fail "no plain PONG on the new address"
 echo "config_set_listeners: ok"
