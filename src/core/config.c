@@ -440,17 +440,10 @@ const char *config_set(const char *name, size_t name_len, const char *value, siz
 static bool print_help_line(const struct config_param *p, void *arg)
 {
     bool inert = arg != NULL;
-    if ((p->flags & CFG_NO_CLI) || inert != ((p->flags & CFG_INERT) != 0)) return false;
+    if (inert != ((p->flags & CFG_INERT) != 0)) return false;
     char left[64];
     snprintf(left, sizeof left, "--%s %s", p->name, p->value_name);
     printf("  %-34s %s%s\n", left, p->help, (p->flags & CFG_IMMUTABLE) ? " [startup]" : "");
-    return false;
-}
-
-static bool print_config_only(const struct config_param *p, void *arg)
-{
-    (void)arg;
-    if (p->flags & CFG_NO_CLI) printf(" %s", p->name);
     return false;
 }
 
@@ -465,9 +458,6 @@ void config_print_help(void)
     printf("\nRedis 7.0 settings accepted and kept (CONFIG GET/SET/REWRITE) with no effect here,\n"
            "and why (docs/configuration.md):\n");
     config_each(print_help_line, "inert");
-    printf("\nRead-only compatibility parameters (CONFIG GET):");
-    config_each(print_config_only, NULL);
-    printf("\n");
 }
 
 /* --- defaults, directives, the command line ---------------------------- */

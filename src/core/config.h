@@ -200,7 +200,6 @@ enum config_kind {
 
 enum config_flag {
     CFG_IMMUTABLE = 1u << 0, /* startup only */
-    CFG_NO_CLI = 1u << 1,    /* CONFIG only (no flag) */
     /* Redis 7.0's PROTECTED_CONFIG: CONFIG SET only as enable-protected-configs
      * allows (what names where the server writes files: dir, dbfilename). */
     CFG_PROTECTED = 1u << 2,

@@ -43,6 +43,7 @@ struct listener {
     /* Opened for an address of the bind list (the host as listed, "-"
      * marker included): CONFIG SET port/bind reopens these. */
     bool from_bind;
+    bool opening; /* opened by the CONFIG SET being committed, not yet swapped in */
     char bind_host[64];
     int port;
 };
@@ -418,16 +419,14 @@ static bool listen_tcp(const char *host, int port, socket_accept_fn on_accept)
 
 /* The bind list's listeners for port and on_accept appended to *out: each
  * one already open for the same address taken out of the list, the others
- * opened (marked in *opened). False when one cannot be opened. */
-static bool open_bind_group(int port, socket_accept_fn on_accept, struct listener ***out,
-                            bool **opened, int *n)
+ * opened (marked `opening`). False when one cannot be opened. */
+static bool open_bind_group(int port, socket_accept_fn on_accept, struct listener ***out, int *n)
 {
     bool ok = true;
     char *addrs = xstrdup(config.bind ? config.bind : "127.0.0.1");
     char *save = NULL;
     for (char *tok = strtok_r(addrs, " ", &save); tok && ok; tok = strtok_r(NULL, " ", &save)) {
         struct listener *l = NULL;
-        bool fresh = false;
         for (int i = 0; i < listener_count && !l; i++) {
             struct listener *old = listeners[i];
             if (old->from_bind && old->port == port && old->on_accept == on_accept &&
@@ -440,15 +439,13 @@ static bool open_bind_group(int port, socket_accept_fn on_accept, struct listene
             bool failed;
             l = open_tcp(tok, port, on_accept, &failed);
             ok = !failed;
-            fresh = true;
+            if (l) l->opening = true;
         }
         if (!l) continue;
         l->from_bind = true;
         snprintf(l->bind_host, sizeof l->bind_host, "%s", tok);
         *out = xrealloc(*out, sizeof **out * (size_t)(*n + 1));
-        *opened = xrealloc(*opened, sizeof **opened * (size_t)(*n + 1));
-        (*out)[*n] = l;
-        (*opened)[(*n)++] = fresh;
+        (*out)[(*n)++] = l;
     }
     xfree(addrs);
     return ok;
@@ -457,16 +454,15 @@ static bool open_bind_group(int port, socket_accept_fn on_accept, struct listene
 bool socket_listen_bind_addresses(int port, socket_accept_fn on_accept)
 {
     struct listener **group = NULL;
-    bool *opened = NULL;
     int n = 0;
-    bool ok = open_bind_group(port, on_accept, &group, &opened, &n);
+    bool ok = open_bind_group(port, on_accept, &group, &n);
     for (int i = 0; i < n; i++) {
+        group[i]->opening = false; /* socket_start adds them to the event loop */
         listener_add(group[i]);
         if (!server.tcp_port && !on_accept) server.tcp_port = port;
     }
     if (on_accept) bind_tls_accept = on_accept;
     xfree(group);
-    xfree(opened);
     return ok;
 }
 
@@ -481,14 +477,13 @@ static const char *socket_commit_listeners(void)
 {
     bool bind_changed = strcmp(active_bind ? active_bind : "", config.bind ? config.bind : "");
     struct listener **group = NULL;
-    bool *opened = NULL;
     int n = 0;
     bool ok = true;
-    if (config.port > 0) ok = open_bind_group((int)config.port, NULL, &group, &opened, &n);
+    if (config.port > 0) ok = open_bind_group((int)config.port, NULL, &group, &n);
     if (ok && bind_tls_accept)
-        ok = open_bind_group((int)config.tls_port, bind_tls_accept, &group, &opened, &n);
+        ok = open_bind_group((int)config.tls_port, bind_tls_accept, &group, &n);
     for (int i = 0; ok && i < n; i++) {
-        if (!opened[i]) continue;
+        if (!group[i]->opening) continue;
         if (!ev_add(group[i]->fd, EV_READABLE, &group[i]->handler)) {
             log_warning("epoll_ctl for listener %s failed: %s", group[i]->desc, strerror(errno));
             ok = false;
@@ -496,7 +491,7 @@ static const char *socket_commit_listeners(void)
     }
     if (!ok) {
         for (int i = 0; i < n; i++) {
-            if (opened[i])
+            if (group[i]->opening)
                 listener_close(group[i]);
             else
                 listener_add(group[i]);
@@ -514,14 +509,14 @@ static const char *socket_commit_listeners(void)
         }
         for (int i = 0; i < n; i++) {
             listener_add(group[i]);
-            if (opened[i]) log_notice("listening on %s", group[i]->desc);
+            if (group[i]->opening) log_notice("listening on %s", group[i]->desc);
+            group[i]->opening = false;
         }
         if (config.port > 0) server.tcp_port = (int)config.port;
         xfree(active_bind);
         active_bind = xstrdup(config.bind ? config.bind : "");
     }
     xfree(group);
-    xfree(opened);
     if (ok) return NULL;
     return bind_changed ? "Failed to bind to specified addresses."
                         : "Unable to listen on this port. Check server logs.";
