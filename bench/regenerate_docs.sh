@@ -14,6 +14,7 @@
 #     ("report: geo" in it)          bench/report_geo.py        (report.md)
 #   save_load.tsv + latency-*.csv    bench/report_persist.py    (report.md)
 #   startup_config.txt               bench/report_startup.py    (report.md)
+#   idle.txt                         bench/report_idle.py       (report.md)
 #   sync.tsv and/or raw/*.csv        bench/report_replication.py (report.md)
 #     ("report: replication" in it)
 #   raw.csv + metadata.txt           bench/report_sbe_auth.py   (report.md)
@@ -53,6 +54,8 @@ for dir in "$DOCS"/benchmarks/*/; do
         python3 "$ROOT/bench/report.py" --no-png "$dir"
     elif [ -f "$dir/startup_config.txt" ]; then
         python3 "$ROOT/bench/report_startup.py" "$dir"
+    elif [ -f "$dir/idle.txt" ]; then
+        python3 "$ROOT/bench/report_idle.py" "$dir"
     elif grep -q '^report: replication' "$dir/metadata.txt" 2>/dev/null; then
         python3 "$ROOT/bench/report_replication.py" "$dir"
     elif [ -f "$dir/save_load.tsv" ]; then

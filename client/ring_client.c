@@ -27,6 +27,7 @@ struct goblin_ring {
     struct goblin_ring_queue sq;      /* we produce */
     struct goblin_ring_queue cq;      /* we consume */
     uint32_t pid;
+    int doorbell_fd;     /* <path>.wake, write end; -1 when the server made none */
     bool closed;         /* the server ended the session */
     struct rx_buffer rx; /* bytes received but not yet handed to the caller */
 };
@@ -48,6 +49,34 @@ static inline void relax(void)
 static bool pid_alive(uint32_t pid)
 {
     return pid != 0 && (kill((pid_t)pid, 0) == 0 || errno != ESRCH);
+}
+
+/* The ring's doorbell FIFO, opened for writing without blocking (the
+ * server holds it open, so the open does not fail for want of a reader);
+ * -1 when there is none (a server that never sleeps) or it is not a FIFO. */
+static int open_doorbell(const char *path)
+{
+    char name[4096];
+    if (snprintf(name, sizeof name, "%s.wake", path) >= (int)sizeof name) return -1;
+    int fd = open(name, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* After a publish, a consume or an epoch change: wakes a sleeping server
+ * (ring_layout.h, "doorbell"). A full FIFO means a wake-up is pending
+ * already. */
+static void wake_server(struct goblin_ring *r)
+{
+    if (goblin_ring_server_sleeping(r->hdr) && r->doorbell_fd >= 0) {
+        ssize_t n = write(r->doorbell_fd, "", 1);
+        (void)n;
+    }
 }
 
 static int map_ring(const char *path, struct goblin_ring **out)
@@ -80,12 +109,14 @@ static int map_ring(const char *path, struct goblin_ring **out)
     r->layout = layout;
     r->map_bytes = (size_t)st.st_size;
     r->pid = (uint32_t)getpid();
+    r->doorbell_fd = open_doorbell(path);
     *out = r;
     return 0;
 }
 
 static void unmap_ring(struct goblin_ring *r)
 {
+    if (r->doorbell_fd >= 0) close(r->doorbell_fd);
     munmap(r->hdr, r->map_bytes);
     free(r->path);
     rx_buffer_free(&r->rx);
@@ -111,6 +142,7 @@ int goblin_ring_reconnect(struct goblin_ring *r, int timeout_ms)
     if (epoch == 0 || (epoch & GOBLIN_RING_EPOCH_DETACHED)) epoch = 1;
     /* release: orders our claim before the server can act on the epoch. */
     atomic_store_explicit(&h->epoch, epoch, memory_order_release);
+    wake_server(r);
     long long deadline = now_us() + (long long)timeout_ms * 1000;
     long long next_check = 0;
     /* acquire: pairs with the server's release of ready_epoch after resetting heads. */
@@ -175,9 +207,11 @@ void goblin_ring_close(struct goblin_ring *r)
     /* Detach while still owning the ring, then release the claim. A ring
      * already detached (the bit set) stays as it is: a second detach value
      * would be refused, not acknowledged. */
-    if (!(epoch & GOBLIN_RING_EPOCH_DETACHED))
+    if (!(epoch & GOBLIN_RING_EPOCH_DETACHED)) {
         atomic_store_explicit(&h->epoch, (epoch + 1) | GOBLIN_RING_EPOCH_DETACHED,
                               memory_order_release);
+        wake_server(r);
+    }
     uint32_t me = r->pid;
     atomic_compare_exchange_strong(&h->owner_pid, &me, 0);
     unmap_ring(r);
@@ -195,9 +229,13 @@ const char *goblin_ring_path(const struct goblin_ring *r)
 static ssize_t drain_cq(struct goblin_ring *r)
 {
     ssize_t moved = 0;
+    bool consumed = false;
     for (;;) {
         struct goblin_ring_view rec;
-        if (!goblin_ring_peek(&r->cq, &rec)) return r->cq.corrupt ? -EPROTO : moved;
+        if (!goblin_ring_peek(&r->cq, &rec)) {
+            if (r->cq.corrupt) return -EPROTO;
+            break;
+        }
         if (rec.kind == GOBLIN_RING_CLOSE) {
             goblin_ring_consume(&r->cq, &rec);
             r->closed = true;
@@ -206,7 +244,11 @@ static ssize_t drain_cq(struct goblin_ring *r)
         if (rx_buffer_append(&r->rx, rec.payload, rec.len) != 0) return -ENOMEM;
         moved += rec.len;
         goblin_ring_consume(&r->cq, &rec);
+        consumed = true;
     }
+    /* A server asleep with output waiting for CQ room needs to hear of it. */
+    if (consumed) wake_server(r);
+    return moved;
 }
 
 /* rx_wait_fn: drains the CQ until the receive buffer holds more than
@@ -244,6 +286,7 @@ ssize_t goblin_ring_recv(struct goblin_ring *r, void *buf, size_t cap, long long
                 if (rec.kind != GOBLIN_RING_DATA || rec.len > cap) break;
                 memcpy(buf, rec.payload, rec.len);
                 goblin_ring_consume(&r->cq, &rec);
+                wake_server(r);
                 if (rec.len > 0) return (ssize_t)rec.len;
                 continue;
             }
@@ -279,6 +322,7 @@ int goblin_ring_send(struct goblin_ring *r, const void *data, size_t len)
     while (len > 0) {
         if (r->closed) return -EPIPE;
         size_t n = goblin_ring_write(&r->sq, p, len);
+        if (n) wake_server(r);
         p += n;
         len -= n;
         if (len == 0) break;

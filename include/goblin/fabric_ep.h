@@ -47,6 +47,7 @@ struct goblin_fabric_ep_options {
     unsigned tx_slots, rx_slots;
     size_t record;   /* bytes of one message, envelope included */
     bool force_send; /* never fi_inject */
+    bool wait_fd;    /* completion queues with wait fds, where the provider has them */
 };
 
 struct goblin_fabric_ep {
@@ -67,6 +68,11 @@ struct goblin_fabric_ep {
     /* Counters (frames handed to the provider). */
     uint64_t injected, sent, tx_full, tx_errors, rx_errors;
     char error[256]; /* the last failure */
+    /* Opened with wait_fd and the provider gave both queues a wait fd
+     * (FI_WAIT_FD, fi_control FI_GETWAIT): the fds are readable when a
+     * completion may be waiting, once goblin_fabric_ep_trywait said so. */
+    bool can_wait;
+    int tx_wait_fd, rx_wait_fd;
 };
 
 /* Opens ep (zeroed by the caller) as described above. 0, or -ENODEV when
@@ -75,6 +81,11 @@ struct goblin_fabric_ep {
  * call and its error). On failure the caller still calls
  * goblin_fabric_ep_close. */
 int goblin_fabric_ep_open(struct goblin_fabric_ep *ep, const struct goblin_fabric_ep_options *o);
+
+/* Before sleeping on the wait fds: true when nothing is pending and the
+ * fds will signal the next completion (fi_trywait); false when the caller
+ * must poll again first, or the queues have no wait fds. */
+bool goblin_fabric_ep_trywait(struct goblin_fabric_ep *ep);
 
 /* Closes every fid and frees the pools; accepts a partly opened ep. */
 void goblin_fabric_ep_close(struct goblin_fabric_ep *ep);

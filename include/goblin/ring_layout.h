@@ -52,7 +52,8 @@
  * its own copy of the layout and never takes offsets or sizes from the file.
  *
  * Hazards (see docs/rings.md): the ring is as trusted as its file
- * permissions allow; the server polls rings by busy-waiting.
+ * permissions allow; the server polls rings by busy-waiting while they
+ * are active, and sleeps on the doorbell FIFO after an idle period.
  */
 #ifndef GOBLIN_RING_LAYOUT_H
 #define GOBLIN_RING_LAYOUT_H
@@ -115,6 +116,17 @@ struct goblin_ring_header {
      * publishes ready_epoch. */
     alignas(64) _Atomic uint64_t sq_head; /* written by the server */
     alignas(64) _Atomic uint64_t cq_head; /* written by the client (and zeroed by the server) */
+
+    /* Nonzero while the server sleeps instead of polling (written by the
+     * server only). A client that has published an SQ record, advanced
+     * cq_head or changed the epoch issues a full fence, reads this word and,
+     * when it is set, writes one byte to the ring's doorbell: the FIFO named
+     * as the ring file plus ".wake" (goblin_ring_wake_if_sleeping). The
+     * server sets the word, fences and looks at the queues again before it
+     * sleeps, so no publish goes unseen (docs/rings.md, "Sleeping"). A
+     * client that never rings is still served, within one housekeeping
+     * period (1/hz s) after the server went to sleep. */
+    alignas(64) _Atomic uint32_t server_sleeping;
 };
 
 _Static_assert(sizeof(struct goblin_ring_header) <= GOBLIN_RING_HEADER_BYTES,
@@ -374,6 +386,19 @@ static inline bool goblin_ring_peek(struct goblin_ring_queue *q, struct goblin_r
 static inline void goblin_ring_prefetch_next(const struct goblin_ring_queue *q)
 {
     __builtin_prefetch(q->base + ((q->pos + GOBLIN_RING_ALIGN) & (q->bytes - 1)), 0, 3);
+}
+
+/* --- doorbell ------------------------------------------------------------ */
+
+/* The client's half of the sleep handshake, after a publish, a consume or
+ * an epoch change: the fence orders those stores before the load of
+ * server_sleeping (the server's half stores the word, fences, then reads
+ * the queues), so either the server sees the store or the client sees the
+ * word. True when the server must be woken (write a byte to the doorbell). */
+static inline bool goblin_ring_server_sleeping(const struct goblin_ring_header *h)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    return atomic_load_explicit(&h->server_sleeping, memory_order_relaxed) != 0;
 }
 
 /* Releases the record goblin_ring_peek() returned in *v. */

@@ -61,6 +61,7 @@ void config_init_defaults(void)
     config.libfabric_reorder_bytes = 1024 * 1024;
     config.idle_strategy = xstrdup("adaptive");
     config.idle_spin_us = 200;
+    config.idle_sleep_ms = 1000;
     config.hz = 10;
     config.active_expire_effort = 1;
     config.loglevel = xstrdup("notice");

@@ -140,6 +140,7 @@ struct config {
     long long socket_poll_interval_us;
     char *idle_strategy; /* "block", "adaptive" or "spin" */
     long long idle_spin_us;
+    long long idle_sleep_ms; /* adaptive with polled targets: spin this long, then sleep */
 
     /* housekeeping */
     long long hz;

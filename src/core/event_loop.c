@@ -7,6 +7,7 @@
 #include <string.h>
 #include <poll.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "util/clock.h"
@@ -22,7 +23,11 @@ static struct poll_target *polled;
 static int polled_count;
 static long long socket_poll_interval_us = 20;
 static bool spin_without_targets;
-static long long adaptive_spin_us; /* 0 = block at once */
+static long long adaptive_spin_us;     /* 0 = block at once */
+static long long polled_sleep_us = -1; /* -1 = never sleep with polled targets */
+static bool polled_can_sleep = true;   /* every target has sleep_begin */
+static struct ev_sleep_stats sleep_stats;
+static bool sleep_untimed; /* DEBUG POLLED-SLEEP-UNTIMED: no timeout, no cron asleep */
 
 uint32_t ev_pass_pending;
 static void (*pass_hooks[4])(void); /* FLUSH, WRITE, REPLICAS, REAP */
@@ -49,10 +54,35 @@ void ev_pass_end(void)
     pass_end(false);
 }
 
+static int wake_fd = -1;                       /* eventfd: ev_wake() ends a wait early */
+static volatile sig_atomic_t housekeeping_now; /* ev_wake(): run housekeeping at once */
+static struct ev_handler wake_handler;
+
+static void on_wake(struct ev_handler *h, uint32_t mask)
+{
+    (void)h;
+    (void)mask;
+    uint64_t n;
+    if (read(wake_fd, &n, sizeof n) < 0 && errno != EAGAIN) log_warning("wake fd: %m");
+}
+
 bool ev_init(void)
 {
     epfd = epoll_create1(EPOLL_CLOEXEC);
-    return epfd >= 0;
+    if (epfd < 0) return false;
+    wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    wake_handler.on_event = on_wake;
+    return wake_fd >= 0 && ev_add(wake_fd, EV_READABLE, &wake_handler);
+}
+
+void ev_wake(void)
+{
+    uint64_t one = 1;
+    housekeeping_now = 1;
+    if (wake_fd >= 0) {
+        ssize_t n = write(wake_fd, &one, sizeof one);
+        (void)n; /* a full counter: a wake-up is pending already */
+    }
 }
 
 static uint32_t to_epoll(uint32_t mask)
@@ -143,6 +173,7 @@ void ev_add_polled(const struct poll_target *target, int order)
     }
     polled[at] = *target;
     polled[at].order = order;
+    if (!target->sleep_begin) polled_can_sleep = false;
 }
 
 void ev_set_socket_poll_interval_us(long long us)
@@ -158,6 +189,22 @@ void ev_set_spin(bool spin)
 void ev_set_adaptive_spin_us(long long us)
 {
     adaptive_spin_us = us;
+}
+
+void ev_set_polled_sleep_us(long long us)
+{
+    polled_sleep_us = us;
+}
+
+void ev_set_sleep_untimed(bool untimed)
+{
+    sleep_untimed = untimed;
+}
+
+const struct ev_sleep_stats *ev_sleep_stats(void)
+{
+    sleep_stats.enabled = polled_count > 0 && polled_can_sleep && polled_sleep_us >= 0;
+    return &sleep_stats;
 }
 
 static inline void cpu_relax(void)
@@ -184,20 +231,57 @@ static inline bool poll_targets_once(void)
     return progressed;
 }
 
+/* Every polled target idle for polled_sleep_us: arms each target's wake-up
+ * and, unless work arrived while arming, blocks in epoll until a socket, a
+ * target's wake-up fd or housekeeping's timeout (so an idle server still
+ * runs its cron at hz). Returns the events the wait dispatched (0: it timed
+ * out), -1 when arming found work and it did not sleep. */
+static int sleep_polled(uint64_t next_cron, unsigned streak)
+{
+    int events = -1;
+    int armed = 0;
+    while (armed < polled_count && polled[armed].sleep_begin(polled[armed].arg)) armed++;
+    bool sleeping = armed == polled_count;
+    if (sleeping) {
+        uint64_t now = cycles_now();
+        long long wait_us = sleep_untimed     ? -1
+                            : next_cron > now ? cycles_to_us(next_cron - now)
+                                              : 0;
+        /* Targets nothing can wake: polled at sleep_poll_ms, doubling per
+         * sleep without work up to 16 times that. */
+        for (int i = 0; i < polled_count; i++) {
+            long long poll_us = polled[i].sleep_poll_ms * 1000LL << (streak < 4 ? streak : 4);
+            if (polled[i].sleep_poll_ms && (wait_us < 0 || wait_us > poll_us)) wait_us = poll_us;
+        }
+        sleep_stats.sleeps++;
+        uint64_t t0 = cycles_now();
+        events = ev_process(wait_us < 0 ? -1 : (int)((wait_us + 999) / 1000));
+        sleep_stats.slept_us += (unsigned long long)cycles_to_us(cycles_now() - t0);
+    }
+    for (int i = 0; i < armed; i++) polled[i].sleep_end(polled[i].arg);
+    return events;
+}
+
 static void run_polled(void (*housekeeping)(void), long long (*hz)(void))
 {
     uint64_t next_socket_pass = cycles_now();
     uint64_t next_cron = next_socket_pass;
+    uint64_t idle_since = 0;   /* 0: work since the last idle scan */
+    unsigned sleep_streak = 0; /* sleeps in a row without work */
     while (!stop_requested) {
         if (poll_targets_once()) {
             ev_pass_end();
+            idle_since = 0;
+            sleep_streak = 0;
             continue;
         }
         /* Every polled target is idle. */
         uint64_t now = cycles_now();
+        if (!idle_since) idle_since = now;
         if (now >= next_socket_pass) {
-            ev_process(0);
-            if (now >= next_cron) {
+            if (ev_process(0) > 0) idle_since = sleep_streak = 0;
+            if (now >= next_cron || housekeeping_now) {
+                housekeeping_now = 0;
                 housekeeping();
                 if (ev_pass_pending) ev_pass_end();
                 next_cron = cycles_now() + (uint64_t)(cycles_per_us * 1e6 / (double)hz());
@@ -206,6 +290,24 @@ static void run_polled(void (*housekeeping)(void), long long (*hz)(void))
              * Spinning on sockets alone, every idle iteration is a socket pass. */
             long long interval_us = polled_count ? socket_poll_interval_us : 0;
             next_socket_pass = cycles_now() + (uint64_t)(cycles_per_us * (double)interval_us);
+            continue;
+        }
+        /* A sleep follows a socket pass (the branch above), so no socket
+         * event waits for it. Woken by an event (a doorbell, a socket, a
+         * wait fd), the loop spins again for polled_sleep_us; after a
+         * timed wake with nothing to do it sleeps again at once. */
+        if (polled_sleep_us >= 0 && polled_can_sleep && polled_count &&
+            now - idle_since >= (uint64_t)(cycles_per_us * (double)polled_sleep_us)) {
+            int events = sleep_polled(next_cron, sleep_streak);
+            if (events < 0) {
+                sleep_stats.sleeps_refused++;
+                idle_since = 0; /* work arrived while arming: serve it */
+            } else if (events > 0) {
+                idle_since = sleep_streak = 0;
+            } else {
+                sleep_streak++;
+            }
+            next_socket_pass = 0;
             continue;
         }
         cpu_relax();
@@ -222,7 +324,8 @@ void ev_run(void (*housekeeping)(void), long long (*hz)(void))
     int64_t last_activity_us = 0;
     while (!stop_requested) {
         int64_t now = clock_mono_us();
-        if (now >= next_cron_us) {
+        if (now >= next_cron_us || housekeeping_now) {
+            housekeeping_now = 0;
             housekeeping();
             /* What it left for the end of a pass runs before the wait. */
             if (ev_pass_pending) ev_pass_end();
@@ -253,9 +356,27 @@ static void apply_idle_spin_us(void)
                                                                           : 0);
 }
 
+/* With polled targets: spin never sleeps, block sleeps whenever every
+ * target is idle, adaptive after --idle-sleep-ms of idleness. */
+static void apply_idle_sleep_ms(void)
+{
+    ev_set_polled_sleep_us(strcmp(config.idle_strategy, "spin") == 0 ? -1
+                           : strcmp(config.idle_strategy, "block") == 0
+                               ? 0
+                               : config.idle_sleep_ms * 1000);
+}
+
 static void apply_socket_poll_interval_us(void)
 {
     ev_set_socket_poll_interval_us(config.socket_poll_interval_us);
+}
+
+void ev_apply_idle_settings(void)
+{
+    ev_set_spin(strcmp(config.idle_strategy, "spin") == 0);
+    apply_idle_spin_us();
+    apply_idle_sleep_ms();
+    apply_socket_poll_interval_us();
 }
 
 /* --- settings (core/config.h) ---------------------------------------- */
@@ -266,8 +387,9 @@ static const struct config_param event_loop_params[] = {
      .value = &config.idle_strategy,
      .flags = CFG_IMMUTABLE,
      .value_name = "block|adaptive|spin",
-     .help = "without rings: block in epoll, poll --idle-spin-us after activity then block, or "
-             "always spin (one core busy); rings always spin (default adaptive)",
+     .help = "block in epoll, poll --idle-spin-us after activity then block (with rings or "
+             "libfabric: spin, sleep after --idle-sleep-ms idle), or always spin (one core "
+             "busy) (default adaptive)",
      .choices = idle_strategies},
     {.name = "idle-spin-us",
      .kind = CFG_INT,
@@ -277,6 +399,15 @@ static const struct config_param event_loop_params[] = {
      .value_name = "US",
      .help = "adaptive: keep polling this long after the last activity (default 200)",
      .apply = apply_idle_spin_us},
+    {.name = "idle-sleep-ms",
+     .kind = CFG_INT,
+     .value = &config.idle_sleep_ms,
+     .min = 0,
+     .max = 3600000,
+     .value_name = "MS",
+     .help = "adaptive with rings or libfabric: spin this long after the last request, then sleep "
+             "until a client wakes the server (default 1000)",
+     .apply = apply_idle_sleep_ms},
     {.name = "socket-poll-interval-us",
      .kind = CFG_INT,
      .value = &config.socket_poll_interval_us,

@@ -18,6 +18,18 @@
  *    request more than once per interval.
  *  - between idle scans the CPU relax hint (PAUSE) is issued.
  *
+ * Idling with polled targets. Under --idle-strategy adaptive, once every
+ * target and the sockets have been idle for --idle-sleep-ms (block: at
+ * once; spin: never), the loop asks each target to arm its wake-up
+ * (sleep_begin: a ring sets the "server sleeping" word its client reads
+ * after each publish and registers its doorbell FIFO; libfabric asks the
+ * provider with fi_trywait and adds the completion queues' wait fds), then
+ * blocks in epoll until a socket, a wake-up fd or housekeeping's next run.
+ * A target that nothing can wake (a provider without a wait object) is
+ * polled every sleep_poll_ms while the loop sleeps; one without
+ * sleep_begin keeps the loop spinning. Waking costs the first request a system call on the
+ * client and a scheduler wake-up on the server (docs/benchmarks/idle.md).
+ *
  * --idle-strategy spin applies the polled shape to kernel sockets alone: no
  * polled targets, a socket pass on every iteration. --idle-strategy adaptive
  * polls the sockets for --idle-spin-us after any activity, then blocks: no
@@ -82,6 +94,17 @@ struct poll_target {
      * (ev_process_nested): true when it skips protected conns and keeps no
      * state across the call that a nested poll could break. */
     bool reentrant;
+    /* Sleeping (see "Idling" above). sleep_begin() arms the target's
+     * wake-up — fds in the loop's epoll set, a flag its peers read — then
+     * looks again and returns false when work arrived meanwhile (nothing
+     * stays armed then). sleep_end() disarms it after the wait. NULL
+     * sleep_begin: the target cannot sleep and the loop never does. */
+    bool (*sleep_begin)(void *arg);
+    void (*sleep_end)(void *arg);
+    /* 0: the target's armed fds wake the loop. Otherwise nothing can wake
+     * it (a provider without a wait object): asleep, the loop wakes to poll
+     * it after sleep_poll_ms, doubling per sleep without work up to 16x. */
+    int sleep_poll_ms;
 };
 
 /* Adds a polled target. `order` is its flag's position among the polled
@@ -100,6 +123,28 @@ void ev_set_spin(bool spin);
 /* Block in epoll only after the sockets have been quiet for `us`
  * microseconds (0 = block whenever nothing is ready). */
 void ev_set_adaptive_spin_us(long long us);
+
+/* With polled targets: sleep once every target (and the sockets) have been
+ * idle for `us` microseconds; 0 = whenever idle, -1 = never (spin). */
+void ev_set_polled_sleep_us(long long us);
+
+/* All of the above from the settings (idle-strategy, idle-spin-us,
+ * idle-sleep-ms, socket-poll-interval-us), at startup. */
+void ev_apply_idle_settings(void);
+
+/* Tests (DEBUG POLLED-SLEEP-UNTIMED): asleep, wait without a timeout, so
+ * housekeeping does not run and only a wake-up (a client's doorbell, a
+ * socket) ends the sleep — a request then answered was not found by a
+ * timed wake. */
+void ev_set_sleep_untimed(bool untimed);
+
+struct ev_sleep_stats {
+    bool enabled;                      /* polled targets, all able to sleep, not spin */
+    unsigned long long sleeps;         /* waits in epoll with the targets armed */
+    unsigned long long sleeps_refused; /* arming found work */
+    unsigned long long slept_us;       /* time spent in those waits */
+};
+const struct ev_sleep_stats *ev_sleep_stats(void);
 
 /* One pass for a command that runs long and lets others in meanwhile (a
  * busy script, Redis's processEventsWhileBlocked): a zero-timeout epoll
@@ -146,6 +191,10 @@ void ev_pass_end(void);
 void ev_run(void (*housekeeping)(void), long long (*hz)(void));
 void ev_stop(void);
 bool ev_stopping(void);
+
+/* Ends the loop's current or next wait at once, so that housekeeping runs
+ * (async-signal-safe: a signal handler that scheduled work calls it). */
+void ev_wake(void);
 
 /* Settings (core/config.h): idle-strategy, idle-spin-us, socket-poll-interval-us. */
 struct config_table;

@@ -110,9 +110,7 @@ bool server_start(void)
     if (!transports_start()) return false;
     if (!cluster_start()) return false;
     repl_start();
-    ev_set_socket_poll_interval_us(config.socket_poll_interval_us);
-    ev_set_spin(strcmp(config.idle_strategy, "spin") == 0);
-    if (strcmp(config.idle_strategy, "adaptive") == 0) ev_set_adaptive_spin_us(config.idle_spin_us);
+    ev_apply_idle_settings();
     /* Lock after every startup allocation and mapping exists (the rings in
      * particular). */
     placement_lock_memory();

@@ -56,6 +56,7 @@ static void on_signal(int sig)
                             : sig == SIGTERM ? "Received SIGTERM scheduling shutdown..."
                                              : "Received shutdown signal, scheduling shutdown...");
     server.shutdown_signal = sig;
+    ev_wake(); /* a sleeping loop acts on it now, not at its next timed wake */
 }
 
 void shutdown_install_signal_handlers(void)

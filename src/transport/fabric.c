@@ -97,6 +97,7 @@ struct fabric_endpoint {
     bool intra_host, loopback;
     int listen_fd;
     struct ev_handler listen_handler;
+    struct ev_handler wait_handler;   /* the CQs' wait fds, watched while the loop sleeps */
     struct fabric_session **sessions; /* live sessions, unordered */
     int session_count, session_cap;
     struct fabric_session *last_found; /* one-entry lookup cache (depth-one clients) */
@@ -710,6 +711,47 @@ static int fabric_endpoint_poll(void *arg)
     return work;
 }
 
+/* --- sleeping (core/event_loop.h, "Idling") ------------------------- */
+
+/* A provider without wait fds (shm, udp;ofi_rxd in libfabric 1.17) cannot
+ * wake the loop: asleep, it is polled after this long, then after twice
+ * that, up to 16 ms (what the first request after an idle period may wait). */
+#define FABRIC_SLEEP_POLL_MS 1
+
+/* Waking is all a wait fd is for: the poll reads the completions. */
+static void on_wait_fd(struct ev_handler *handler, uint32_t mask)
+{
+    (void)handler;
+    (void)mask;
+}
+
+/* fi_trywait first: it says whether completions are pending and re-arms
+ * the wait fds, so one published just before is seen by the poll rather
+ * than slept past. The fds are watched only while asleep (level-
+ * triggered, they would report readiness on every socket pass). */
+static bool fabric_sleep_begin(void *arg)
+{
+    struct fabric_endpoint *ep = arg;
+    if (ep->sessions_pending) return false;
+    if (!ep->fep.can_wait) return true; /* polled every FABRIC_SLEEP_POLL_MS */
+    if (!goblin_fabric_ep_trywait(&ep->fep)) return false;
+    if (!ev_add(ep->fep.rx_wait_fd, EV_READABLE, &ep->wait_handler)) return false;
+    if (ep->fep.tx_wait_fd != ep->fep.rx_wait_fd &&
+        !ev_add(ep->fep.tx_wait_fd, EV_READABLE, &ep->wait_handler)) {
+        ev_remove(ep->fep.rx_wait_fd);
+        return false;
+    }
+    return true;
+}
+
+static void fabric_sleep_end(void *arg)
+{
+    struct fabric_endpoint *ep = arg;
+    if (!ep->fep.can_wait) return;
+    ev_remove(ep->fep.rx_wait_fd);
+    if (ep->fep.tx_wait_fd != ep->fep.rx_wait_fd) ev_remove(ep->fep.tx_wait_fd);
+}
+
 static void on_bootstrap_readable(struct ev_handler *handler, uint32_t mask)
 {
     struct fabric_endpoint *ep =
@@ -745,7 +787,8 @@ static bool fabric_endpoint_open(struct fabric_endpoint *ep)
                                          .tx_slots = (unsigned)config.libfabric_tx_slots,
                                          .rx_slots = (unsigned)config.libfabric_rx_slots,
                                          .record = (size_t)config.libfabric_max_record,
-                                         .force_send = config.libfabric_force_send};
+                                         .force_send = config.libfabric_force_send,
+                                         .wait_fd = true};
     if (goblin_fabric_ep_open(&ep->fep, &o) != 0) {
         log_warning("--libfabric %s %s %d: %s", ps->path, ps->address, ps->port, ep->fep.error);
         return false;
@@ -795,7 +838,18 @@ static bool fabric_start(void)
                    ep->intra_host ? "every one (intra-host provider)"
                    : ep->loopback ? "those at 127.0.0.1 or ::1"
                                   : "none (not a loopback endpoint)");
-        struct poll_target pt = {.name = ep->name, .poll = fabric_endpoint_poll, .arg = ep};
+        ep->wait_handler.on_event = on_wait_fd;
+        struct poll_target pt = {.name = ep->name,
+                                 .poll = fabric_endpoint_poll,
+                                 .arg = ep,
+                                 .sleep_begin = fabric_sleep_begin,
+                                 .sleep_end = fabric_sleep_end};
+        if (!ep->fep.can_wait) {
+            pt.sleep_poll_ms = FABRIC_SLEEP_POLL_MS;
+            log_notice("%s: the provider has no wait fd for its completion queues: asleep, the "
+                       "server polls it after %d ms, doubling up to %d ms",
+                       ep->name, FABRIC_SLEEP_POLL_MS, 16 * FABRIC_SLEEP_POLL_MS);
+        }
         ev_add_polled(&pt, i);
     }
     return true;

@@ -7,12 +7,18 @@
 #include <rdma/fi_cm.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
+#include <rdma/fi_eq.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define FABRIC_API_VERSION FI_VERSION(1, 9)
 #define CQ_BATCH 16
+
+static void close_fid(struct fid *fid)
+{
+    fi_close(fid);
+}
 
 static int ep_fail(struct goblin_fabric_ep *ep, const char *what, int rc)
 {
@@ -77,6 +83,38 @@ static int ep_getinfo(struct goblin_fabric_ep *ep, const struct goblin_fabric_ep
     return 0;
 }
 
+/* The TX and RX completion queues; with `wait_fd`, each with a wait fd
+ * when the provider offers one (else none: the caller keeps polling). */
+static int cqs_open(struct goblin_fabric_ep *ep, bool wait_fd)
+{
+    struct fi_cq_attr cq = {.format = FI_CQ_FORMAT_MSG,
+                            .wait_obj = wait_fd ? FI_WAIT_FD : FI_WAIT_NONE};
+    for (;;) {
+        int rc;
+        cq.size = (size_t)ep->tx_count * 2;
+        if ((rc = fi_cq_open(ep->domain, &cq, &ep->txcq, NULL)) == 0) {
+            cq.size = (size_t)ep->rx_count * 2;
+            rc = fi_cq_open(ep->domain, &cq, &ep->rxcq, NULL);
+        }
+        if (rc == 0) break;
+        if (cq.wait_obj == FI_WAIT_NONE)
+            return ep_fail(ep, ep->txcq ? "fi_cq_open (RX)" : "fi_cq_open (TX)", rc);
+        if (ep->txcq) close_fid(&ep->txcq->fid);
+        ep->txcq = NULL;
+        cq.wait_obj = FI_WAIT_NONE; /* no wait fd from this provider */
+    }
+    ep->can_wait = cq.wait_obj == FI_WAIT_FD &&
+                   fi_control(&ep->txcq->fid, FI_GETWAIT, &ep->tx_wait_fd) == 0 &&
+                   fi_control(&ep->rxcq->fid, FI_GETWAIT, &ep->rx_wait_fd) == 0;
+    return 0;
+}
+
+bool goblin_fabric_ep_trywait(struct goblin_fabric_ep *ep)
+{
+    struct fid *fids[2] = {&ep->rxcq->fid, &ep->txcq->fid};
+    return ep->can_wait && fi_trywait(ep->fabric, fids, 2) == FI_SUCCESS;
+}
+
 int goblin_fabric_ep_open(struct goblin_fabric_ep *ep, const struct goblin_fabric_ep_options *o)
 {
     ep->tx_count = o->tx_slots;
@@ -87,13 +125,7 @@ int goblin_fabric_ep_open(struct goblin_fabric_ep *ep, const struct goblin_fabri
     struct fi_info *info = ep->info;
     if ((rc = fi_fabric(info->fabric_attr, &ep->fabric, NULL))) return ep_fail(ep, "fi_fabric", rc);
     if ((rc = fi_domain(ep->fabric, info, &ep->domain, NULL))) return ep_fail(ep, "fi_domain", rc);
-    struct fi_cq_attr cq = {.format = FI_CQ_FORMAT_MSG, .wait_obj = FI_WAIT_NONE};
-    cq.size = (size_t)ep->tx_count * 2;
-    if ((rc = fi_cq_open(ep->domain, &cq, &ep->txcq, NULL)))
-        return ep_fail(ep, "fi_cq_open (TX)", rc);
-    cq.size = (size_t)ep->rx_count * 2;
-    if ((rc = fi_cq_open(ep->domain, &cq, &ep->rxcq, NULL)))
-        return ep_fail(ep, "fi_cq_open (RX)", rc);
+    if ((rc = cqs_open(ep, o->wait_fd))) return rc;
     struct fi_av_attr av = {.type = FI_AV_TABLE};
     if ((rc = fi_av_open(ep->domain, &av, &ep->av, NULL))) return ep_fail(ep, "fi_av_open", rc);
     if ((rc = fi_endpoint(ep->domain, info, &ep->ep, NULL))) return ep_fail(ep, "fi_endpoint", rc);
@@ -120,11 +152,6 @@ int goblin_fabric_ep_open(struct goblin_fabric_ep *ep, const struct goblin_fabri
         if ((rc = goblin_fabric_ep_post_recv(ep, &ep->rx_slots[i]))) return rc;
     }
     return 0;
-}
-
-static void close_fid(struct fid *fid)
-{
-    fi_close(fid);
 }
 
 void goblin_fabric_ep_close(struct goblin_fabric_ep *ep)

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <goblin/ring_layout.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -42,6 +43,12 @@ struct ring_endpoint {
     struct log_limiter warnings; /* the client can make these at will */
     bool want_read;              /* false while the conn is paused by output backpressure */
     bool want_write;             /* output is waiting for CQ room */
+    /* The doorbell: FIFO <path>.wake, held open read-write (so it never
+     * reports end of file); clients write a byte to it while the header
+     * says the server sleeps. -1 when none was made. */
+    char *doorbell_path;
+    int doorbell_fd;
+    struct ev_handler doorbell_handler;
 };
 
 /* A polled target: one ring, or every ring of a pool in index order. */
@@ -373,6 +380,53 @@ static int ring_target_poll(void *arg)
     return work;
 }
 
+/* --- sleeping (core/event_loop.h, "Idling") ------------------------- */
+
+/* After the server's fence: anything the poll would act on. Reads as the
+ * poll does (a peeked SQ record is kept for it). */
+static bool ring_endpoint_has_work(struct ring_endpoint *ep)
+{
+    if (ep->conn && conn_io_suspended(ep->conn)) return false;
+    if (atomic_load_explicit(&ep->hdr->epoch, memory_order_acquire) != ep->epoch) return true;
+    /* Output waiting for CQ room: the client has consumed since the full CQ was seen. */
+    if ((ep->close_pending || (ep->conn && ep->want_write)) &&
+        atomic_load_explicit(&ep->hdr->cq_head, memory_order_acquire) != ep->cq.cached_head)
+        return true;
+    if (!ep->conn || !ep->want_read) return false;
+    if (!ep->has_partial && goblin_ring_peek(&ep->sq, &ep->partial)) {
+        ep->has_partial = true;
+        ep->partial_offset = 0;
+    }
+    return ep->has_partial || ep->sq.corrupt;
+}
+
+static void ring_target_set_sleeping(struct ring_target *t, uint32_t sleeping)
+{
+    for (int i = 0; i < t->count; i++)
+        atomic_store_explicit(&t->rings[i].hdr->server_sleeping, sleeping, memory_order_relaxed);
+}
+
+/* The server's half of the handshake in ring_layout.h: store the word,
+ * fence, look at every queue again. */
+static bool ring_target_sleep_begin(void *arg)
+{
+    struct ring_target *t = arg;
+    ring_target_set_sleeping(t, 1);
+    atomic_thread_fence(memory_order_seq_cst);
+    for (int i = 0; i < t->count; i++) {
+        if (ring_endpoint_has_work(&t->rings[i])) {
+            ring_target_set_sleeping(t, 0);
+            return false;
+        }
+    }
+    return true;
+}
+
+static void ring_target_sleep_end(void *arg)
+{
+    ring_target_set_sleeping(arg, 0);
+}
+
 /* --- files ---------------------------------------------------------- */
 
 /* pid comes from shared memory: one above INT_MAX would make kill() address
@@ -382,12 +436,56 @@ static bool pid_alive(uint32_t pid)
     return pid != 0 && pid <= INT32_MAX && (kill((pid_t)pid, 0) == 0 || errno != ESRCH);
 }
 
+/* A ring's doorbell: level-triggered, so one read per report (a writer
+ * that never stops cannot hold the loop here). The sleeping loop only
+ * needs to wake; the targets' scan finds what the client published. */
+static void on_doorbell(struct ev_handler *handler, uint32_t mask)
+{
+    (void)mask;
+    struct ring_endpoint *ep =
+        (struct ring_endpoint *)((char *)handler -
+                                 offsetof(struct ring_endpoint, doorbell_handler));
+    char sink[4096];
+    if (read(ep->doorbell_fd, sink, sizeof sink) < 0 && errno != EAGAIN && errno != EINTR)
+        log_warning_limited(&ep->warnings, "%s: doorbell read failed: %s", ep->doorbell_path,
+                            strerror(errno));
+}
+
+/* Makes <path>.wake, a FIFO of the server's user only (as the ring file),
+ * and watches it. */
+static bool doorbell_create(struct ring_endpoint *ep)
+{
+    size_t n = strlen(ep->path) + sizeof ".wake";
+    ep->doorbell_path = xmalloc(n);
+    snprintf(ep->doorbell_path, n, "%s.wake", ep->path);
+    unlink(ep->doorbell_path);
+    if (mkfifo(ep->doorbell_path, 0600) != 0) {
+        log_warning("--ring %s: cannot create the doorbell %s: %s", ep->path, ep->doorbell_path,
+                    strerror(errno));
+        return false;
+    }
+    ep->doorbell_fd = open(ep->doorbell_path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (ep->doorbell_fd < 0 || fstat(ep->doorbell_fd, &st) != 0 || !S_ISFIFO(st.st_mode)) {
+        log_warning("--ring %s: cannot open the doorbell %s: %s", ep->path, ep->doorbell_path,
+                    ep->doorbell_fd < 0 ? strerror(errno) : "not the FIFO just made");
+        return false;
+    }
+    ep->doorbell_handler.on_event = on_doorbell;
+    if (!ev_add(ep->doorbell_fd, EV_READABLE, &ep->doorbell_handler)) {
+        log_warning("--ring %s: cannot watch the doorbell: %s", ep->path, strerror(errno));
+        return false;
+    }
+    return true;
+}
+
 static bool ring_create(struct ring_endpoint *ep, const char *path, unsigned long long bytes)
 {
     unsigned long long q = ring_round_size(bytes);
     size_t total = GOBLIN_RING_HEADER_BYTES + 2 * q;
     memset(ep, 0, sizeof *ep);
     ep->path = xstrdup(path);
+    ep->doorbell_fd = -1;
 
     /* Refuse to take over a ring another live server is serving. */
     int old = open(path, O_RDONLY | O_CLOEXEC);
@@ -436,7 +534,7 @@ static bool ring_create(struct ring_endpoint *ep, const char *path, unsigned lon
     atomic_thread_fence(memory_order_release);
     h->magic = GOBLIN_RING_MAGIC;
     /* Epoch 0 (zeroed) means "never attached": no session until a client advances it. */
-    return true;
+    return doorbell_create(ep);
 }
 
 static void ring_destroy(struct ring_endpoint *ep, bool remove_file)
@@ -449,6 +547,12 @@ static void ring_destroy(struct ring_endpoint *ep, bool remove_file)
         munmap(ep->hdr, ep->map_bytes);
         if (remove_file && ep->path) unlink(ep->path);
     }
+    if (ep->doorbell_fd >= 0) {
+        ev_remove(ep->doorbell_fd);
+        close(ep->doorbell_fd);
+        if (remove_file) unlink(ep->doorbell_path);
+    }
+    xfree(ep->doorbell_path);
     xfree(ep->path);
 }
 
@@ -499,8 +603,12 @@ static bool ring_start(void)
         struct ring_target *t = &targets[target_count++];
         if (!ring_target_create(t, ps)) return false;
         log_notice("serving %s (%llu bytes per direction)", t->name, ring_round_size(ps->bytes));
-        struct poll_target pt = {
-            .name = t->name, .poll = ring_target_poll, .arg = t, .reentrant = true};
+        struct poll_target pt = {.name = t->name,
+                                 .poll = ring_target_poll,
+                                 .arg = t,
+                                 .reentrant = true,
+                                 .sleep_begin = ring_target_sleep_begin,
+                                 .sleep_end = ring_target_sleep_end};
         ev_add_polled(&pt, i);
     }
     return true;

@@ -88,6 +88,10 @@ static const char *const goblin_only[][2] = {
     {"Stats", "acl_access_denied_channel"},
     {"Stats", "string_values_adopted"},
     {"Stats", "sbe_typed_calls"},
+    {"Stats", "polled_sleep_enabled"},
+    {"Stats", "polled_sleeps"},
+    {"Stats", "polled_sleeps_refused"},
+    {"Stats", "polled_slept_usec"},
     {"Libfabric", "*"},
 };
 

@@ -6,7 +6,11 @@
  * small ring so records wrap, detaches (and sees the CLOSE and the
  * acknowledgement), checks the server refuses the two documented mistakes
  * (an epoch still carrying DETACHED, and epoch 0), and reattaches by the
- * documented rule. If the document and the server drift apart, this fails. */
+ * documented rule. The server sleeps whenever it is idle (--idle-sleep-ms
+ * 0) with no timed wake (DEBUG POLLED-SLEEP-UNTIMED 1), so every step
+ * also rings the doorbell as "Sleeping" says, or hangs. If the document
+ * and the server drift apart, this fails. */
+#include <fcntl.h>
 #include <goblin/ring_layout.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +38,18 @@ struct doc_client {
     struct doc_queue sq, cq;
     char rx[1 << 16];
     size_t rx_len;
-    bool closed; /* a CLOSE record arrived */
+    bool closed;  /* a CLOSE record arrived */
+    int doorbell; /* the FIFO <ring>.wake, write end */
 };
+
+/* Sleeping: after a publish, a consume or an epoch store, a full fence,
+ * then the server's word; set, one byte to the doorbell. */
+static void doc_wake(struct doc_client *c)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&c->h->server_sleeping, memory_order_relaxed))
+        CHECK(write(c->doorbell, "", 1) == 1);
+}
 
 static long long now_ms(void)
 {
@@ -82,6 +96,10 @@ static void doc_map(struct doc_client *c, const char *path)
     CHECK(queue_ok(c->sq_offset, c->sq_bytes, c->map_bytes));
     CHECK(queue_ok(c->cq_offset, c->cq_bytes, c->map_bytes));
     CHECK(c->sq_offset + c->sq_bytes <= c->cq_offset || c->cq_offset + c->cq_bytes <= c->sq_offset);
+    char doorbell[160];
+    snprintf(doorbell, sizeof doorbell, "%s.wake", path);
+    c->doorbell = open(doorbell, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    CHECKF(c->doorbell >= 0, "open %s", doorbell);
 }
 
 /* Step 2: claim. */
@@ -110,6 +128,7 @@ static void doc_connect(struct doc_client *c)
     uint32_t n = (e & ~GOBLIN_RING_EPOCH_DETACHED) + 1;
     if (n == 0 || (n & GOBLIN_RING_EPOCH_DETACHED)) n = 1;
     atomic_store_explicit(&h->epoch, n, memory_order_release);
+    doc_wake(c);
     CHECKF(doc_wait_ready(c, n, 10000), "connect with epoch %#x not acknowledged", n);
     c->epoch = n;
     c->sq = (struct doc_queue){(unsigned char *)h + c->sq_offset, c->sq_bytes, 0, 0, &h->sq_head};
@@ -147,6 +166,7 @@ static void doc_publish(struct doc_client *c, const void *payload, uint32_t len)
     r->kind = GOBLIN_RING_DATA;
     atomic_store_explicit(&r->tag, doc_tag(c->epoch, q->pos), memory_order_release);
     q->pos += span;
+    doc_wake(c);
 }
 
 /* Consumer: takes every published CQ record; appends DATA to rx. */
@@ -173,6 +193,7 @@ static void doc_drain(struct doc_client *c)
         }
         q->pos += doc_span(len);
         atomic_store_explicit(q->head, q->pos, memory_order_release);
+        doc_wake(c);
     }
 }
 
@@ -212,6 +233,7 @@ static uint32_t doc_detach(struct doc_client *c)
 {
     uint32_t value = (c->epoch + 1) | GOBLIN_RING_EPOCH_DETACHED;
     atomic_store_explicit(&c->h->epoch, value, memory_order_release);
+    doc_wake(c);
     CHECKF(doc_wait_ready(c, value, 10000), "detach %#x not acknowledged", value);
     /* The CLOSE record precedes the acknowledgement. */
     doc_drain(c);
@@ -224,6 +246,7 @@ static void doc_expect_refused(struct doc_client *c, uint32_t epoch)
 {
     uint32_t before = atomic_load(&c->h->ready_epoch);
     atomic_store_explicit(&c->h->epoch, epoch, memory_order_release);
+    doc_wake(c);
     CHECKF(!doc_wait_ready(c, epoch, 300), "epoch %#x was acknowledged", epoch);
     CHECK(atomic_load(&c->h->ready_epoch) == before);
 }
@@ -234,9 +257,16 @@ int main(void)
     snprintf(dir, sizeof dir, "/dev/shm/goblin-doc-client-XXXXXX");
     CHECK(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/doc.ring", dir);
-    const char *const extra[] = {"--ring", path, "4kb", NULL};
+    const char *const extra[] = {
+        "--ring", path, "4kb", "--idle-sleep-ms", "0", "--enable-debug-command", "local", NULL};
     struct test_server s;
     test_server_start(&s, TEST_SERVER_GOBLIN, extra);
+    struct rconn admin;
+    rconn_open_tcp(&admin, s.port);
+    char *ok = rconn_call(&admin, "DEBUG", "POLLED-SLEEP-UNTIMED", "1", NULL);
+    CHECK(strcmp(ok, "+OK\r\n") == 0);
+    free(ok);
+    rconn_close(&admin);
 
     static struct doc_client c;
     doc_map(&c, path);

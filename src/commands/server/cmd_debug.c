@@ -21,6 +21,9 @@
  *   REPLICATE cmd [arg ...]   cmd sent to the replicas only (divergence, for tests)
  *   REPLYBUFFER PEAK-RESET-TIME never|reset|ms, REPLYBUFFER RESIZING 0|1
  *                         the reply buffer sizing's knobs (session_reply_buffer)
+ *   POLLED-SLEEP-UNTIMED 0|1  asleep with rings or libfabric, wait for a
+ *                         wake-up without housekeeping's timeout (goblin-core's,
+ *                         for the lost-wake-up test; core/event_loop.h)
  *   SLEEP s, RELOAD, HELP
  *
  * Differences: "Value at:" is the address of our kv (stable while the value
@@ -568,6 +571,9 @@ static void debug_help(struct cmd_ctx *ctx)
         "    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default.",
         "PAUSE-CRON <0|1>",
         "    Stop periodic cron job processing.",
+        "POLLED-SLEEP-UNTIMED <0|1>",
+        "    Asleep with ring or libfabric targets, wait for a client's wake-up only",
+        "    (no housekeeping while asleep). goblin-core's, for tests.",
         "REPLICATE <string>",
         "    Replicates the provided string to replicas, allowing data divergence.",
         "REPLYBUFFER PEAK-RESET-TIME <NEVER||RESET|time>",
@@ -635,6 +641,9 @@ void cmd_debug(struct cmd_ctx *ctx)
         debug_digest(ctx);
     } else if (arg_equals(ctx, 1, "digest-value")) {
         debug_digest_value(ctx);
+    } else if (argc == 3 && arg_equals(ctx, 1, "polled-sleep-untimed")) {
+        ev_set_sleep_untimed(atoi(arg_cstr(ctx, 2, text, sizeof text)) != 0);
+        reply_ok(ctx->reply);
     } else if (argc == 3 && arg_equals(ctx, 1, "set-disable-deny-scripts")) {
         script_disable_deny_scripts = atoi(arg_cstr(ctx, 2, text, sizeof text)) != 0;
         reply_ok(ctx->reply);

@@ -13,6 +13,7 @@
 #include "connection/session.h"
 #include "core/auth.h"
 #include "core/config.h"
+#include "core/event_loop.h"
 #include "core/info_section.h"
 #include "core/latency.h"
 #include "core/latency_tracking.h"
@@ -204,6 +205,12 @@ static void section_stats(struct buf *b)
     buf_append_fmt(b, "string_values_adopted:%lld\r\n", keyspace.stats.values_adopted);
     /* Commands SBE's typed templates called without argv (protocol/typed_call.h). */
     buf_append_fmt(b, "sbe_typed_calls:%lld\r\n", s->typed_calls);
+    /* Sleeps of a loop with rings or libfabric targets (core/event_loop.h, "Idling"). */
+    const struct ev_sleep_stats *sleep = ev_sleep_stats();
+    buf_append_fmt(b, "polled_sleep_enabled:%d\r\n", sleep->enabled);
+    buf_append_fmt(b, "polled_sleeps:%llu\r\n", sleep->sleeps);
+    buf_append_fmt(b, "polled_sleeps_refused:%llu\r\n", sleep->sleeps_refused);
+    buf_append_fmt(b, "polled_slept_usec:%llu\r\n", sleep->slept_us);
 }
 
 static void cpu_line(struct buf *b, const char *name, const struct timeval *t)
