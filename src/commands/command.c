@@ -565,10 +565,15 @@ static __attribute__((noinline)) struct command *command_check_hooked(const stru
      * the data set is refused; reads and deletes run. Used memory is every
      * allocation, connection buffers included, as Redis counts it (it
      * excludes only replica and AOF buffers, which goblin-core has not). */
-    if (config.maxmemory && evict_perform((size_t)config.maxmemory) == EVICT_FAIL &&
-        refused_on_oom(req, cmd)) {
-        reject_with_abort(req, cmd, "OOM command not allowed when used memory > 'maxmemory'.");
-        return NULL;
+    if (config.maxmemory) {
+        /* An evicted key's invalidation precedes the reply (Redis 7.0). */
+        if (session_tracking_clients) session_tracking_pre_command(true);
+        enum evict_result evicted = evict_perform((size_t)config.maxmemory);
+        if (session_tracking_clients) session_tracking_pre_command(false);
+        if (evicted == EVICT_FAIL && refused_on_oom(req, cmd)) {
+            reject_with_abort(req, cmd, "OOM command not allowed when used memory > 'maxmemory'.");
+            return NULL;
+        }
     }
     /* Redis's check order: after maxmemory, before the subscribed context. */
     if (cmd->flags & (CMD_WRITE | CMD_MISCONF_REFUSED)) {
@@ -784,6 +789,9 @@ void command_dispatch(const struct cmd_request *req)
         if (queuing) multi_flag_error(multi); /* EXEC will answer EXECABORT */
         return;
     }
+    /* tracking-table-max-keys: after maxmemory, before queuing or pausing
+     * (Redis's processCommand, trackingLimitUsedSlots). */
+    if (session_tracking_clients) session_tracking_before_command();
     /* CLIENT PAUSE: after every check, before queuing (Redis's order). */
     if (session_pause_type && req->conn && !typed &&
         session_client_type(req->conn) != SESSION_CLIENT_MASTER && command_paused(req, cmd) &&
@@ -815,7 +823,6 @@ void command_dispatch(const struct cmd_request *req)
     };
     *req->last_command = cmd->full_name;
     if (typed) stats.typed_calls++;
-    if (session_tracking_clients) session_tracking_before_command();
     keyspace_begin_command();
     command_run(&ctx, typed);
     if (__builtin_expect(command_hooks != 0, 0)) command_dispatch_hooks(req, cmd);

@@ -315,6 +315,11 @@ void session_tracking_before_command(void)
     before_command = false;
 }
 
+void session_tracking_pre_command(bool begin)
+{
+    before_command = begin;
+}
+
 void session_tracking_after_command(struct conn *c, bool keep_caching)
 {
     /* CLIENT CACHING lasts one command (a whole transaction), as Redis. */

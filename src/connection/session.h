@@ -200,6 +200,10 @@ bool session_tracking_reads(const struct conn *c);
 void session_tracking_remember(struct conn *c, const char *const *argv, const size_t *argv_len,
                                const int *pos, int n);
 void session_tracking_before_command(void);
+/* Around work done for a command before it runs (maxmemory eviction in its
+ * admission): invalidations it causes reach the executing client before
+ * the command's reply, as Redis 7.0 orders an evicted key's. */
+void session_tracking_pre_command(bool begin);
 void session_tracking_after_command(struct conn *c, bool keep_caching);
 void session_tracking_flush(void);
 /* INFO: keys in the table, client ids over them, BCAST prefixes. */

@@ -7,7 +7,9 @@
  * __redis__:invalidate, BCAST with prefixes (sorted keys of one command in
  * one push, NOLOOP), OPTIN/OPTOUT with CLIENT CACHING, CLIENT GETREDIR and
  * TRACKINGINFO, a redirect target that disconnects (broken_redirect,
- * tracking-redir-broken), RESET, and every option error. "Nothing was
+ * tracking-redir-broken), RESET, every option error, tracking-table-max-keys
+ * for a command queued in MULTI, and a maxmemory eviction's invalidation
+ * before the reply of the command that caused it. "Nothing was
  * sent" is checked by state, not time: a PING on the same connection must
  * answer first.
  */
@@ -371,7 +373,64 @@ static void table_limit(void)
         CHECKF(strstr(info, "tracking_total_keys:1\r\n"), "INFO: %s", info);
         free(info);
     }
+    /* A command queued in MULTI also keeps the table within the limit,
+     * its push before QUEUED (Redis's #11715): two keys within a limit of
+     * 2, MULTI, the limit lowered by another client, then a queued PING. */
+    A("CONFIG", "SET", "tracking-table-max-keys", "2");
+    A("GET", "l3");
+    A("MULTI");
+    B("CONFIG", "SET", "tracking-table-max-keys", "1");
+    for (int i = 0; i < 2; i++) {
+        rconn_send(sides[i], "PING", NULL);
+        char *push = rconn_read_reply(sides[i], NULL);
+        const char *lkey = ">2\r\n$10\r\ninvalidate\r\n*1\r\n$2\r\nl"; /* l1..l3 */
+        CHECKF(push && strncmp(push, lkey, strlen(lkey)) == 0,
+               "no eviction push before QUEUED: '%s'", push ? push : "");
+        free(push);
+        char *queued = rconn_read_reply(sides[i], NULL);
+        CHECK_STR(queued, "+QUEUED\r\n");
+        free(queued);
+    }
+    A("EXEC");
     A("CONFIG", "SET", "tracking-table-max-keys", "1000000");
+    A("CLIENT", "TRACKING", "off");
+}
+
+/* maxmemory evicting a key the client tracks, before its command: the
+ * invalidation precedes the reply (unit/tracking's "Tracking invalidation
+ * message of eviction keys should be before response"). The limit is each
+ * server's own used memory plus 100 KB, a 200 KB bitmap pushes it over. */
+static void eviction_before_reply(void)
+{
+    A("FLUSHALL");
+    A("CLIENT", "TRACKING", "on");
+    A("SETEX", "volatile-key", "10000", "x");
+    A("GET", "volatile-key");
+    A("CONFIG", "SET", "maxmemory-policy", "volatile-random");
+    struct rconn *sides[] = {&d.g, &d.r};
+    for (int i = 0; i < 2; i++) {
+        char *info = rconn_call(sides[i], "INFO", "memory", NULL);
+        const char *at = strstr(info, "\nused_memory:");
+        CHECK(at != NULL);
+        char limit[32];
+        snprintf(limit, sizeof limit, "%lld", atoll(at + strlen("\nused_memory:")) + 100 * 1024);
+        free(info);
+        char *ok = rconn_call(sides[i], "CONFIG", "SET", "maxmemory", limit, NULL);
+        CHECK_STR(ok, "+OK\r\n");
+        free(ok);
+    }
+    A("SETBIT", "big-key", "1600000", "0");
+    for (int i = 0; i < 2; i++) {
+        rconn_send(sides[i], "GETBIT", "big-key", "0", NULL);
+        char *push = rconn_read_reply(sides[i], NULL);
+        CHECK_STR(push, INV("12\r\nvolatile-key"));
+        free(push);
+        char *bit = rconn_read_reply(sides[i], NULL);
+        CHECK_STR(bit, ":0\r\n");
+        free(bit);
+    }
+    A("CONFIG", "SET", "maxmemory", "0");
+    A("CONFIG", "SET", "maxmemory-policy", "noeviction");
     A("CLIENT", "TRACKING", "off");
 }
 
@@ -388,6 +447,7 @@ int main(void)
     bcast_mode();
     opt_modes();
     table_limit();
+    eviction_before_reply();
     diff_stop(&d);
     return 0;
 }
