@@ -89,10 +89,6 @@ const char *acl_file_path(void);
 /* Loads the aclfile at startup (after the command table exists): false,
  * with Redis's message logged, when it is malformed. */
 bool acl_file_load_startup(void);
-/* Parses an aclfile's text into new users (not installed): false with
- * Redis's messages in errors when any line is bad (the fuzzer's entry). */
-bool acl_file_parse(const char *text, size_t len, const char *path, struct acl_user ***users,
-                    int *count, struct buf *errors);
 /* ACL LOG's bound (acllog-max-len). */
 extern long long acl_log_max_len;
 /* aclfile, acllog-max-len, acl-pubsub-default. */

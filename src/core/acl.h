@@ -172,6 +172,14 @@ void acl_replace_users(struct acl_user **users, int count);
 
 /* Writes the user's ACL LIST line without "user <name> ". */
 void acl_describe_user(const struct acl_user *u, struct buf *out);
+
+/* Parses an aclfile's text (core/acl_file_parse.c) into new users, not
+ * installed (*users, *count; the caller frees them with acl_user_free and
+ * the array with xfree): false, with Redis's messages in errors and
+ * nothing left allocated, when any line is bad. A NUL ends the text, as
+ * in Redis. */
+bool acl_file_parse(const char *text, size_t len, const char *path, struct acl_user ***users,
+                    int *count, struct buf *errors);
 /* A selector's parts, as ACL GETUSER shows them. */
 void acl_describe_commands(const struct acl_selector *s, struct buf *out);
 void acl_describe_keys(const struct acl_selector *s, struct buf *out);

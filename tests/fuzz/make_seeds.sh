@@ -200,3 +200,18 @@ for name, data in seeds.items():
     with open(os.path.join(out, name), "wb") as f:
         f.write(data)
 PY
+
+# fuzz_acl_file: an aclfile's bytes (Redis's format). Good files, each bad
+# line Redis names, selectors, CRLF line ends, a NUL ending the text.
+h=fuzz_acl_file
+seed $h default-only 'user default on nopass ~* &* +@all\n'
+seed $h two-users 'user default on nopass ~* &* +@all\nuser alice on #5e884898da28047151d0e56f8dc6292773603d0d6aabbdd62a11ef721d1542d8 ~cache:* resetchannels &news -@all +get +set\n'
+seed $h selectors 'user carol on >pw (~x* +get) (+set ~y*) %%R~r* %%W~w* resetchannels allchannels\n'
+seed $h crlf-blank 'user bob off\r\n\r\n   \r\nuser eve on nopass +@read -keys\r\n'
+seed $h no-user-keyword 'alice on nopass\n'
+seed $h duplicate 'user a on\nuser a off\n'
+seed $h unknown-command 'user a on +nosuchcommand -@nosuchcategory\n'
+seed $h bad-rule 'user a on <nopw >x #abc\n'
+seed $h unmatched-paren 'user a on (~x +get\n'
+seed $h nul-ends 'user a on\x00user b on\n'
+seed $h subcommands 'user ops on nopass +config|get +client|list -debug +acl|whoami\n'
