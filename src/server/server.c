@@ -38,14 +38,27 @@
 
 /* Every client holds a descriptor: raise the soft RLIMIT_NOFILE to
  * maxclients plus a reserve for listeners, epoll, rings and logs (as Redis
- * does), within the hard limit. Short of that, lower maxclients to what the
- * limit allows, with one warning (Redis's behaviour): otherwise accept()
- * would fail with EMFILE before maxclients is reached. */
+ * does) and one per ring for its doorbell, within the hard limit. Short of that, lower maxclients
+ * to what the limit allows, with one warning (Redis's behaviour): otherwise accept() would fail
+ * with EMFILE before maxclients is reached. */
 #define SERVER_RESERVED_FDS 32
+
+/* Each ring holds its doorbell FIFO open (transport/ring.c). */
+static rlim_t ring_doorbell_fds(void)
+{
+    rlim_t n = 0;
+    for (int i = 0; i < config.polled_count; i++)
+        if (config.polled[i].kind == POLLED_RING)
+            n++;
+        else if (config.polled[i].kind == POLLED_RING_POOL)
+            n += (rlim_t)config.polled[i].count;
+    return n;
+}
 
 static bool fit_maxclients_to_open_files_limit(void)
 {
-    rlim_t want = (rlim_t)config.maxclients + SERVER_RESERVED_FDS;
+    rlim_t reserved = SERVER_RESERVED_FDS + ring_doorbell_fds();
+    rlim_t want = (rlim_t)config.maxclients + reserved;
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want) return true;
     rlim_t target = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want ? rl.rlim_max : want;
@@ -54,13 +67,13 @@ static bool fit_maxclients_to_open_files_limit(void)
         if (setrlimit(RLIMIT_NOFILE, &raised) == 0) rl.rlim_cur = target;
     }
     if (rl.rlim_cur >= want) return true;
-    if (rl.rlim_cur <= SERVER_RESERVED_FDS) {
+    if (rl.rlim_cur <= reserved) {
         log_warning("open files limit (ulimit -n) is %llu: not enough to start; raise it to at "
-                    "least %d",
-                    (unsigned long long)rl.rlim_cur, SERVER_RESERVED_FDS + 1);
+                    "least %llu",
+                    (unsigned long long)rl.rlim_cur, (unsigned long long)reserved + 1);
         return false;
     }
-    long long reduced = (long long)rl.rlim_cur - SERVER_RESERVED_FDS;
+    long long reduced = (long long)(rl.rlim_cur - reserved);
     log_warning("open files limit is %llu; --maxclients %lld needs %llu: maxclients reduced to "
                 "%lld (raise the limit, e.g. ulimit -n, for more)",
                 (unsigned long long)rl.rlim_cur, config.maxclients, (unsigned long long)want,
