@@ -682,6 +682,9 @@ static struct command *command_check(const struct cmd_request *req, struct comma
         }
         cmd = sub;
     }
+    /* CLIENT LIST's cmd= (and an ACL LOG entry's client-info) names a
+     * command refused from here on, as Redis sets lastcmd at lookup. */
+    *req->last_command = cmd->full_name;
     if (!arity_ok(cmd, argc)) {
         cmd->rejected_calls++;
         if (strcmp(cmd->full_name, "exec") == 0) {
@@ -694,6 +697,7 @@ static struct command *command_check(const struct cmd_request *req, struct comma
         return NULL;
     }
 admit:
+    *req->last_command = cmd->full_name;
     if ((cmd->flags & CMD_PROTECTED) && !command_protected_admitted(cmd, conn, r)) {
         cmd->rejected_calls++;
         return NULL;
