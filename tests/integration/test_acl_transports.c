@@ -1,6 +1,7 @@
 /* Integration: one restricted ACL user (ACL SETUSER ro on >pw ~pub:* +get
  * +ping) is held to its rules on every wire and transport it can log in
- * over — RESP over TCP, the Unix socket and a ring; SBE over the Unix
+ * over — RESP over TCP, the Unix socket, TLS (redis-cli --tls, the
+ * certificates from tls_certs.sh) and a ring; SBE over the Unix
  * socket and a ring, where GET and SET are the typed templates (the path
  * that skips argv) — with Redis 7.0's NOPERM texts, and every refusal in
  * ACL LOG under the user's name with the refused command in its
@@ -105,6 +106,37 @@ static void sbe_rules(const char *name, struct goblin_sbe *s)
     printf("  SBE over %s: ok\n", name);
 }
 
+/* --- TLS, through redis-cli ---------------------------------------------- */
+
+static void tls_expect(const char *certs, int port, const char *args, const char *expected)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "timeout 10 redis-cli --tls --cacert '%s/ca.crt' -h 127.0.0.1 -p %d --user ro --pass "
+             "pw --no-auth-warning %s 2>&1",
+             certs, port, args);
+    FILE *f = popen(cmd, "r");
+    CHECK(f != NULL);
+    char out[512] = "";
+    size_t n = fread(out, 1, sizeof out - 1, f);
+    out[n] = '\0';
+    pclose(f);
+    CHECKF(strcmp(out, expected) == 0, "TLS: redis-cli %s: got '%s' expected '%s'", args, out,
+           expected);
+}
+
+/* redis-cli ends an error with an empty line. */
+static void tls_rules(const char *certs, int port)
+{
+    tls_expect(certs, port, "PING", "PONG\n");
+    tls_expect(certs, port, "SET pub:1 v",
+               "NOPERM this user has no permissions to run the 'set' command\n\n");
+    tls_expect(
+        certs, port, "GET priv:1",
+        "NOPERM this user has no permissions to access one of the keys used as arguments\n\n");
+    printf("  RESP over TLS: ok\n");
+}
+
 /* --- ACL LOG -------------------------------------------------------------- */
 
 static int count_of(const char *haystack, const char *needle)
@@ -121,8 +153,36 @@ int main(void)
     char ring_resp[96], ring_sbe[96];
     snprintf(ring_resp, sizeof ring_resp, "%s/resp", dir);
     snprintf(ring_sbe, sizeof ring_sbe, "%s/sbe", dir);
-    const char *const args[] = {"--ring", ring_resp, "64k",          "--ring",
-                                ring_sbe, "64k",     "--enable-sbe", NULL};
+    /* tls_certs.sh beside this file (__FILE__ is the absolute path CMake compiles). */
+    char certs[128], script[512], cmd[1024];
+    snprintf(certs, sizeof certs, "%s/certs", dir);
+    snprintf(script, sizeof script, "%s", __FILE__);
+    *strrchr(script, '/') = '\0';
+    snprintf(cmd, sizeof cmd, "bash '%s/tls_certs.sh' '%s'", script, certs);
+    CHECKF(system(cmd) == 0, "%s", cmd);
+    char tls_port[16], cert[160], key[160], ca[160];
+    snprintf(tls_port, sizeof tls_port, "%d", test_free_port());
+    snprintf(cert, sizeof cert, "%s/server.crt", certs);
+    snprintf(key, sizeof key, "%s/server.key", certs);
+    snprintf(ca, sizeof ca, "%s/ca.crt", certs);
+    const char *const args[] = {"--ring",
+                                ring_resp,
+                                "64k",
+                                "--ring",
+                                ring_sbe,
+                                "64k",
+                                "--enable-sbe",
+                                "--tls-port",
+                                tls_port,
+                                "--tls-cert-file",
+                                cert,
+                                "--tls-key-file",
+                                key,
+                                "--tls-ca-cert-file",
+                                ca,
+                                "--tls-auth-clients",
+                                "no",
+                                NULL};
     struct test_server s;
     test_server_start(&s, TEST_SERVER_GOBLIN, args);
     struct rconn admin;
@@ -145,6 +205,7 @@ int main(void)
     goblin_ring_close(ring);
     rconn_close(&tcp);
     rconn_close(&unix_sock);
+    tls_rules(certs, atoi(tls_port));
 
     struct goblin_sbe *sbe = NULL;
     CHECK(goblin_sbe_connect_unix(s.unix_path, &sbe) == 0);
@@ -154,22 +215,22 @@ int main(void)
 
     /* ACL LOG merges like entries (reason, context, object, user) and
      * counts them: three RESP sessions x (SET, GET priv:1, a wrong AUTH),
-     * two SBE sessions x (typed SET, typed GET priv:1, SET by name). */
+     * TLS (SET, GET priv:1), two SBE sessions x (typed SET, typed GET
+     * priv:1, SET by name). */
     char *log = rconn_call(&admin, "ACL", "LOG", NULL);
-    CHECKF(strstr(log, ":7\r\n$6\r\nreason\r\n$7\r\ncommand\r\n$7\r\ncontext\r\n$8\r\n"
+    CHECKF(strstr(log, ":8\r\n$6\r\nreason\r\n$7\r\ncommand\r\n$7\r\ncontext\r\n$8\r\n"
                        "toplevel\r\n$6\r\nobject\r\n$3\r\nset\r\n$8\r\nusername\r\n$2\r\nro\r\n"),
-           "ACL LOG: no entry counting 7 refused SETs\n%s", log);
+           "ACL LOG: no entry counting 8 refused SETs\n%s", log);
     CHECKF(strstr(log,
-                  ":5\r\n$6\r\nreason\r\n$3\r\nkey\r\n$7\r\ncontext\r\n$8\r\n"
+                  ":6\r\n$6\r\nreason\r\n$3\r\nkey\r\n$7\r\ncontext\r\n$8\r\n"
                   "toplevel\r\n$6\r\nobject\r\n$6\r\npriv:1\r\n$8\r\nusername\r\n$2\r\nro\r\n"),
-           "ACL LOG: no entry counting 5 refused keys\n%s", log);
+           "ACL LOG: no entry counting 6 refused keys\n%s", log);
     CHECKF(strstr(log, ":3\r\n$6\r\nreason\r\n$4\r\nauth\r\n"), "ACL LOG: 3 failed AUTHs\n%s", log);
     CHECKF(count_of(log, " cmd=set ") == 1 && count_of(log, " cmd=get ") == 1,
            "ACL LOG: client-info names the refused commands\n%s", log);
     free(log);
     rconn_close(&admin);
     test_server_stop(&s);
-    char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     CHECK(system(cmd) == 0);
     printf("test_acl_transports: ok\n");
